@@ -1,0 +1,106 @@
+/**
+ * The `Collider` component: an analytic solid or container the fluid collides with.
+ * Shape parameters are in the collider's local space; the pose (position and rotation quaternion)
+ * maps local space to world space. Data only.
+ */
+
+/** Numeric shape codes stored in `Collider.shape`. */
+export const ColliderShape = {
+  /** Axis-aligned box in local space: `a` = min corner, `b` = max corner. */
+  box: 0,
+  /** Sphere: `a` = centre, `radius`. */
+  sphere: 1,
+  /** Capsule: segment `a`..`b`, `radius`. */
+  capsule: 2,
+  /** Half-space: `a` = a point on the plane, `b` = unit normal; the solid lies opposite the normal. */
+  plane: 3,
+} as const;
+
+/** One of the {@link ColliderShape} codes. */
+export type ColliderShapeCode = (typeof ColliderShape)[keyof typeof ColliderShape];
+
+/** Structure-of-arrays collider store, indexed by the collider's entity id. */
+export interface ColliderStore {
+  /** Shape code, see {@link ColliderShape}. */
+  readonly shape: Uint8Array;
+  /** 1 keeps the fluid inside the shape, 0 keeps it outside. */
+  readonly container: Uint8Array;
+  /** Coulomb friction coefficient (dimensionless, >= 0). */
+  readonly friction: Float64Array;
+  /** Coefficient of restitution in 0..1 for the normal velocity. */
+  readonly restitution: Float64Array;
+  /** First shape point (local space, m): box min, sphere centre, capsule end, plane point. */
+  readonly ax: Float64Array;
+  /** See {@link ColliderStore.ax}. */
+  readonly ay: Float64Array;
+  /** See {@link ColliderStore.ax}. */
+  readonly az: Float64Array;
+  /** Second shape vector (local space): box max, capsule end (m), plane unit normal. */
+  readonly bx: Float64Array;
+  /** See {@link ColliderStore.bx}. */
+  readonly by: Float64Array;
+  /** See {@link ColliderStore.bx}. */
+  readonly bz: Float64Array;
+  /** Radius in metres (sphere, capsule). */
+  readonly radius: Float64Array;
+  /** Pose translation at the end of the next step (m). */
+  readonly positionX: Float64Array;
+  /** See {@link ColliderStore.positionX}. */
+  readonly positionY: Float64Array;
+  /** See {@link ColliderStore.positionX}. */
+  readonly positionZ: Float64Array;
+  /** Pose rotation quaternion (x, y, z, w) at the end of the next step. */
+  readonly rotationX: Float64Array;
+  /** See {@link ColliderStore.rotationX}. */
+  readonly rotationY: Float64Array;
+  /** See {@link ColliderStore.rotationX}. */
+  readonly rotationZ: Float64Array;
+  /** See {@link ColliderStore.rotationX}. */
+  readonly rotationW: Float64Array;
+  /** Pose translation at the start of the next step (m): where the collider was after the last step. */
+  readonly previousPositionX: Float64Array;
+  /** See {@link ColliderStore.previousPositionX}. */
+  readonly previousPositionY: Float64Array;
+  /** See {@link ColliderStore.previousPositionX}. */
+  readonly previousPositionZ: Float64Array;
+  /** Pose rotation at the start of the next step. */
+  readonly previousRotationX: Float64Array;
+  /** See {@link ColliderStore.previousRotationX}. */
+  readonly previousRotationY: Float64Array;
+  /** See {@link ColliderStore.previousRotationX}. */
+  readonly previousRotationZ: Float64Array;
+  /** See {@link ColliderStore.previousRotationX}. */
+  readonly previousRotationW: Float64Array;
+}
+
+/** Allocates the collider store for entity ids `0 .. size - 1`. */
+export function createColliderStore(size: number): ColliderStore {
+  const f = () => new Float64Array(size);
+  return {
+    shape: new Uint8Array(size),
+    container: new Uint8Array(size),
+    friction: f(),
+    restitution: f(),
+    ax: f(),
+    ay: f(),
+    az: f(),
+    bx: f(),
+    by: f(),
+    bz: f(),
+    radius: f(),
+    positionX: f(),
+    positionY: f(),
+    positionZ: f(),
+    rotationX: f(),
+    rotationY: f(),
+    rotationZ: f(),
+    rotationW: f(),
+    previousPositionX: f(),
+    previousPositionY: f(),
+    previousPositionZ: f(),
+    previousRotationX: f(),
+    previousRotationY: f(),
+    previousRotationZ: f(),
+    previousRotationW: f(),
+  };
+}

@@ -1,0 +1,548 @@
+/**
+ * Collisions with analytic colliders (box, sphere, capsule, plane), solved inside the density constraint
+ * loop (Algorithm 1, line 14 of Macklin & Müller 2013). Each particle is taken into the collider's local
+ * space, its signed distance d to the shape (negative inside) and the distance gradient are evaluated, and
+ * the particle is projected to keep d >= r (solid) or d <= -r (container), r = particle radius.
+ * Colliders move between steps; within a step their pose is interpolated per substep, so a moving collider
+ * pushes particles with its own velocity.
+ */
+import { ColliderShape } from '../../components';
+import type { SimulationContext, SolverState } from '../context';
+import { poly6 } from '../kernels';
+
+function writeFrame(
+  frames: Float64Array,
+  offset: number,
+  qx: number,
+  qy: number,
+  qz: number,
+  qw: number,
+  tx: number,
+  ty: number,
+  tz: number,
+): void {
+  const length = Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
+  if (length > 0) {
+    qx /= length;
+    qy /= length;
+    qz /= length;
+    qw /= length;
+  } else {
+    qw = 1;
+  }
+  frames[offset] = 1 - 2 * (qy * qy + qz * qz);
+  frames[offset + 1] = 2 * (qx * qy - qz * qw);
+  frames[offset + 2] = 2 * (qx * qz + qy * qw);
+  frames[offset + 3] = 2 * (qx * qy + qz * qw);
+  frames[offset + 4] = 1 - 2 * (qx * qx + qz * qz);
+  frames[offset + 5] = 2 * (qy * qz - qx * qw);
+  frames[offset + 6] = 2 * (qx * qz - qy * qw);
+  frames[offset + 7] = 2 * (qy * qz + qx * qw);
+  frames[offset + 8] = 1 - 2 * (qx * qx + qy * qy);
+  frames[offset + 9] = tx;
+  frames[offset + 10] = ty;
+  frames[offset + 11] = tz;
+}
+
+function interpolatePose(ctx: SimulationContext, eid: number, t: number, frames: Float64Array, offset: number): void {
+  const c = ctx.components.Collider;
+  const px = c.previousPositionX[eid] + (c.positionX[eid] - c.previousPositionX[eid]) * t;
+  const py = c.previousPositionY[eid] + (c.positionY[eid] - c.previousPositionY[eid]) * t;
+  const pz = c.previousPositionZ[eid] + (c.positionZ[eid] - c.previousPositionZ[eid]) * t;
+  let ax = c.previousRotationX[eid];
+  let ay = c.previousRotationY[eid];
+  let az = c.previousRotationZ[eid];
+  let aw = c.previousRotationW[eid];
+  const bx = c.rotationX[eid];
+  const by = c.rotationY[eid];
+  const bz = c.rotationZ[eid];
+  const bw = c.rotationW[eid];
+  // Shortest arc, then normalised linear interpolation (close to slerp for the small per-step angles).
+  if (ax * bx + ay * by + az * bz + aw * bw < 0) {
+    ax = -ax;
+    ay = -ay;
+    az = -az;
+    aw = -aw;
+  }
+  writeFrame(frames, offset, ax + (bx - ax) * t, ay + (by - ay) * t, az + (bz - az) * t, aw + (bw - aw) * t, px, py, pz);
+}
+
+/** Substep system: poses of every collider at the start and end of this substep. */
+export function colliderPoseSystem(ctx: SimulationContext): void {
+  const table = ctx.colliders;
+  const substeps = ctx.settings.substeps;
+  const t0 = ctx.substepIndex / substeps;
+  const t1 = (ctx.substepIndex + 1) / substeps;
+  for (let slot = 0; slot < table.count; slot++) {
+    const eid = table.entity[slot];
+    interpolatePose(ctx, eid, t1, table.frames, slot * 24);
+    interpolatePose(ctx, eid, t0, table.frames, slot * 24 + 12);
+  }
+}
+
+/**
+ * Projects every particle's predicted position out of (or into, for containers) every collider and
+ * records the contact (collider slot, normal into the fluid, approach speed) for the velocity system.
+ */
+export function collideParticles(ctx: SimulationContext): void {
+  const table = ctx.colliders;
+  if (table.count === 0) return;
+  const s = ctx.solver;
+  const n = s.count;
+  const r = ctx.settings.particleRadius;
+  const c = ctx.components.Collider;
+  const frames = table.frames;
+  const dt = ctx.substepTimeStep;
+  const { predictedX, predictedY, predictedZ, velocityX, velocityY, velocityZ } = s;
+  const { contactCollider, contactNormalX, contactNormalY, contactNormalZ, contactApproachSpeed } = s;
+  for (let slot = 0; slot < table.count; slot++) {
+    const eid = table.entity[slot];
+    const o = slot * 24;
+    const r00 = frames[o];
+    const r01 = frames[o + 1];
+    const r02 = frames[o + 2];
+    const r10 = frames[o + 3];
+    const r11 = frames[o + 4];
+    const r12 = frames[o + 5];
+    const r20 = frames[o + 6];
+    const r21 = frames[o + 7];
+    const r22 = frames[o + 8];
+    const tx = frames[o + 9];
+    const ty = frames[o + 10];
+    const tz = frames[o + 11];
+    const shape = c.shape[eid];
+    const container = c.container[eid] === 1;
+    const ax = c.ax[eid];
+    const ay = c.ay[eid];
+    const az = c.az[eid];
+    const bx = c.bx[eid];
+    const by = c.by[eid];
+    const bz = c.bz[eid];
+    const radius = c.radius[eid];
+    for (let i = 0; i < n; i++) {
+      // World to local: R^T (x - t).
+      const wx = predictedX[i] - tx;
+      const wy = predictedY[i] - ty;
+      const wz = predictedZ[i] - tz;
+      const lx = r00 * wx + r10 * wy + r20 * wz;
+      const ly = r01 * wx + r11 * wy + r21 * wz;
+      const lz = r02 * wx + r12 * wy + r22 * wz;
+      let nx = 0;
+      let ny = 0;
+      let nz = 0;
+      let depth = 0;
+      if (shape === ColliderShape.box && container) {
+        // Exact projection into the box shrunk by r, axis by axis.
+        const minX = ax + r;
+        const maxX = bx - r;
+        const minY = ay + r;
+        const maxY = by - r;
+        const minZ = az + r;
+        const maxZ = bz - r;
+        const cx = lx < minX ? minX : lx > maxX ? maxX : lx;
+        const cy = ly < minY ? minY : ly > maxY ? maxY : ly;
+        const cz = lz < minZ ? minZ : lz > maxZ ? maxZ : lz;
+        nx = cx - lx;
+        ny = cy - ly;
+        nz = cz - lz;
+        depth = Math.sqrt(nx * nx + ny * ny + nz * nz);
+        if (depth === 0) continue;
+        nx /= depth;
+        ny /= depth;
+        nz /= depth;
+      } else {
+        // Signed distance d and its gradient (gx, gy, gz), local space.
+        let d: number;
+        let gx: number;
+        let gy: number;
+        let gz: number;
+        if (shape === ColliderShape.box) {
+          const hx = 0.5 * (bx - ax);
+          const hy = 0.5 * (by - ay);
+          const hz = 0.5 * (bz - az);
+          const px = lx - 0.5 * (ax + bx);
+          const py = ly - 0.5 * (ay + by);
+          const pz = lz - 0.5 * (az + bz);
+          const sx = px < 0 ? -1 : 1;
+          const sy = py < 0 ? -1 : 1;
+          const sz = pz < 0 ? -1 : 1;
+          const qx = Math.abs(px) - hx;
+          const qy = Math.abs(py) - hy;
+          const qz = Math.abs(pz) - hz;
+          if (qx > 0 || qy > 0 || qz > 0) {
+            const ox = qx > 0 ? qx : 0;
+            const oy = qy > 0 ? qy : 0;
+            const oz = qz > 0 ? qz : 0;
+            d = Math.sqrt(ox * ox + oy * oy + oz * oz);
+            gx = (sx * ox) / d;
+            gy = (sy * oy) / d;
+            gz = (sz * oz) / d;
+          } else if (qx >= qy && qx >= qz) {
+            d = qx;
+            gx = sx;
+            gy = 0;
+            gz = 0;
+          } else if (qy >= qz) {
+            d = qy;
+            gx = 0;
+            gy = sy;
+            gz = 0;
+          } else {
+            d = qz;
+            gx = 0;
+            gy = 0;
+            gz = sz;
+          }
+        } else if (shape === ColliderShape.plane) {
+          d = (lx - ax) * bx + (ly - ay) * by + (lz - az) * bz;
+          gx = bx;
+          gy = by;
+          gz = bz;
+        } else {
+          // Sphere (centre a) or capsule (segment a..b): distance to the closest point q.
+          let qx = ax;
+          let qy = ay;
+          let qz = az;
+          if (shape === ColliderShape.capsule) {
+            const ex = bx - ax;
+            const ey = by - ay;
+            const ez = bz - az;
+            const lengthSquared = ex * ex + ey * ey + ez * ez;
+            let t = lengthSquared > 0 ? ((lx - ax) * ex + (ly - ay) * ey + (lz - az) * ez) / lengthSquared : 0;
+            t = t < 0 ? 0 : t > 1 ? 1 : t;
+            qx += t * ex;
+            qy += t * ey;
+            qz += t * ez;
+          }
+          const dx = lx - qx;
+          const dy = ly - qy;
+          const dz = lz - qz;
+          const distance = Math.sqrt(dx * dx + dy * dy + dz * dz);
+          if (distance > 1e-12) {
+            gx = dx / distance;
+            gy = dy / distance;
+            gz = dz / distance;
+          } else {
+            gx = 0;
+            gy = 1;
+            gz = 0;
+          }
+          d = distance - radius;
+        }
+        if (container) {
+          if (d <= -r) continue;
+          depth = d + r;
+          nx = -gx;
+          ny = -gy;
+          nz = -gz;
+        } else {
+          if (d >= r) continue;
+          depth = r - d;
+          nx = gx;
+          ny = gy;
+          nz = gz;
+        }
+      }
+      // Back to world space: the push (depth along the local normal) and the normal itself.
+      const wnx = r00 * nx + r01 * ny + r02 * nz;
+      const wny = r10 * nx + r11 * ny + r12 * nz;
+      const wnz = r20 * nx + r21 * ny + r22 * nz;
+      predictedX[i] += depth * wnx;
+      predictedY[i] += depth * wny;
+      predictedZ[i] += depth * wnz;
+      // Velocity of the collider's surface at this particle over the substep (rigid motion).
+      const s0 = o + 12;
+      const sx = frames[s0] * lx + frames[s0 + 1] * ly + frames[s0 + 2] * lz + frames[s0 + 9];
+      const sy = frames[s0 + 3] * lx + frames[s0 + 4] * ly + frames[s0 + 5] * lz + frames[s0 + 10];
+      const sz = frames[s0 + 6] * lx + frames[s0 + 7] * ly + frames[s0 + 8] * lz + frames[s0 + 11];
+      const ux = (wx + tx - sx) / dt;
+      const uy = (wy + ty - sy) / dt;
+      const uz = (wz + tz - sz) / dt;
+      if (contactCollider[i] !== slot) {
+        const approach = (velocityX[i] - ux) * wnx + (velocityY[i] - uy) * wny + (velocityZ[i] - uz) * wnz;
+        contactApproachSpeed[i] = approach < 0 ? approach : 0;
+      }
+      contactCollider[i] = slot;
+      contactNormalX[i] = wnx;
+      contactNormalY[i] = wny;
+      contactNormalZ[i] = wnz;
+    }
+  }
+}
+
+/**
+ * Velocity of collider `slot`'s surface at world point (x, y, z) over the current substep, written to `out`.
+ */
+export function colliderSurfaceVelocity(
+  ctx: SimulationContext,
+  slot: number,
+  x: number,
+  y: number,
+  z: number,
+  out: Float64Array,
+): void {
+  const f = ctx.colliders.frames;
+  const o = slot * 24;
+  const wx = x - f[o + 9];
+  const wy = y - f[o + 10];
+  const wz = z - f[o + 11];
+  const lx = f[o] * wx + f[o + 3] * wy + f[o + 6] * wz;
+  const ly = f[o + 1] * wx + f[o + 4] * wy + f[o + 7] * wz;
+  const lz = f[o + 2] * wx + f[o + 5] * wy + f[o + 8] * wz;
+  const s0 = o + 12;
+  const sx = f[s0] * lx + f[s0 + 1] * ly + f[s0 + 2] * lz + f[s0 + 9];
+  const sy = f[s0 + 3] * lx + f[s0 + 4] * ly + f[s0 + 5] * lz + f[s0 + 10];
+  const sz = f[s0 + 6] * lx + f[s0 + 7] * ly + f[s0 + 8] * lz + f[s0 + 11];
+  const dt = ctx.substepTimeStep;
+  out[0] = (x - sx) / dt;
+  out[1] = (y - sy) / dt;
+  out[2] = (z - sz) / dt;
+}
+
+/** Samples of the wall weight table over d in [0, h]. */
+export const WALL_WEIGHT_SAMPLES = 64;
+
+/**
+ * Wall weight function of density Z(d) (Harada et al. 2007, eq. 12, section 4.4): the poly6 sum (1/m^3)
+ * of virtual wall particles behind a flat wall, seen by a particle at distance d in front of it. The
+ * virtual particles continue the spawn lattice (spacing 2r, first layer r behind the surface, so a
+ * particle resting at d = r sees a full neighbourhood), averaged over 4 x 4 lateral offsets. Tabulated at
+ * `WALL_WEIGHT_SAMPLES + 1` points over [0, h]; multiply by the particle mass for a density.
+ */
+export function wallWeightTable(particleRadius: number, kernelRadius: number): Float64Array {
+  const spacing = 2 * particleRadius;
+  const table = new Float64Array(WALL_WEIGHT_SAMPLES + 1);
+  const lateral = Math.ceil(kernelRadius / spacing) + 1;
+  const offsets = 4;
+  for (let sample = 0; sample <= WALL_WEIGHT_SAMPLES; sample++) {
+    const d = (sample / WALL_WEIGHT_SAMPLES) * kernelRadius;
+    let sum = 0;
+    for (let oa = 0; oa < offsets; oa++) {
+      for (let ob = 0; ob < offsets; ob++) {
+        const shiftA = (oa / offsets) * spacing;
+        const shiftB = (ob / offsets) * spacing;
+        for (let layer = 0; d + particleRadius + layer * spacing < kernelRadius; layer++) {
+          const depth = d + particleRadius + layer * spacing;
+          for (let a = -lateral; a <= lateral; a++) {
+            for (let b = -lateral; b <= lateral; b++) {
+              const x = a * spacing + shiftA;
+              const z = b * spacing + shiftB;
+              sum += poly6(Math.sqrt(depth * depth + x * x + z * z), kernelRadius);
+            }
+          }
+        }
+      }
+    }
+    table[sample] = sum / (offsets * offsets);
+  }
+  return table;
+}
+
+/**
+ * Adds the wall term of one wall at fluid-side distance `d` (< h) with unit normal n (into the fluid,
+ * world space) to particle i: Z(d) to `wallWeight[i]` and Z'(d) n to `wallGradient[i]`.
+ */
+function addWall(
+  s: SolverState,
+  table: Float64Array,
+  samplesPerMetre: number,
+  i: number,
+  d: number,
+  nx: number,
+  ny: number,
+  nz: number,
+): void {
+  const position = (d > 0 ? d : 0) * samplesPerMetre;
+  const k = position < WALL_WEIGHT_SAMPLES - 1 ? Math.floor(position) : WALL_WEIGHT_SAMPLES - 1;
+  const t = position - k;
+  const difference = table[k + 1] - table[k];
+  const slope = difference * samplesPerMetre;
+  s.wallWeight[i] += table[k] + t * difference;
+  s.wallGradientX[i] += slope * nx;
+  s.wallGradientY[i] += slope * ny;
+  s.wallGradientZ[i] += slope * nz;
+}
+
+const distanceScratch = new Float64Array(4);
+
+/**
+ * Signed distance of local point (lx, ly, lz) to collider `eid`'s surface, measured on the fluid side
+ * (positive where the fluid belongs), and the unit normal pointing to the fluid side (local space),
+ * written to out = [d, nx, ny, nz].
+ */
+export function fluidSideDistance(
+  ctx: SimulationContext,
+  eid: number,
+  lx: number,
+  ly: number,
+  lz: number,
+  out: Float64Array,
+): void {
+  const c = ctx.components.Collider;
+  const shape = c.shape[eid];
+  const ax = c.ax[eid];
+  const ay = c.ay[eid];
+  const az = c.az[eid];
+  const bx = c.bx[eid];
+  const by = c.by[eid];
+  const bz = c.bz[eid];
+  let d: number;
+  let gx: number;
+  let gy: number;
+  let gz: number;
+  if (shape === ColliderShape.box) {
+    const px = lx - 0.5 * (ax + bx);
+    const py = ly - 0.5 * (ay + by);
+    const pz = lz - 0.5 * (az + bz);
+    const sx = px < 0 ? -1 : 1;
+    const sy = py < 0 ? -1 : 1;
+    const sz = pz < 0 ? -1 : 1;
+    const qx = Math.abs(px) - 0.5 * (bx - ax);
+    const qy = Math.abs(py) - 0.5 * (by - ay);
+    const qz = Math.abs(pz) - 0.5 * (bz - az);
+    if (qx > 0 || qy > 0 || qz > 0) {
+      const ox = qx > 0 ? qx : 0;
+      const oy = qy > 0 ? qy : 0;
+      const oz = qz > 0 ? qz : 0;
+      d = Math.sqrt(ox * ox + oy * oy + oz * oz);
+      gx = (sx * ox) / d;
+      gy = (sy * oy) / d;
+      gz = (sz * oz) / d;
+    } else if (qx >= qy && qx >= qz) {
+      d = qx;
+      gx = sx;
+      gy = 0;
+      gz = 0;
+    } else if (qy >= qz) {
+      d = qy;
+      gx = 0;
+      gy = sy;
+      gz = 0;
+    } else {
+      d = qz;
+      gx = 0;
+      gy = 0;
+      gz = sz;
+    }
+  } else if (shape === ColliderShape.plane) {
+    d = (lx - ax) * bx + (ly - ay) * by + (lz - az) * bz;
+    gx = bx;
+    gy = by;
+    gz = bz;
+  } else {
+    let qx = ax;
+    let qy = ay;
+    let qz = az;
+    if (shape === ColliderShape.capsule) {
+      const ex = bx - ax;
+      const ey = by - ay;
+      const ez = bz - az;
+      const lengthSquared = ex * ex + ey * ey + ez * ez;
+      let t = lengthSquared > 0 ? ((lx - ax) * ex + (ly - ay) * ey + (lz - az) * ez) / lengthSquared : 0;
+      t = t < 0 ? 0 : t > 1 ? 1 : t;
+      qx += t * ex;
+      qy += t * ey;
+      qz += t * ez;
+    }
+    const dx = lx - qx;
+    const dy = ly - qy;
+    const dz = lz - qz;
+    const distance = Math.sqrt(dx * dx + dy * dy + dz * dz);
+    if (distance > 1e-12) {
+      gx = dx / distance;
+      gy = dy / distance;
+      gz = dz / distance;
+    } else {
+      gx = 0;
+      gy = 1;
+      gz = 0;
+    }
+    d = distance - c.radius[eid];
+  }
+  if (c.container[eid] === 1) {
+    out[0] = -d;
+    out[1] = -gx;
+    out[2] = -gy;
+    out[3] = -gz;
+  } else {
+    out[0] = d;
+    out[1] = gx;
+    out[2] = gy;
+    out[3] = gz;
+  }
+}
+
+/**
+ * Wall weights of every particle from every collider within h (Harada et al. 2007, section 4.1): the
+ * walls' density contribution Z and its gradient, so particles next to a wall see a full neighbourhood and
+ * neither stack against it nor stop short of it. A container box counts its six faces as six walls.
+ */
+export function computeWallWeights(ctx: SimulationContext): void {
+  const s = ctx.solver;
+  const n = s.count;
+  s.wallWeight.fill(0, 0, n);
+  s.wallGradientX.fill(0, 0, n);
+  s.wallGradientY.fill(0, 0, n);
+  s.wallGradientZ.fill(0, 0, n);
+  const table = ctx.colliders;
+  const c = ctx.components.Collider;
+  const frames = table.frames;
+  const h = ctx.settings.kernelRadius;
+  const out = distanceScratch;
+  const { predictedX, predictedY, predictedZ } = s;
+  const wallTable = ctx.lattice.wallWeight;
+  const samplesPerMetre = WALL_WEIGHT_SAMPLES / h;
+  for (let slot = 0; slot < table.count; slot++) {
+    const eid = table.entity[slot];
+    const o = slot * 24;
+    const r00 = frames[o];
+    const r01 = frames[o + 1];
+    const r02 = frames[o + 2];
+    const r10 = frames[o + 3];
+    const r11 = frames[o + 4];
+    const r12 = frames[o + 5];
+    const r20 = frames[o + 6];
+    const r21 = frames[o + 7];
+    const r22 = frames[o + 8];
+    const tx = frames[o + 9];
+    const ty = frames[o + 10];
+    const tz = frames[o + 11];
+    const containerBox = c.shape[eid] === ColliderShape.box && c.container[eid] === 1;
+    const minX = c.ax[eid];
+    const minY = c.ay[eid];
+    const minZ = c.az[eid];
+    const maxX = c.bx[eid];
+    const maxY = c.by[eid];
+    const maxZ = c.bz[eid];
+    for (let i = 0; i < n; i++) {
+      const wx = predictedX[i] - tx;
+      const wy = predictedY[i] - ty;
+      const wz = predictedZ[i] - tz;
+      const lx = r00 * wx + r10 * wy + r20 * wz;
+      const ly = r01 * wx + r11 * wy + r21 * wz;
+      const lz = r02 * wx + r12 * wy + r22 * wz;
+      if (containerBox) {
+        // Six faces, each a wall with its inward normal (columns of R are the local axes in world space).
+        const dMinX = lx - minX;
+        const dMaxX = maxX - lx;
+        const dMinY = ly - minY;
+        const dMaxY = maxY - ly;
+        const dMinZ = lz - minZ;
+        const dMaxZ = maxZ - lz;
+        if (dMinX < h) addWall(s, wallTable, samplesPerMetre, i, dMinX, r00, r10, r20);
+        if (dMaxX < h) addWall(s, wallTable, samplesPerMetre, i, dMaxX, -r00, -r10, -r20);
+        if (dMinY < h) addWall(s, wallTable, samplesPerMetre, i, dMinY, r01, r11, r21);
+        if (dMaxY < h) addWall(s, wallTable, samplesPerMetre, i, dMaxY, -r01, -r11, -r21);
+        if (dMinZ < h) addWall(s, wallTable, samplesPerMetre, i, dMinZ, r02, r12, r22);
+        if (dMaxZ < h) addWall(s, wallTable, samplesPerMetre, i, dMaxZ, -r02, -r12, -r22);
+        continue;
+      }
+      fluidSideDistance(ctx, eid, lx, ly, lz, out);
+      if (out[0] >= h) continue;
+      const nx = out[1];
+      const ny = out[2];
+      const nz = out[3];
+      addWall(s, wallTable, samplesPerMetre, i, out[0], r00 * nx + r01 * ny + r02 * nz, r10 * nx + r11 * ny + r12 * nz, r20 * nx + r21 * ny + r22 * nz);
+    }
+  }
+}

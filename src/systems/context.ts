@@ -1,0 +1,326 @@
+/**
+ * The one context every system is a function of: settings, the bitecs world and its stores, and the
+ * solver's dense working arrays. Systems read and write it; nothing else is shared.
+ */
+import type { World } from 'bitecs';
+import type { FluidComponents, FluidSettings } from '../components';
+import { wallWeightTable } from './collide/cpu';
+import { latticeGradientSum, latticeKernelSum, latticeNeighbourCount, poly6Coefficient } from './kernels';
+
+/** Figures of the last step, updated by the publish system. */
+export interface FluidStats {
+  /** Live particles. */
+  particleCount: number;
+  /**
+   * Mean of |rho / rho0 - 1| over particles with a full neighbourhood (the particle and all its neighbours
+   * have at least 80% of the neighbours a particle at rest density has, so particles within about one
+   * kernel radius of the free surface or a wall are left out), from the densities of the last solver
+   * iteration of the step.
+   */
+  meanDensityError: number;
+  /** Maximum of |rho / rho0 - 1| over the same particles. */
+  maxDensityError: number;
+  /** How many particles had a full neighbourhood. */
+  fullNeighbourhoodCount: number;
+  /** Mean number of neighbours per particle (self excluded) within the kernel radius. */
+  meanNeighbourCount: number;
+  /** Wall-clock duration of the last step in milliseconds. */
+  stepMilliseconds: number;
+  /** Wall-clock milliseconds of the last step per system name (summed over substeps). */
+  systemMilliseconds: Record<string, number>;
+  /** Backend that ran the step. */
+  backend: string;
+  /** Number of steps taken since creation. */
+  stepCount: number;
+}
+
+/** Dense per-material parameters, gathered from the `FluidMaterial` components at the start of a step. */
+export interface MaterialTable {
+  /** Number of materials. */
+  count: number;
+  /** Material entity id per slot. */
+  readonly entity: Uint32Array;
+  /** Slot of a material entity id, -1 if the entity is not a material. */
+  readonly slotOfEntity: Int32Array;
+  /** 1 / rho0 per slot. */
+  readonly inverseRestDensity: Float64Array;
+  /** Particle mass per slot (kg). */
+  readonly mass: Float64Array;
+  /** XSPH c per slot. */
+  readonly viscosity: Float64Array;
+  /** Vorticity epsilon per slot (m/s). */
+  readonly vorticity: Float64Array;
+  /** Absolute CFM epsilon per slot (1/m^2). */
+  readonly relaxation: Float64Array;
+  /** Artificial pressure k divided by the rest-lattice gradient sum (m^2), per slot. */
+  readonly artificialPressureScale: Float64Array;
+  /** Artificial pressure exponent n per slot. */
+  readonly artificialPressureExponent: Float64Array;
+  /** 1 / W(delta q) per slot (m^3). */
+  readonly inverseArtificialPressureWeight: Float64Array;
+}
+
+/** Collider parameters gathered at the start of a step, plus the pose of the current substep. */
+export interface ColliderTable {
+  /** Number of colliders. */
+  count: number;
+  /** Collider entity id per slot. */
+  readonly entity: Uint32Array;
+  /**
+   * Per slot, 24 numbers: rotation matrix (row-major, local to world) and translation at the end of the
+   * current substep (0..11), then the same at its start (12..23).
+   */
+  readonly frames: Float64Array;
+}
+
+/** A per-particle typed array the neighbour sort permutes. */
+export type PermutableArray = Float64Array | Int32Array | Uint32Array | Uint16Array;
+
+/** Dense working arrays of the solver, indexed by the particle's place in the current sort order. */
+export interface SolverState {
+  /** Live particles in the arrays. */
+  count: number;
+  /** Entity id of the particle at each place; the order follows the last cell sort (spatial locality). */
+  readonly entity: Uint32Array;
+  /** Place of each particle entity id in `entity`, -1 for non-particles. */
+  readonly placeOfEntity: Int32Array;
+  /** Positions x at the start of the substep. */
+  readonly positionX: Float64Array;
+  readonly positionY: Float64Array;
+  readonly positionZ: Float64Array;
+  /** Predicted positions x*. */
+  readonly predictedX: Float64Array;
+  readonly predictedY: Float64Array;
+  readonly predictedZ: Float64Array;
+  /** Velocities. */
+  readonly velocityX: Float64Array;
+  readonly velocityY: Float64Array;
+  readonly velocityZ: Float64Array;
+  /** Material slot per particle. */
+  readonly material: Uint16Array;
+  /** Particle mass (kg), from its material. */
+  readonly mass: Float64Array;
+  /** SPH density of the last solver iteration (kg/m^3). */
+  readonly density: Float64Array;
+  /** Scaling factor lambda (eq. 11). */
+  readonly lambda: Float64Array;
+  /** Position correction (eq. 14) or, in the velocity systems, a velocity change. */
+  readonly deltaX: Float64Array;
+  readonly deltaY: Float64Array;
+  readonly deltaZ: Float64Array;
+  /** Vorticity omega (eq. 15). */
+  readonly vorticityX: Float64Array;
+  readonly vorticityY: Float64Array;
+  readonly vorticityZ: Float64Array;
+  /** Wall weight Z (1/m^3) summed over nearby walls (Harada et al. 2007, eq. 12). */
+  readonly wallWeight: Float64Array;
+  /** Gradient of the wall weight with respect to the particle position (1/m^4). */
+  readonly wallGradientX: Float64Array;
+  readonly wallGradientY: Float64Array;
+  readonly wallGradientZ: Float64Array;
+  /** Collider slot of the particle's last contact in this substep, -1 if none. */
+  readonly contactCollider: Int32Array;
+  /** Contact normal pointing into the fluid side. */
+  readonly contactNormalX: Float64Array;
+  readonly contactNormalY: Float64Array;
+  readonly contactNormalZ: Float64Array;
+  /** Normal velocity relative to the collider before contact (m/s, <= 0). */
+  readonly contactApproachSpeed: Float64Array;
+  /** Integer cell coordinates (cell size h). */
+  readonly cellX: Int32Array;
+  readonly cellY: Int32Array;
+  readonly cellZ: Int32Array;
+  /** Hash bucket of each particle. */
+  readonly cellHash: Uint32Array;
+  /** Start of each hash bucket in the sorted order (length tableSize + 1). */
+  readonly bucketStart: Int32Array;
+  /** Write cursor per bucket during the counting sort. */
+  readonly bucketCursor: Int32Array;
+  /** Hash table size minus one (power of two). */
+  readonly tableMask: number;
+  /** Destination place of each particle in the counting sort. */
+  readonly sortDestination: Int32Array;
+  /** Scratch array for permutations. */
+  readonly scratch: Float64Array;
+  /** Start of each particle's half neighbour list in `neighbours` (length capacity + 1). */
+  readonly neighbourStart: Int32Array;
+  /**
+   * Concatenated half neighbour lists: particle i lists its neighbours j > i (places), so each pair is
+   * stored once. Grows when a substep needs more.
+   */
+  neighbours: Int32Array;
+  /** Number of neighbours of each particle within h (self excluded, both halves counted). */
+  readonly neighbourCount: Int32Array;
+  /** Per neighbour pair: spiky gradient scale -45 / (pi h^6) (h - r)^2 / r of the last lambda pass (1/m^5). */
+  pairGradient: Float64Array;
+  /** Per neighbour pair: poly6 W(r) of the last lambda pass (1/m^3). */
+  pairWeight: Float64Array;
+  /** Sum over neighbours of the constraint gradient of particle i with respect to x_i (1/m). */
+  readonly gradientX: Float64Array;
+  readonly gradientY: Float64Array;
+  readonly gradientZ: Float64Array;
+  /** Sum of |grad_{x_j} C_i|^2 over the neighbours j (1/m^2). */
+  readonly gradientSquares: Float64Array;
+  /** Every per-particle array the neighbour sort permutes. */
+  readonly sortedArrays: readonly PermutableArray[];
+  /** Candidate buffer of one cell's 27-cell neighbourhood. */
+  candidates: Int32Array;
+}
+
+/** Constants of the rest lattice, derived from the settings once. */
+export interface LatticeConstants {
+  /** Lattice spacing 2r (m). */
+  readonly spacing: number;
+  /** Sum of poly6 over the lattice (1/m^3); particle mass = rho0 / kernelSum. */
+  readonly kernelSum: number;
+  /** Sum of |grad C|^2 over the lattice (1/m^2). */
+  readonly gradientSum: number;
+  /** Neighbours of a lattice particle inside h. */
+  readonly neighbourCount: number;
+  /** Neighbour count from which a neighbourhood is full (80% of the rest-density expectation). */
+  readonly fullNeighbourhood: number;
+  /** Wall weight function Z(d) tabulated over [0, h] (see `wallWeightTable`). */
+  readonly wallWeight: Float64Array;
+}
+
+/** Everything a system function sees. */
+export interface SimulationContext {
+  /** World-wide settings. */
+  readonly settings: FluidSettings;
+  /** The bitecs world holding every entity of this simulation. */
+  readonly world: World;
+  /** Component stores, indexed by entity id. */
+  readonly components: FluidComponents;
+  /** Solver working arrays. */
+  readonly solver: SolverState;
+  /** Materials of this step. */
+  readonly materials: MaterialTable;
+  /** Colliders of this step. */
+  readonly colliders: ColliderTable;
+  /** Lattice constants. */
+  readonly lattice: LatticeConstants;
+  /** Statistics of the last step. */
+  readonly stats: FluidStats;
+  /** Duration of the current step (s). */
+  frameTimeStep: number;
+  /** Duration of one substep (s). */
+  substepTimeStep: number;
+  /** Index of the current substep, 0 .. substeps - 1. */
+  substepIndex: number;
+}
+
+function nextPowerOfTwo(value: number): number {
+  let p = 1;
+  while (p < value) p *= 2;
+  return p;
+}
+
+/** Allocates the solver arrays for `capacity` particles and `entityCapacity` entity ids. */
+export function createSolverState(capacity: number, entityCapacity: number): SolverState {
+  const f = () => new Float64Array(capacity);
+  const i32 = () => new Int32Array(capacity);
+  const tableSize = nextPowerOfTwo(Math.max(1024, 2 * capacity));
+  const placeOfEntity = new Int32Array(entityCapacity);
+  placeOfEntity.fill(-1);
+  const sorted = {
+    entity: new Uint32Array(capacity),
+    positionX: f(),
+    positionY: f(),
+    positionZ: f(),
+    predictedX: f(),
+    predictedY: f(),
+    predictedZ: f(),
+    velocityX: f(),
+    velocityY: f(),
+    velocityZ: f(),
+    material: new Uint16Array(capacity),
+    mass: f(),
+    cellX: i32(),
+    cellY: i32(),
+    cellZ: i32(),
+    cellHash: new Uint32Array(capacity),
+  };
+  const pairCapacity = Math.max(1024, capacity * 24);
+  return {
+    count: 0,
+    placeOfEntity,
+    ...sorted,
+    sortedArrays: Object.values(sorted),
+    density: f(),
+    lambda: f(),
+    deltaX: f(),
+    deltaY: f(),
+    deltaZ: f(),
+    vorticityX: f(),
+    vorticityY: f(),
+    vorticityZ: f(),
+    wallWeight: f(),
+    wallGradientX: f(),
+    wallGradientY: f(),
+    wallGradientZ: f(),
+    contactCollider: i32(),
+    contactNormalX: f(),
+    contactNormalY: f(),
+    contactNormalZ: f(),
+    contactApproachSpeed: f(),
+    bucketStart: new Int32Array(tableSize + 1),
+    bucketCursor: new Int32Array(tableSize),
+    tableMask: tableSize - 1,
+    sortDestination: new Int32Array(capacity),
+    scratch: f(),
+    neighbourStart: new Int32Array(capacity + 1),
+    neighbours: new Int32Array(pairCapacity),
+    neighbourCount: new Int32Array(capacity),
+    pairGradient: new Float64Array(pairCapacity),
+    pairWeight: new Float64Array(pairCapacity),
+    gradientX: f(),
+    gradientY: f(),
+    gradientZ: f(),
+    gradientSquares: f(),
+    candidates: new Int32Array(1024),
+  };
+}
+
+/** Allocates the material table for `maxMaterials` materials. */
+export function createMaterialTable(maxMaterials: number, entityCapacity: number): MaterialTable {
+  const f = () => new Float64Array(maxMaterials);
+  const slotOfEntity = new Int32Array(entityCapacity);
+  slotOfEntity.fill(-1);
+  return {
+    count: 0,
+    entity: new Uint32Array(maxMaterials),
+    slotOfEntity,
+    inverseRestDensity: f(),
+    mass: f(),
+    viscosity: f(),
+    vorticity: f(),
+    relaxation: f(),
+    artificialPressureScale: f(),
+    artificialPressureExponent: f(),
+    inverseArtificialPressureWeight: f(),
+  };
+}
+
+/** Allocates the collider table for `maxColliders` colliders. */
+export function createColliderTable(maxColliders: number): ColliderTable {
+  return { count: 0, entity: new Uint32Array(maxColliders), frames: new Float64Array(maxColliders * 24) };
+}
+
+/** Computes the lattice constants for particle radius r and kernel radius h. */
+export function createLatticeConstants(particleRadius: number, kernelRadius: number): LatticeConstants {
+  const spacing = 2 * particleRadius;
+  const expected = ((4 / 3) * Math.PI * kernelRadius ** 3) / spacing ** 3 - 1;
+  return {
+    spacing,
+    kernelSum: latticeKernelSum(spacing, kernelRadius),
+    gradientSum: latticeGradientSum(spacing, kernelRadius),
+    neighbourCount: latticeNeighbourCount(spacing, kernelRadius),
+    fullNeighbourhood: Math.ceil(0.8 * expected),
+    wallWeight: wallWeightTable(particleRadius, kernelRadius),
+  };
+}
+
+/** Poly6 at r = 0 for radius h (the self contribution to density per unit mass). */
+export function selfWeight(h: number): number {
+  return poly6Coefficient(h) * h ** 6;
+}

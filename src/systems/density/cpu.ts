@@ -1,0 +1,227 @@
+/**
+ * Density constraint solve of Position Based Fluids (Macklin & Müller 2013), `iterations` Jacobi
+ * iterations per substep, each: wall weights, lambda (eq. 11), position correction with artificial
+ * pressure (eq. 13-14), apply, and collide with colliders (Algorithm 1, lines 8-19).
+ *
+ * Choices, documented where the paper leaves room:
+ * - Masses enter as in SPH: rho_i = sum_j m_j W_ij (eq. 2) and grad C_i = (1 / rho0) sum_j m_j grad W_ij.
+ * - The constraint is unilateral, C_i = max(rho_i / rho0 - 1, 0): a particle at the free surface, with
+ *   too few neighbours, is not pulled inwards. Section 4 of the paper names this clamp as the way to avoid
+ *   clumping; the artificial pressure term still acts.
+ * - The CFM epsilon (eq. 11) and the artificial pressure k (eq. 13) are scaled by the rest-lattice sum of
+ *   |grad C|^2, so that their dimensionless defaults mean the same at any particle size. The paper's
+ *   eq. 13 is written for normalised units; here s_corr acts like a density violation of
+ *   k (W / W(delta q))^n.
+ * - Walls enter the constraint through Harada et al.'s wall weight function (2007, eq. 12): their density
+ *   Z(d) and its gradient are part of rho_i and grad C_i, and they push with lambda_i.
+ * - Each iteration's correction of one particle is clamped to one particle radius (a safeguard for
+ *   overlapping spawns; it does not act in a settled fluid).
+ *
+ * Each neighbour pair is visited once (half lists) and updates both particles, the CPU's way of doing the
+ * same sums as the per-particle formulas above.
+ */
+import { collideParticles, computeWallWeights } from '../collide/cpu';
+import type { SimulationContext } from '../context';
+import { selfWeight } from '../context';
+import { poly6Coefficient, spikyGradientCoefficient } from '../kernels';
+
+/** Computes density and lambda (eq. 2, 9-11) of every particle; caches per-pair kernel values. */
+export function computeLambda(ctx: SimulationContext): void {
+  const s = ctx.solver;
+  const n = s.count;
+  const h = ctx.settings.kernelRadius;
+  const hSquared = h * h;
+  const poly6C = poly6Coefficient(h);
+  const spikyC = spikyGradientCoefficient(h);
+  const w0 = selfWeight(h);
+  const { predictedX, predictedY, predictedZ, mass, material, density, lambda, neighbourStart, neighbours } = s;
+  const { wallWeight, wallGradientX, wallGradientY, wallGradientZ } = s;
+  const { gradientX, gradientY, gradientZ, gradientSquares, pairGradient, pairWeight } = s;
+  const inverseRestDensity = ctx.materials.inverseRestDensity;
+  const relaxation = ctx.materials.relaxation;
+  // Self and walls (the walls' virtual particles carry the particle's own mass).
+  for (let i = 0; i < n; i++) {
+    const mi = mass[i];
+    const scale = mi * inverseRestDensity[material[i]];
+    density[i] = mi * (w0 + wallWeight[i]);
+    gradientX[i] = scale * wallGradientX[i];
+    gradientY[i] = scale * wallGradientY[i];
+    gradientZ[i] = scale * wallGradientZ[i];
+    gradientSquares[i] = 0;
+  }
+  for (let i = 0; i < n; i++) {
+    const xi = predictedX[i];
+    const yi = predictedY[i];
+    const zi = predictedZ[i];
+    const mi = mass[i];
+    const invRho0i = inverseRestDensity[material[i]];
+    let rho = density[i];
+    let gix = gradientX[i];
+    let giy = gradientY[i];
+    let giz = gradientZ[i];
+    let squares = gradientSquares[i];
+    const end = neighbourStart[i + 1];
+    for (let k = neighbourStart[i]; k < end; k++) {
+      const j = neighbours[k];
+      const rx = xi - predictedX[j];
+      const ry = yi - predictedY[j];
+      const rz = zi - predictedZ[j];
+      const r2 = rx * rx + ry * ry + rz * rz;
+      if (r2 >= hSquared) {
+        pairGradient[k] = 0;
+        pairWeight[k] = 0;
+        continue;
+      }
+      const mj = mass[j];
+      const d = hSquared - r2;
+      const w = poly6C * d * d * d;
+      pairWeight[k] = w;
+      rho += mj * w;
+      density[j] += mi * w;
+      if (r2 > 0) {
+        const r = Math.sqrt(r2);
+        const e = h - r;
+        // grad_i W_ij = g (x_i - x_j); grad_j W_ij = -g (x_i - x_j).
+        const g = (-spikyC * e * e) / r;
+        pairGradient[k] = g;
+        const a = g * mj * invRho0i;
+        gix += a * rx;
+        giy += a * ry;
+        giz += a * rz;
+        squares += a * a * r2;
+        const b = g * mi * inverseRestDensity[material[j]];
+        gradientX[j] -= b * rx;
+        gradientY[j] -= b * ry;
+        gradientZ[j] -= b * rz;
+        gradientSquares[j] += b * b * r2;
+      } else {
+        pairGradient[k] = 0;
+      }
+    }
+    density[i] = rho;
+    gradientX[i] = gix;
+    gradientY[i] = giy;
+    gradientZ[i] = giz;
+    gradientSquares[i] = squares;
+  }
+  for (let i = 0; i < n; i++) {
+    const slot = material[i];
+    const constraint = density[i] * inverseRestDensity[slot] - 1;
+    const gx = gradientX[i];
+    const gy = gradientY[i];
+    const gz = gradientZ[i];
+    lambda[i] =
+      constraint > 0 ? -constraint / (gradientSquares[i] + gx * gx + gy * gy + gz * gz + relaxation[slot]) : 0;
+  }
+}
+
+function artificialPressure(ctx: SimulationContext, slot: number, weight: number): number {
+  const m = ctx.materials;
+  const ratio = weight * m.inverseArtificialPressureWeight[slot];
+  const exponent = m.artificialPressureExponent[slot];
+  let power: number;
+  if (exponent === 4) {
+    const ratio2 = ratio * ratio;
+    power = ratio2 * ratio2;
+  } else {
+    power = ratio ** exponent;
+  }
+  return -m.artificialPressureScale[slot] * power;
+}
+
+/** Computes the position corrections (eq. 14) into `delta`, from the kernel values cached by `computeLambda`. */
+export function computeCorrections(ctx: SimulationContext): void {
+  const s = ctx.solver;
+  const n = s.count;
+  const { predictedX, predictedY, predictedZ, mass, material, lambda, deltaX, deltaY, deltaZ } = s;
+  const { neighbourStart, neighbours, wallGradientX, wallGradientY, wallGradientZ, pairGradient, pairWeight } = s;
+  const inverseRestDensity = ctx.materials.inverseRestDensity;
+  // The walls push with the particle's own lambda (they carry no constraint of their own).
+  for (let i = 0; i < n; i++) {
+    const wallScale = lambda[i] * mass[i] * inverseRestDensity[material[i]];
+    deltaX[i] = wallScale * wallGradientX[i];
+    deltaY[i] = wallScale * wallGradientY[i];
+    deltaZ[i] = wallScale * wallGradientZ[i];
+  }
+  for (let i = 0; i < n; i++) {
+    const xi = predictedX[i];
+    const yi = predictedY[i];
+    const zi = predictedZ[i];
+    const slotI = material[i];
+    const invRho0i = inverseRestDensity[slotI];
+    const mi = mass[i];
+    const li = lambda[i];
+    let dx = deltaX[i];
+    let dy = deltaY[i];
+    let dz = deltaZ[i];
+    const end = neighbourStart[i + 1];
+    for (let k = neighbourStart[i]; k < end; k++) {
+      const g = pairGradient[k];
+      if (g === 0) continue;
+      const j = neighbours[k];
+      const slotJ = material[j];
+      let scorr = artificialPressure(ctx, slotI, pairWeight[k]);
+      if (slotJ !== slotI) scorr = 0.5 * (scorr + artificialPressure(ctx, slotJ, pairWeight[k]));
+      const f = (li + lambda[j] + scorr) * g;
+      const rx = xi - predictedX[j];
+      const ry = yi - predictedY[j];
+      const rz = zi - predictedZ[j];
+      const a = f * mass[j] * invRho0i;
+      dx += a * rx;
+      dy += a * ry;
+      dz += a * rz;
+      const b = f * mi * inverseRestDensity[slotJ];
+      deltaX[j] -= b * rx;
+      deltaY[j] -= b * ry;
+      deltaZ[j] -= b * rz;
+    }
+    deltaX[i] = dx;
+    deltaY[i] = dy;
+    deltaZ[i] = dz;
+  }
+}
+
+/** Adds the corrections, each clamped to one particle radius, to the predicted positions. */
+export function applyCorrections(ctx: SimulationContext): void {
+  const s = ctx.solver;
+  const n = s.count;
+  const maxCorrection = ctx.settings.particleRadius;
+  const maxCorrectionSquared = maxCorrection * maxCorrection;
+  const { predictedX, predictedY, predictedZ, deltaX, deltaY, deltaZ } = s;
+  for (let i = 0; i < n; i++) {
+    let dx = deltaX[i];
+    let dy = deltaY[i];
+    let dz = deltaZ[i];
+    const lengthSquared = dx * dx + dy * dy + dz * dz;
+    if (lengthSquared > maxCorrectionSquared) {
+      const scale = maxCorrection / Math.sqrt(lengthSquared);
+      dx *= scale;
+      dy *= scale;
+      dz *= scale;
+    }
+    predictedX[i] += dx;
+    predictedY[i] += dy;
+    predictedZ[i] += dz;
+  }
+}
+
+/** The substep system: `iterations` x (wall weights, lambda, corrections, apply, collide). */
+export function densitySystem(ctx: SimulationContext): void {
+  const s = ctx.solver;
+  s.contactCollider.fill(-1, 0, s.count);
+  const walls = ctx.colliders.count > 0;
+  if (!walls) {
+    s.wallWeight.fill(0, 0, s.count);
+    s.wallGradientX.fill(0, 0, s.count);
+    s.wallGradientY.fill(0, 0, s.count);
+    s.wallGradientZ.fill(0, 0, s.count);
+  }
+  const iterations = ctx.settings.iterations;
+  for (let iteration = 0; iteration < iterations; iteration++) {
+    if (walls) computeWallWeights(ctx);
+    computeLambda(ctx);
+    computeCorrections(ctx);
+    applyCorrections(ctx);
+    collideParticles(ctx);
+  }
+}

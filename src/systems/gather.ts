@@ -1,0 +1,122 @@
+/**
+ * Frame-start system: validates the components game code may have edited (materials, colliders,
+ * particle positions and velocities) and copies them into the solver's dense arrays. A NaN or an
+ * out-of-range value throws a {@link FluidError} before anything is changed.
+ */
+import type { SimulationContext } from './context';
+import { FluidError } from './errors';
+import { poly6 } from './kernels';
+
+function checkMaterialValue(name: string, eid: number, value: number, min: number, max: number): void {
+  if (!(value >= min && value <= max)) {
+    throw new FluidError(`FluidMaterial.${name}[${eid}] is ${value}; allowed range is [${min}, ${max}]`);
+  }
+}
+
+/** Gathers and validates materials into the material table. */
+export function gatherMaterials(ctx: SimulationContext): void {
+  const m = ctx.materials;
+  const store = ctx.components.FluidMaterial;
+  const h = ctx.settings.kernelRadius;
+  for (let slot = 0; slot < m.count; slot++) {
+    const eid = m.entity[slot];
+    const rho0 = store.restDensity[eid];
+    checkMaterialValue('restDensity', eid, rho0, 1e-6, 1e9);
+    checkMaterialValue('particleMass', eid, store.particleMass[eid], 1e-15, 1e12);
+    checkMaterialValue('viscosity', eid, store.viscosity[eid], 0, 1);
+    checkMaterialValue('vorticity', eid, store.vorticity[eid], 0, 1e3);
+    checkMaterialValue('artificialPressureStrength', eid, store.artificialPressureStrength[eid], 0, 10);
+    checkMaterialValue('artificialPressureExponent', eid, store.artificialPressureExponent[eid], 1, 16);
+    checkMaterialValue('artificialPressureDistance', eid, store.artificialPressureDistance[eid], 0, 0.99);
+    checkMaterialValue('relaxation', eid, store.relaxation[eid], 1e-9, 1e6);
+    m.inverseRestDensity[slot] = 1 / rho0;
+    m.mass[slot] = store.particleMass[eid];
+    m.viscosity[slot] = store.viscosity[eid];
+    m.vorticity[slot] = store.vorticity[eid];
+    m.relaxation[slot] = store.relaxation[eid] * ctx.lattice.gradientSum;
+    m.artificialPressureScale[slot] = store.artificialPressureStrength[eid] / ctx.lattice.gradientSum;
+    m.artificialPressureExponent[slot] = store.artificialPressureExponent[eid];
+    m.inverseArtificialPressureWeight[slot] = 1 / poly6(store.artificialPressureDistance[eid] * h, h);
+  }
+}
+
+function checkFinite(name: string, eid: number, value: number): void {
+  if (!Number.isFinite(value)) throw new FluidError(`${name}[${eid}] is ${value}; it must be a finite number`);
+}
+
+const COLLIDER_FINITE_FIELDS = [
+  'positionX',
+  'positionY',
+  'positionZ',
+  'rotationX',
+  'rotationY',
+  'rotationZ',
+  'rotationW',
+  'ax',
+  'ay',
+  'az',
+  'bx',
+  'by',
+  'bz',
+  'radius',
+] as const;
+
+/** Validates collider parameters and poses. */
+export function gatherColliders(ctx: SimulationContext): void {
+  const c = ctx.components.Collider;
+  const t = ctx.colliders;
+  for (let slot = 0; slot < t.count; slot++) {
+    const eid = t.entity[slot];
+    for (const field of COLLIDER_FINITE_FIELDS) checkFinite(`Collider.${field}`, eid, c[field][eid]);
+    if (!(c.friction[eid] >= 0 && c.friction[eid] <= 100)) {
+      throw new FluidError(`Collider.friction[${eid}] is ${c.friction[eid]}; allowed range is [0, 100]`);
+    }
+    if (!(c.restitution[eid] >= 0 && c.restitution[eid] <= 1)) {
+      throw new FluidError(`Collider.restitution[${eid}] is ${c.restitution[eid]}; allowed range is [0, 1]`);
+    }
+  }
+}
+
+/** Copies particle components into the dense solver arrays, in the order of the last sort. */
+export function gatherParticles(ctx: SimulationContext): void {
+  const s = ctx.solver;
+  const { Position, Velocity, Particle } = ctx.components;
+  const slotOf = ctx.materials.slotOfEntity;
+  const massOf = ctx.materials.mass;
+  const n = s.count;
+  for (let i = 0; i < n; i++) {
+    const eid = s.entity[i];
+    const x = Position.x[eid];
+    const y = Position.y[eid];
+    const z = Position.z[eid];
+    const vx = Velocity.x[eid];
+    const vy = Velocity.y[eid];
+    const vz = Velocity.z[eid];
+    // One comparison chain catches NaN and infinities in all six values.
+    if (!Number.isFinite(x + y + z + vx + vy + vz)) {
+      const names = ['Position.x', 'Position.y', 'Position.z', 'Velocity.x', 'Velocity.y', 'Velocity.z'];
+      const values = [x, y, z, vx, vy, vz];
+      for (let k = 0; k < 6; k++) checkFinite(names[k], eid, values[k]);
+      throw new FluidError(`particle ${eid} has a non-finite position or velocity`);
+    }
+    const slot = slotOf[Particle.material[eid]];
+    if (slot < 0) {
+      throw new FluidError(`Particle.material[${eid}] is ${Particle.material[eid]}, which is not a material entity`);
+    }
+    s.positionX[i] = x;
+    s.positionY[i] = y;
+    s.positionZ[i] = z;
+    s.velocityX[i] = vx;
+    s.velocityY[i] = vy;
+    s.velocityZ[i] = vz;
+    s.material[i] = slot;
+    s.mass[i] = massOf[slot];
+  }
+}
+
+/** The frame-start system: materials, colliders, then particles. */
+export function gatherSystem(ctx: SimulationContext): void {
+  gatherMaterials(ctx);
+  gatherColliders(ctx);
+  gatherParticles(ctx);
+}

@@ -1,0 +1,110 @@
+/**
+ * SPH smoothing kernels of Müller, Charypar & Gross 2003 (section 3.5), radius h, in 3D.
+ * Position Based Fluids uses poly6 for density and the spiky gradient for gradients.
+ */
+
+/** Normalisation of the poly6 kernel: W(r) = 315 / (64 pi h^9) (h^2 - r^2)^3, eq. 20 of Müller 2003. */
+export function poly6Coefficient(h: number): number {
+  return 315 / (64 * Math.PI * h ** 9);
+}
+
+/** Poly6 kernel value at distance `r` (1/m^3); zero for r >= h. */
+export function poly6(r: number, h: number): number {
+  if (r >= h) return 0;
+  const d = h * h - r * r;
+  return poly6Coefficient(h) * d * d * d;
+}
+
+/** Normalisation of the spiky kernel: W(r) = 15 / (pi h^6) (h - r)^3, eq. 21 of Müller 2003. */
+export function spikyCoefficient(h: number): number {
+  return 15 / (Math.PI * h ** 6);
+}
+
+/** Spiky kernel value at distance `r` (1/m^3); zero for r >= h. */
+export function spiky(r: number, h: number): number {
+  if (r >= h) return 0;
+  const d = h - r;
+  return spikyCoefficient(h) * d * d * d;
+}
+
+/**
+ * Coefficient of the spiky gradient: grad W(r) = -45 / (pi h^6) (h - r)^2 r / |r|.
+ * Returned as the positive constant 45 / (pi h^6); callers multiply by -(h - r)^2 / |r|.
+ */
+export function spikyGradientCoefficient(h: number): number {
+  return 45 / (Math.PI * h ** 6);
+}
+
+/**
+ * Spiky gradient with respect to x_i of W(x_i - x_j) for the offset (rx, ry, rz) = x_i - x_j,
+ * written into `out` (1/m^4). Zero at r = 0 and r >= h, so it is antisymmetric: grad W(-r) = -grad W(r).
+ */
+export function spikyGradient(rx: number, ry: number, rz: number, h: number, out: Float64Array | number[]): void {
+  const r = Math.sqrt(rx * rx + ry * ry + rz * rz);
+  if (r >= h || r <= 0) {
+    out[0] = 0;
+    out[1] = 0;
+    out[2] = 0;
+    return;
+  }
+  const d = h - r;
+  const s = (-spikyGradientCoefficient(h) * d * d) / r;
+  out[0] = s * rx;
+  out[1] = s * ry;
+  out[2] = s * rz;
+}
+
+/**
+ * Sum of poly6 weights over the cubic spawn lattice of spacing `spacing` (self included), 1/m^3.
+ * The particle mass that makes the lattice sit at rest density rho0 is rho0 / latticeKernelSum.
+ */
+export function latticeKernelSum(spacing: number, h: number): number {
+  const n = Math.ceil(h / spacing);
+  let sum = 0;
+  for (let i = -n; i <= n; i++)
+    for (let j = -n; j <= n; j++)
+      for (let k = -n; k <= n; k++) sum += poly6(spacing * Math.sqrt(i * i + j * j + k * k), h);
+  return sum;
+}
+
+/**
+ * Sum over the rest lattice of |grad_k C_i|^2 (the denominator of eq. 9 without CFM) for a particle
+ * of volume V = 1 / latticeKernelSum, in 1/m^2. Used to make the CFM relaxation and the artificial
+ * pressure independent of the particle size.
+ */
+export function latticeGradientSum(spacing: number, h: number): number {
+  const volume = 1 / latticeKernelSum(spacing, h);
+  const n = Math.ceil(h / spacing);
+  const g = [0, 0, 0];
+  let sum = 0;
+  let sx = 0;
+  let sy = 0;
+  let sz = 0;
+  for (let i = -n; i <= n; i++)
+    for (let j = -n; j <= n; j++)
+      for (let k = -n; k <= n; k++) {
+        if (i === 0 && j === 0 && k === 0) continue;
+        spikyGradient(i * spacing, j * spacing, k * spacing, h, g);
+        const gx = volume * g[0];
+        const gy = volume * g[1];
+        const gz = volume * g[2];
+        sum += gx * gx + gy * gy + gz * gz;
+        sx += gx;
+        sy += gy;
+        sz += gz;
+      }
+  return sum + sx * sx + sy * sy + sz * sz;
+}
+
+/** Number of lattice neighbours (self excluded) strictly inside the kernel radius. */
+export function latticeNeighbourCount(spacing: number, h: number): number {
+  const n = Math.ceil(h / spacing);
+  let count = 0;
+  for (let i = -n; i <= n; i++)
+    for (let j = -n; j <= n; j++)
+      for (let k = -n; k <= n; k++) {
+        if (i === 0 && j === 0 && k === 0) continue;
+        if (spacing * Math.sqrt(i * i + j * j + k * k) < h) count++;
+      }
+  return count;
+}

@@ -1,0 +1,233 @@
+/**
+ * Neighbour search on an unbounded grid of cell size h (Green 2008): cells are numbered (densely over the
+ * particles' bounding box, or hashed into a power-of-two table when they spread far), particles are
+ * counting-sorted by cell and every per-particle array is permuted
+ * into that order, so that neighbours sit close in memory (Müller et al. 2003, section 5). Then, cell by
+ * cell, the 27 surrounding cells are scanned once and each particle of the cell keeps the candidates
+ * within h as its neighbour list (self excluded). Runs once per substep on predicted positions.
+ */
+import type { SimulationContext, SolverState } from '../context';
+
+/** Hash of integer cell coordinates into a table of size mask + 1 (Teschner et al. 2003 primes). */
+export function hashCell(cx: number, cy: number, cz: number, mask: number): number {
+  return (Math.imul(cx, 73856093) ^ Math.imul(cy, 19349663) ^ Math.imul(cz, 83492791)) & mask;
+}
+
+import type { PermutableArray } from '../context';
+
+function permute(array: PermutableArray, destination: Int32Array, scratch: Float64Array, n: number): void {
+  for (let i = 0; i < n; i++) scratch[destination[i]] = array[i];
+  for (let i = 0; i < n; i++) array[i] = scratch[i];
+}
+
+function growNeighbours(s: SolverState, needed: number): void {
+  let size = s.neighbours.length;
+  while (size < needed) size *= 2;
+  const grown = new Int32Array(size);
+  grown.set(s.neighbours);
+  s.neighbours = grown;
+  s.pairGradient = new Float64Array(size);
+  s.pairWeight = new Float64Array(size);
+}
+
+function ensureNeighbourSpace(s: SolverState, total: number, extra: number): Int32Array {
+  if (total + extra > s.neighbours.length) growNeighbours(s, total + extra);
+  return s.neighbours;
+}
+
+/**
+ * Counting sort of the particles by `cellHash` (the bucket key, < bucketCount), permuting every
+ * per-particle array into bucket order.
+ */
+function sortByBucket(s: SolverState, n: number, bucketCount: number): void {
+  const { bucketStart, bucketCursor, cellHash, sortDestination } = s;
+  bucketStart.fill(0, 0, bucketCount + 1);
+  for (let i = 0; i < n; i++) bucketStart[cellHash[i] + 1]++;
+  for (let b = 1; b <= bucketCount; b++) bucketStart[b] += bucketStart[b - 1];
+  bucketCursor.set(bucketStart.subarray(0, bucketCount));
+  for (let i = 0; i < n; i++) sortDestination[i] = bucketCursor[cellHash[i]]++;
+  const scratch = s.scratch;
+  const arrays = s.sortedArrays;
+  for (let a = 0; a < arrays.length; a++) permute(arrays[a], sortDestination, scratch, n);
+  for (let i = 0; i < n; i++) s.placeOfEntity[s.entity[i]] = i;
+}
+
+/**
+ * Sorts particles by cell and builds the half neighbour lists. When the particles' bounding box spans
+ * few enough cells (at most the hash table size), the cells are numbered densely in x-fastest order over
+ * that box: the sort then keeps spatial neighbours close in memory and each particle scans only the 13
+ * cells after its own plus its own cell (a neighbour pair is found once). Otherwise (particles spread
+ * far apart) the cells are hashed into the table and all 27 cells are scanned.
+ */
+export function neighbourSystem(ctx: SimulationContext): void {
+  const s = ctx.solver;
+  const n = s.count;
+  const inverseH = 1 / ctx.settings.kernelRadius;
+  const { predictedX, predictedY, predictedZ, cellX, cellY, cellZ } = s;
+  let minX = 0x7fffffff;
+  let minY = 0x7fffffff;
+  let minZ = 0x7fffffff;
+  let maxX = -0x7fffffff;
+  let maxY = -0x7fffffff;
+  let maxZ = -0x7fffffff;
+  for (let i = 0; i < n; i++) {
+    const cx = Math.floor(predictedX[i] * inverseH) | 0;
+    const cy = Math.floor(predictedY[i] * inverseH) | 0;
+    const cz = Math.floor(predictedZ[i] * inverseH) | 0;
+    cellX[i] = cx;
+    cellY[i] = cy;
+    cellZ[i] = cz;
+    if (cx < minX) minX = cx;
+    if (cx > maxX) maxX = cx;
+    if (cy < minY) minY = cy;
+    if (cy > maxY) maxY = cy;
+    if (cz < minZ) minZ = cz;
+    if (cz > maxZ) maxZ = cz;
+  }
+  s.neighbourCount.fill(0, 0, n);
+  if (n === 0) {
+    s.neighbourStart[0] = 0;
+    return;
+  }
+  // One empty cell of padding on every side keeps the neighbour cells of every particle inside the grid.
+  const nx = maxX - minX + 3;
+  const ny = maxY - minY + 3;
+  const nz = maxZ - minZ + 3;
+  if (nx * ny * nz <= s.tableMask + 1) denseNeighbours(ctx, minX - 1, minY - 1, minZ - 1, nx, ny, nz);
+  else hashedNeighbours(ctx);
+}
+
+function denseNeighbours(
+  ctx: SimulationContext,
+  originX: number,
+  originY: number,
+  originZ: number,
+  nx: number,
+  ny: number,
+  nz: number,
+): void {
+  const s = ctx.solver;
+  const n = s.count;
+  const h = ctx.settings.kernelRadius;
+  const hSquared = h * h;
+  const nxy = nx * ny;
+  const { cellHash } = s;
+  for (let i = 0; i < n; i++) {
+    cellHash[i] = (s.cellZ[i] - originZ) * nxy + (s.cellY[i] - originY) * nx + (s.cellX[i] - originX);
+  }
+  sortByBucket(s, n, nxy * nz);
+  const { predictedX, predictedY, predictedZ, neighbourStart, neighbourCount, bucketStart } = s;
+  // Candidate ranges after cell c: c + 1; the three cells of row (y + 1, z); the 3 x 3 cells of z + 1.
+  const rowStarts = [1, nx - 1, nxy - nx - 1, nxy - 1, nxy + nx - 1];
+  const rowLengths = [1, 3, 3, 3, 3];
+  let total = 0;
+  let runStart = 0;
+  while (runStart < n) {
+    const cell = cellHash[runStart];
+    const runEnd = bucketStart[cell + 1];
+    // Worst case for this run: every candidate of the 13 forward cells and the own cell.
+    let candidateCount = runEnd - runStart;
+    for (let r = 0; r < 5; r++) {
+      const first = cell + rowStarts[r];
+      candidateCount += bucketStart[first + rowLengths[r]] - bucketStart[first];
+    }
+    const neighbours = ensureNeighbourSpace(s, total, (runEnd - runStart) * candidateCount);
+    for (let i = runStart; i < runEnd; i++) {
+      neighbourStart[i] = total;
+      const xi = predictedX[i];
+      const yi = predictedY[i];
+      const zi = predictedZ[i];
+      let count = 0;
+      for (let r = -1; r < 5; r++) {
+        let from: number;
+        let to: number;
+        if (r < 0) {
+          from = i + 1;
+          to = runEnd;
+        } else {
+          const first = cell + rowStarts[r];
+          from = bucketStart[first];
+          to = bucketStart[first + rowLengths[r]];
+        }
+        for (let j = from; j < to; j++) {
+          const rx = xi - predictedX[j];
+          const ry = yi - predictedY[j];
+          const rz = zi - predictedZ[j];
+          if (rx * rx + ry * ry + rz * rz < hSquared) {
+            neighbours[total++] = j;
+            neighbourCount[j]++;
+            count++;
+          }
+        }
+      }
+      neighbourCount[i] += count;
+    }
+    runStart = runEnd;
+  }
+  neighbourStart[n] = total;
+}
+
+function hashedNeighbours(ctx: SimulationContext): void {
+  const s = ctx.solver;
+  const n = s.count;
+  const h = ctx.settings.kernelRadius;
+  const hSquared = h * h;
+  const mask = s.tableMask;
+  const { cellHash } = s;
+  for (let i = 0; i < n; i++) cellHash[i] = hashCell(s.cellX[i], s.cellY[i], s.cellZ[i], mask);
+  sortByBucket(s, n, mask + 1);
+  const { cellX, cellY, cellZ, predictedX, predictedY, predictedZ, neighbourStart, neighbourCount, bucketStart } = s;
+  let total = 0;
+  let runStart = 0;
+  while (runStart < n) {
+    const cx = cellX[runStart];
+    const cy = cellY[runStart];
+    const cz = cellZ[runStart];
+    let runEnd = runStart + 1;
+    while (runEnd < n && cellX[runEnd] === cx && cellY[runEnd] === cy && cellZ[runEnd] === cz) runEnd++;
+    // Candidates: particles of the 27 cells around this one (exact cell match skips hash collisions).
+    let candidateCount = 0;
+    for (let dz = -1; dz <= 1; dz++) {
+      for (let dy = -1; dy <= 1; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          const ox = cx + dx;
+          const oy = cy + dy;
+          const oz = cz + dz;
+          const bucket = hashCell(ox, oy, oz, mask);
+          const end = bucketStart[bucket + 1];
+          for (let j = bucketStart[bucket]; j < end; j++) {
+            if (cellX[j] !== ox || cellY[j] !== oy || cellZ[j] !== oz) continue;
+            if (candidateCount === s.candidates.length) {
+              const grown = new Int32Array(s.candidates.length * 2);
+              grown.set(s.candidates);
+              s.candidates = grown;
+            }
+            s.candidates[candidateCount++] = j;
+          }
+        }
+      }
+    }
+    const candidates = s.candidates;
+    const neighbours = ensureNeighbourSpace(s, total, (runEnd - runStart) * candidateCount);
+    for (let i = runStart; i < runEnd; i++) {
+      neighbourStart[i] = total;
+      const xi = predictedX[i];
+      const yi = predictedY[i];
+      const zi = predictedZ[i];
+      for (let c = 0; c < candidateCount; c++) {
+        const j = candidates[c];
+        if (j <= i) continue;
+        const rx = xi - predictedX[j];
+        const ry = yi - predictedY[j];
+        const rz = zi - predictedZ[j];
+        if (rx * rx + ry * ry + rz * rz < hSquared) {
+          neighbours[total++] = j;
+          neighbourCount[i]++;
+          neighbourCount[j]++;
+        }
+      }
+    }
+    runStart = runEnd;
+  }
+  neighbourStart[n] = total;
+}

@@ -1,0 +1,87 @@
+/**
+ * Frame-end system: checks that the step produced finite values, writes positions and velocities back to
+ * the `Position` and `Velocity` components, commits collider poses and updates the statistics. If any
+ * value is not finite the components keep the previous step's state and a {@link FluidError} is thrown.
+ */
+import type { SimulationContext } from './context';
+import { FluidError } from './errors';
+
+/** Writes the step's results to the components and the stats. */
+export function publishSystem(ctx: SimulationContext): void {
+  const s = ctx.solver;
+  const n = s.count;
+  const { positionX, positionY, positionZ, velocityX, velocityY, velocityZ, entity } = s;
+  for (let i = 0; i < n; i++) {
+    if (!Number.isFinite(positionX[i] + positionY[i] + positionZ[i] + velocityX[i] + velocityY[i] + velocityZ[i])) {
+      throw new FluidError(
+        `the step produced a non-finite position or velocity for particle ${entity[i]}; the step was discarded`,
+      );
+    }
+  }
+  const { Position, Velocity } = ctx.components;
+  for (let i = 0; i < n; i++) {
+    const eid = entity[i];
+    Position.x[eid] = positionX[i];
+    Position.y[eid] = positionY[i];
+    Position.z[eid] = positionZ[i];
+    Velocity.x[eid] = velocityX[i];
+    Velocity.y[eid] = velocityY[i];
+    Velocity.z[eid] = velocityZ[i];
+  }
+  const c = ctx.components.Collider;
+  for (let slot = 0; slot < ctx.colliders.count; slot++) {
+    const eid = ctx.colliders.entity[slot];
+    c.previousPositionX[eid] = c.positionX[eid];
+    c.previousPositionY[eid] = c.positionY[eid];
+    c.previousPositionZ[eid] = c.positionZ[eid];
+    c.previousRotationX[eid] = c.rotationX[eid];
+    c.previousRotationY[eid] = c.rotationY[eid];
+    c.previousRotationZ[eid] = c.rotationZ[eid];
+    c.previousRotationW[eid] = c.rotationW[eid];
+  }
+  updateDensityStats(ctx);
+}
+
+/**
+ * Density error and neighbour statistics. A particle has a full neighbourhood when it and every one of
+ * its neighbours have at least 80% of the neighbours a particle at rest density has: this leaves out the
+ * particles within about one kernel radius of the free surface or of a wall, whose kernel is cut.
+ */
+export function updateDensityStats(ctx: SimulationContext): void {
+  const s = ctx.solver;
+  const n = s.count;
+  const stats = ctx.stats;
+  const full = ctx.lattice.fullNeighbourhood;
+  const inverseRestDensity = ctx.materials.inverseRestDensity;
+  const { neighbourStart, neighbours, neighbourCount } = s;
+  // 1 where the particle or one of its neighbours has a cut neighbourhood (reusing the lambda array).
+  const cut = s.lambda;
+  for (let i = 0; i < n; i++) cut[i] = neighbourCount[i] < full ? 1 : 0;
+  const deficient = s.gradientSquares;
+  deficient.set(cut.subarray(0, n));
+  for (let i = 0; i < n; i++) {
+    const end = neighbourStart[i + 1];
+    for (let k = neighbourStart[i]; k < end; k++) {
+      const j = neighbours[k];
+      if (deficient[j] === 1) cut[i] = 1;
+      if (deficient[i] === 1) cut[j] = 1;
+    }
+  }
+  let errorSum = 0;
+  let errorMax = 0;
+  let fullCount = 0;
+  let totalNeighbours = 0;
+  for (let i = 0; i < n; i++) {
+    totalNeighbours += neighbourCount[i];
+    if (cut[i] === 1) continue;
+    const error = Math.abs(s.density[i] * inverseRestDensity[s.material[i]] - 1);
+    errorSum += error;
+    if (error > errorMax) errorMax = error;
+    fullCount++;
+  }
+  stats.particleCount = n;
+  stats.fullNeighbourhoodCount = fullCount;
+  stats.meanDensityError = fullCount > 0 ? errorSum / fullCount : 0;
+  stats.maxDensityError = errorMax;
+  stats.meanNeighbourCount = n > 0 ? totalNeighbours / n : 0;
+}

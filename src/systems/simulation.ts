@@ -1,0 +1,602 @@
+/**
+ * The headless simulation: owns the bitecs world, the component stores and the ordered system list, and
+ * offers the calls game code and tests use to drive it without Babylon rendering.
+ */
+import { addComponent, addEntity, createWorld, entityExists, hasComponent, removeEntity, type World } from 'bitecs';
+import {
+  ColliderShape,
+  createFluidComponents,
+  type FluidBackend,
+  type FluidComponents,
+  type FluidSettings,
+  MATERIAL_DEFAULTS,
+  type Vector3Store,
+} from '../components';
+import {
+  createColliderTable,
+  createLatticeConstants,
+  createMaterialTable,
+  createSolverState,
+  type FluidStats,
+  type SimulationContext,
+} from './context';
+import { FluidCapacityError, FluidError } from './errors';
+import { cpuSystems, type FluidSystem, runStep } from './pipeline';
+import {
+  checkInteger,
+  checkNumber,
+  checkQuaternion,
+  checkVector3,
+  type QuaternionTuple,
+  type Vector3Tuple,
+  withDefault,
+} from './validate';
+
+/** Options of {@link FluidSimulation}. Every option has a default giving stable water at 1/60 s. */
+export interface FluidSimulationOptions {
+  /** Particle radius r in metres; particles spawn on a lattice of spacing 2r. Range (0.0001, 100]. Default 0.025. */
+  particleRadius?: number;
+  /** Kernel radius h in metres. Range [3r, 8r]. Default 4r (about 30 neighbours per particle). */
+  kernelRadius?: number;
+  /** Maximum number of live particles. Integer in [1, 4194304]. Default 32768. */
+  capacity?: number;
+  /** Maximum number of materials. Integer in [1, 1024]. Default 16. */
+  maxMaterials?: number;
+  /** Maximum number of colliders. Integer in [1, 4096]. Default 64. */
+  maxColliders?: number;
+  /** Gravity in m/s^2, `[x, y, z]`, each component in [-1000, 1000]. Default `[0, -9.81, 0]`. */
+  gravity?: Vector3Tuple;
+  /** Step duration in seconds used by `step()` without argument. Range (0, 0.1]. Default 1/60. */
+  timeStep?: number;
+  /** Substeps per step. Integer in [1, 32]. Default 2. */
+  substeps?: number;
+  /** Density constraint iterations per substep. Integer in [1, 64]. Default 3. */
+  iterations?: number;
+  /**
+   * Speed clamp in m/s applied after external forces each substep, so that no particle crosses more
+   * than about one kernel radius per substep (neighbour search and collisions stay valid).
+   * Range (0, 10000]. Default h / (timeStep / substeps), 12 m/s for the defaults.
+   */
+  maxSpeed?: number;
+  /** Backend. Only `'cpu'` exists yet. Default `'cpu'`. */
+  backend?: FluidBackend;
+}
+
+/** Options of {@link FluidSimulation.addMaterial}; defaults from Macklin & Müller 2013 (water). */
+export interface FluidMaterialOptions {
+  /** Rest density rho0 in kg/m^3 (eq. 1). Range [0.001, 1e9]. Default 1000. */
+  restDensity?: number;
+  /** XSPH viscosity c (eq. 17), dimensionless. Range [0, 1]. Default 0.01. */
+  viscosity?: number;
+  /** Vorticity confinement epsilon (eq. 16) in m/s. Range [0, 1000]. Default 0.01. */
+  vorticity?: number;
+  /** Artificial pressure k (eq. 13). Range [0, 10]. Default 0.1. */
+  artificialPressureStrength?: number;
+  /** Artificial pressure n (eq. 13). Range [1, 16]. Default 4. */
+  artificialPressureExponent?: number;
+  /** Artificial pressure |delta q| (eq. 13) as a fraction of h. Range [0, 0.99]. Default 0.2. */
+  artificialPressureDistance?: number;
+  /**
+   * CFM relaxation epsilon (eq. 11), as a fraction of the rest-lattice sum of |grad C|^2 (so it is
+   * independent of particle size). Range [1e-9, 1e6]. Default 0.01. Larger is softer.
+   */
+  relaxation?: number;
+  /** Particle mass in kg. Default: rho0 divided by the poly6 sum of the spawn lattice, so a spawned block sits at rest density. */
+  particleMass?: number;
+  /** Render colour `[red, green, blue]`, each in [0, 1]. Default `[0.2, 0.45, 0.9]`. */
+  color?: Vector3Tuple;
+}
+
+/** Fields every collider shares. */
+export interface ColliderCommonOptions {
+  /** True keeps the fluid inside the shape; false (default) keeps it outside. */
+  container?: boolean;
+  /** Coulomb friction coefficient. Range [0, 100]. Default 0. */
+  friction?: number;
+  /** Coefficient of restitution of the normal velocity. Range [0, 1]. Default 0. */
+  restitution?: number;
+}
+
+/** A box, axis-aligned in the collider's local space. */
+export interface BoxColliderOptions extends ColliderCommonOptions {
+  /** Shape tag. */
+  shape: 'box';
+  /** Minimum corner (m, local space). */
+  min: Vector3Tuple;
+  /** Maximum corner (m, local space); greater than `min` on every axis. */
+  max: Vector3Tuple;
+}
+
+/** A sphere. */
+export interface SphereColliderOptions extends ColliderCommonOptions {
+  /** Shape tag. */
+  shape: 'sphere';
+  /** Centre (m, local space). */
+  center: Vector3Tuple;
+  /** Radius (m), > 0. */
+  radius: number;
+}
+
+/** A capsule: all points within `radius` of the segment a..b. */
+export interface CapsuleColliderOptions extends ColliderCommonOptions {
+  /** Shape tag. */
+  shape: 'capsule';
+  /** First end of the segment (m, local space). */
+  a: Vector3Tuple;
+  /** Second end of the segment (m, local space). */
+  b: Vector3Tuple;
+  /** Radius (m), > 0. */
+  radius: number;
+}
+
+/** A plane; the solid is the half-space opposite to the normal (the fluid stays on the normal's side). */
+export interface PlaneColliderOptions extends ColliderCommonOptions {
+  /** Shape tag. */
+  shape: 'plane';
+  /** A point on the plane (m, local space). */
+  point: Vector3Tuple;
+  /** Normal (local space, normalised here), pointing to the fluid side. */
+  normal: Vector3Tuple;
+}
+
+/** Any analytic collider. */
+export type ColliderOptions = BoxColliderOptions | SphereColliderOptions | CapsuleColliderOptions | PlaneColliderOptions;
+
+/** A collider pose: where its local space sits in the world. */
+export interface ColliderTransform {
+  /** Translation (m). Default: unchanged. */
+  position?: Vector3Tuple;
+  /** Rotation quaternion `[x, y, z, w]` (normalised here). Default: unchanged. */
+  rotation?: QuaternionTuple;
+  /**
+   * True moves the collider without sweeping: it does not push the fluid with a velocity. Default false:
+   * the next step moves the collider from its last pose to this one and it pushes fluid on its way.
+   */
+  teleport?: boolean;
+}
+
+/** Options of {@link FluidSimulation.spawnBlock}. */
+export interface SpawnBlockOptions {
+  /** Minimum corner of the box to fill (m). */
+  min: Vector3Tuple;
+  /** Maximum corner (m). */
+  max: Vector3Tuple;
+  /** Material entity id returned by `addMaterial`. */
+  material: number;
+  /** Initial velocity (m/s). Default `[0, 0, 0]`. */
+  velocity?: Vector3Tuple;
+}
+
+const DEFAULT_PARTICLE_RADIUS = 0.025;
+
+/**
+ * A Position Based Fluids simulation (Macklin & Müller 2013) whose particles are bitecs entities.
+ *
+ * ```ts
+ * const simulation = new FluidSimulation({ particleRadius: 0.025 });
+ * const water = simulation.addMaterial({});
+ * simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [1, 1, 1], container: true });
+ * simulation.spawnBlock({ min: [0, 0, 0], max: [0.5, 0.5, 1], material: water });
+ * simulation.step();
+ * const { Position } = simulation;
+ * ```
+ */
+export class FluidSimulation {
+  /** The resolved settings. `gravity`, `timeStep`, `substeps` and `iterations` may be edited between steps. */
+  readonly settings: FluidSettings;
+  /** The bitecs world; `world.components` holds the stores. */
+  readonly world: World<{ components: FluidComponents }>;
+  /** All component stores, indexed by entity id. */
+  readonly components: FluidComponents;
+  private readonly context: SimulationContext;
+  private readonly systems: readonly FluidSystem[];
+  private readonly entityCapacity: number;
+
+  /** Creates a simulation; throws {@link FluidError} naming any invalid option and its allowed range. */
+  constructor(options: FluidSimulationOptions = {}) {
+    if (typeof options !== 'object' || options === null) throw new FluidError('options must be an object');
+    const particleRadius = checkNumber(
+      'particleRadius',
+      withDefault(options.particleRadius, DEFAULT_PARTICLE_RADIUS),
+      0.0001,
+      100,
+    );
+    const kernelRadius = checkNumber(
+      'kernelRadius',
+      withDefault(options.kernelRadius, 4 * particleRadius),
+      3 * particleRadius,
+      8 * particleRadius,
+    );
+    const capacity = checkInteger('capacity', withDefault(options.capacity, 32768), 1, 4194304);
+    const maxMaterials = checkInteger('maxMaterials', withDefault(options.maxMaterials, 16), 1, 1024);
+    const maxColliders = checkInteger('maxColliders', withDefault(options.maxColliders, 64), 1, 4096);
+    const gravity = checkVector3('gravity', withDefault<Vector3Tuple>(options.gravity, [0, -9.81, 0]), 1000);
+    const timeStep = checkNumber('timeStep', withDefault(options.timeStep, 1 / 60), 1e-6, 0.1);
+    const substeps = checkInteger('substeps', withDefault(options.substeps, 2), 1, 32);
+    const iterations = checkInteger('iterations', withDefault(options.iterations, 3), 1, 64);
+    const maxSpeed = checkNumber(
+      'maxSpeed',
+      withDefault(options.maxSpeed, kernelRadius / (timeStep / substeps)),
+      1e-6,
+      10000,
+    );
+    const backend = withDefault<string>(options.backend, 'cpu');
+    if (backend !== 'cpu') throw new FluidError(`backend is '${backend}'; allowed values are 'cpu'`);
+
+    this.settings = {
+      particleRadius,
+      kernelRadius,
+      capacity,
+      maxMaterials,
+      maxColliders,
+      gravity,
+      timeStep,
+      substeps,
+      iterations,
+      maxSpeed,
+      backend: 'cpu',
+    };
+    // Entity ids of bitecs start at 1 and are recycled, so every id is below this bound.
+    this.entityCapacity = capacity + maxMaterials + maxColliders + 1;
+    this.components = createFluidComponents(this.entityCapacity);
+    this.world = createWorld({ components: this.components });
+    const stats: FluidStats = {
+      particleCount: 0,
+      meanDensityError: 0,
+      maxDensityError: 0,
+      fullNeighbourhoodCount: 0,
+      meanNeighbourCount: 0,
+      stepMilliseconds: 0,
+      systemMilliseconds: {},
+      backend: 'cpu',
+      stepCount: 0,
+    };
+    this.context = {
+      settings: this.settings,
+      world: this.world,
+      components: this.components,
+      solver: createSolverState(capacity, this.entityCapacity),
+      materials: createMaterialTable(maxMaterials, this.entityCapacity),
+      colliders: createColliderTable(maxColliders),
+      lattice: createLatticeConstants(particleRadius, kernelRadius),
+      stats,
+      frameTimeStep: timeStep,
+      substepTimeStep: timeStep / substeps,
+      substepIndex: 0,
+    };
+    this.systems = cpuSystems;
+    for (const system of this.systems) stats.systemMilliseconds[system.name] = 0;
+  }
+
+  /** Particle positions in metres, `Position.x[eid]`; current after each step. */
+  get Position(): Vector3Store {
+    return this.components.Position;
+  }
+
+  /** Particle velocities in m/s, `Velocity.x[eid]`; current after each step. */
+  get Velocity(): Vector3Store {
+    return this.components.Velocity;
+  }
+
+  /** Figures of the last step (read-only view; updated in place by each step). */
+  get stats(): Readonly<FluidStats> {
+    return this.context.stats;
+  }
+
+  /** Number of live particles. */
+  get particleCount(): number {
+    return this.context.solver.count;
+  }
+
+  /** The live particle entity ids, as a new array, in the solver's spatial order. */
+  particles(): Uint32Array {
+    return this.context.solver.entity.slice(0, this.context.solver.count);
+  }
+
+  private newEntity(): number {
+    const eid = addEntity(this.world);
+    if (eid >= this.entityCapacity) {
+      removeEntity(this.world, eid);
+      throw new FluidCapacityError(`entity id ${eid} exceeds the entity capacity ${this.entityCapacity}`);
+    }
+    return eid;
+  }
+
+  /** Adds a fluid material entity and returns its id. Invalid options throw {@link FluidError}. */
+  addMaterial(options: FluidMaterialOptions = {}): number {
+    const table = this.context.materials;
+    if (table.count >= this.settings.maxMaterials) {
+      throw new FluidCapacityError(`maxMaterials (${this.settings.maxMaterials}) reached; cannot add a material`);
+    }
+    const d = MATERIAL_DEFAULTS;
+    const restDensity = checkNumber('restDensity', withDefault(options.restDensity, d.restDensity), 0.001, 1e9);
+    const values = {
+      restDensity,
+      viscosity: checkNumber('viscosity', withDefault(options.viscosity, d.viscosity), 0, 1),
+      vorticity: checkNumber('vorticity', withDefault(options.vorticity, d.vorticity), 0, 1000),
+      artificialPressureStrength: checkNumber(
+        'artificialPressureStrength',
+        withDefault(options.artificialPressureStrength, d.artificialPressureStrength),
+        0,
+        10,
+      ),
+      artificialPressureExponent: checkNumber(
+        'artificialPressureExponent',
+        withDefault(options.artificialPressureExponent, d.artificialPressureExponent),
+        1,
+        16,
+      ),
+      artificialPressureDistance: checkNumber(
+        'artificialPressureDistance',
+        withDefault(options.artificialPressureDistance, d.artificialPressureDistance),
+        0,
+        0.99,
+      ),
+      relaxation: checkNumber('relaxation', withDefault(options.relaxation, d.relaxation), 1e-9, 1e6),
+      particleMass: checkNumber(
+        'particleMass',
+        withDefault(options.particleMass, restDensity / this.context.lattice.kernelSum),
+        1e-15,
+        1e12,
+      ),
+    };
+    const color = checkVector3('color', withDefault<Vector3Tuple>(options.color, d.color), 1);
+    color.forEach((value, k) => checkNumber(`color[${k}]`, value, 0, 1));
+    const eid = this.newEntity();
+    const store = this.components.FluidMaterial;
+    addComponent(this.world, eid, store);
+    store.restDensity[eid] = values.restDensity;
+    store.viscosity[eid] = values.viscosity;
+    store.vorticity[eid] = values.vorticity;
+    store.artificialPressureStrength[eid] = values.artificialPressureStrength;
+    store.artificialPressureExponent[eid] = values.artificialPressureExponent;
+    store.artificialPressureDistance[eid] = values.artificialPressureDistance;
+    store.relaxation[eid] = values.relaxation;
+    store.particleMass[eid] = values.particleMass;
+    store.colorRed[eid] = color[0];
+    store.colorGreen[eid] = color[1];
+    store.colorBlue[eid] = color[2];
+    table.entity[table.count] = eid;
+    table.slotOfEntity[eid] = table.count;
+    table.count++;
+    return eid;
+  }
+
+  /** True if `id` is a live material entity of this simulation. */
+  isMaterial(id: number): boolean {
+    return Number.isInteger(id) && id > 0 && id < this.entityCapacity && this.context.materials.slotOfEntity[id] >= 0;
+  }
+
+  /** True if `id` is a live particle entity of this simulation. */
+  isParticle(id: number): boolean {
+    return Number.isInteger(id) && id > 0 && id < this.entityCapacity && this.context.solver.placeOfEntity[id] >= 0;
+  }
+
+  /** True if `id` is a live collider entity of this simulation. */
+  isCollider(id: number): boolean {
+    return (
+      Number.isInteger(id) &&
+      id > 0 &&
+      id < this.entityCapacity &&
+      entityExists(this.world, id) &&
+      hasComponent(this.world, id, this.components.Collider)
+    );
+  }
+
+  /**
+   * Fills the box [min, max] with particles on a cubic lattice of spacing 2r, centred in the box, and
+   * returns their entity ids. Throws {@link FluidCapacityError} (spawning nothing) if the particles would
+   * exceed the capacity, and {@link FluidError} for an invalid box or material.
+   */
+  spawnBlock(options: SpawnBlockOptions): Uint32Array {
+    if (typeof options !== 'object' || options === null) throw new FluidError('spawnBlock options must be an object');
+    const min = checkVector3('min', options.min);
+    const max = checkVector3('max', options.max);
+    const velocity = checkVector3('velocity', withDefault<Vector3Tuple>(options.velocity, [0, 0, 0]), 1e4);
+    if (!this.isMaterial(options.material)) {
+      throw new FluidError(`material is ${String(options.material)}, which is not a material entity of this simulation`);
+    }
+    const spacing = 2 * this.settings.particleRadius;
+    const counts = [0, 0, 0];
+    const offsets = [0, 0, 0];
+    for (let axis = 0; axis < 3; axis++) {
+      const extent = max[axis] - min[axis];
+      const count = Math.floor(extent / spacing + 1e-6);
+      if (count < 1) {
+        throw new FluidError(
+          `max[${axis}] - min[${axis}] is ${extent}; it must be at least the lattice spacing ${spacing} (2 x particleRadius)`,
+        );
+      }
+      counts[axis] = count;
+      offsets[axis] = min[axis] + 0.5 * (extent - count * spacing) + 0.5 * spacing;
+    }
+    const total = counts[0] * counts[1] * counts[2];
+    const s = this.context.solver;
+    if (s.count + total > this.settings.capacity) {
+      throw new FluidCapacityError(
+        `spawning ${total} particles would make ${s.count + total}, over the capacity of ${this.settings.capacity}; nothing was spawned`,
+      );
+    }
+    const ids = new Uint32Array(total);
+    const { Position, Velocity, Particle } = this.components;
+    let k = 0;
+    for (let iz = 0; iz < counts[2]; iz++) {
+      for (let iy = 0; iy < counts[1]; iy++) {
+        for (let ix = 0; ix < counts[0]; ix++) {
+          const eid = this.newEntity();
+          addComponent(this.world, eid, Position);
+          addComponent(this.world, eid, Velocity);
+          addComponent(this.world, eid, Particle);
+          Position.x[eid] = offsets[0] + ix * spacing;
+          Position.y[eid] = offsets[1] + iy * spacing;
+          Position.z[eid] = offsets[2] + iz * spacing;
+          Velocity.x[eid] = velocity[0];
+          Velocity.y[eid] = velocity[1];
+          Velocity.z[eid] = velocity[2];
+          Particle.material[eid] = options.material;
+          s.entity[s.count] = eid;
+          s.placeOfEntity[eid] = s.count;
+          s.count++;
+          ids[k++] = eid;
+        }
+      }
+    }
+    return ids;
+  }
+
+  /** Removes a particle entity. Throws {@link FluidError} if `id` is not a live particle. */
+  removeParticle(id: number): void {
+    if (!this.isParticle(id)) throw new FluidError(`removeParticle: ${String(id)} is not a live particle entity`);
+    const s = this.context.solver;
+    const place = s.placeOfEntity[id];
+    const last = s.count - 1;
+    const moved = s.entity[last];
+    s.entity[place] = moved;
+    s.placeOfEntity[moved] = place;
+    s.placeOfEntity[id] = -1;
+    s.count--;
+    removeEntity(this.world, id);
+  }
+
+  /**
+   * Adds an analytic collider entity and returns its id. Its shape is given in local space; its pose
+   * starts at the identity and is changed with {@link FluidSimulation.setColliderTransform}.
+   */
+  addCollider(options: ColliderOptions): number {
+    if (typeof options !== 'object' || options === null) throw new FluidError('addCollider options must be an object');
+    const table = this.context.colliders;
+    if (table.count >= this.settings.maxColliders) {
+      throw new FluidCapacityError(`maxColliders (${this.settings.maxColliders}) reached; cannot add a collider`);
+    }
+    const friction = checkNumber('friction', withDefault(options.friction, 0), 0, 100);
+    const restitution = checkNumber('restitution', withDefault(options.restitution, 0), 0, 1);
+    const container = withDefault(options.container, false);
+    if (typeof container !== 'boolean') throw new FluidError(`container is ${String(container)}; it must be a boolean`);
+    let shape: number;
+    let a: [number, number, number] = [0, 0, 0];
+    let b: [number, number, number] = [0, 0, 0];
+    let radius = 0;
+    switch (options.shape) {
+      case 'box': {
+        shape = ColliderShape.box;
+        a = checkVector3('min', options.min);
+        b = checkVector3('max', options.max);
+        for (let axis = 0; axis < 3; axis++) {
+          if (!(b[axis] > a[axis])) throw new FluidError(`max[${axis}] (${b[axis]}) must be greater than min[${axis}] (${a[axis]})`);
+        }
+        break;
+      }
+      case 'sphere':
+        shape = ColliderShape.sphere;
+        a = checkVector3('center', options.center);
+        radius = checkNumber('radius', options.radius, 1e-6, 1e7);
+        break;
+      case 'capsule':
+        shape = ColliderShape.capsule;
+        a = checkVector3('a', options.a);
+        b = checkVector3('b', options.b);
+        radius = checkNumber('radius', options.radius, 1e-6, 1e7);
+        break;
+      case 'plane': {
+        shape = ColliderShape.plane;
+        a = checkVector3('point', options.point);
+        const normal = checkVector3('normal', options.normal);
+        const length = Math.hypot(normal[0], normal[1], normal[2]);
+        if (length < 1e-9) throw new FluidError('normal has zero length; a plane needs a non-zero normal');
+        b = [normal[0] / length, normal[1] / length, normal[2] / length];
+        break;
+      }
+      default:
+        throw new FluidError(
+          `shape is '${String((options as { shape?: unknown }).shape)}'; allowed values are 'box', 'sphere', 'capsule', 'plane'`,
+        );
+    }
+    const eid = this.newEntity();
+    const c = this.components.Collider;
+    addComponent(this.world, eid, c);
+    c.shape[eid] = shape;
+    c.container[eid] = container ? 1 : 0;
+    c.friction[eid] = friction;
+    c.restitution[eid] = restitution;
+    c.ax[eid] = a[0];
+    c.ay[eid] = a[1];
+    c.az[eid] = a[2];
+    c.bx[eid] = b[0];
+    c.by[eid] = b[1];
+    c.bz[eid] = b[2];
+    c.radius[eid] = radius;
+    c.positionX[eid] = 0;
+    c.positionY[eid] = 0;
+    c.positionZ[eid] = 0;
+    c.rotationX[eid] = 0;
+    c.rotationY[eid] = 0;
+    c.rotationZ[eid] = 0;
+    c.rotationW[eid] = 1;
+    this.commitColliderPose(eid);
+    table.entity[table.count] = eid;
+    table.count++;
+    return eid;
+  }
+
+  private commitColliderPose(eid: number): void {
+    const c = this.components.Collider;
+    c.previousPositionX[eid] = c.positionX[eid];
+    c.previousPositionY[eid] = c.positionY[eid];
+    c.previousPositionZ[eid] = c.positionZ[eid];
+    c.previousRotationX[eid] = c.rotationX[eid];
+    c.previousRotationY[eid] = c.rotationY[eid];
+    c.previousRotationZ[eid] = c.rotationZ[eid];
+    c.previousRotationW[eid] = c.rotationW[eid];
+  }
+
+  /**
+   * Sets a collider's pose for the end of the next step. The step moves it there from its last pose, so
+   * it pushes the fluid with its own velocity, unless `teleport` is true.
+   */
+  setColliderTransform(id: number, transform: ColliderTransform): void {
+    if (!this.isCollider(id)) throw new FluidError(`setColliderTransform: ${String(id)} is not a collider entity`);
+    const c = this.components.Collider;
+    const position = transform.position === undefined ? undefined : checkVector3('position', transform.position);
+    const rotation = transform.rotation === undefined ? undefined : checkQuaternion('rotation', transform.rotation);
+    if (position) {
+      c.positionX[id] = position[0];
+      c.positionY[id] = position[1];
+      c.positionZ[id] = position[2];
+    }
+    if (rotation) {
+      c.rotationX[id] = rotation[0];
+      c.rotationY[id] = rotation[1];
+      c.rotationZ[id] = rotation[2];
+      c.rotationW[id] = rotation[3];
+    }
+    if (transform.teleport === true) this.commitColliderPose(id);
+  }
+
+  /** Removes a collider entity. */
+  removeCollider(id: number): void {
+    if (!this.isCollider(id)) throw new FluidError(`removeCollider: ${String(id)} is not a collider entity`);
+    const table = this.context.colliders;
+    for (let slot = 0; slot < table.count; slot++) {
+      if (table.entity[slot] === id) {
+        table.entity[slot] = table.entity[table.count - 1];
+        table.count--;
+        break;
+      }
+    }
+    removeEntity(this.world, id);
+  }
+
+  /**
+   * Advances the simulation by `timeStep` seconds (default `settings.timeStep`), in `settings.substeps`
+   * substeps. Throws {@link FluidError} on invalid input or state (a NaN in a component, an out-of-range
+   * material value); the components then keep their previous values.
+   */
+  step(timeStep: number = this.settings.timeStep): void {
+    checkNumber('timeStep', timeStep, 1e-6, 0.1);
+    checkVector3('settings.gravity', this.settings.gravity, 1000);
+    checkInteger('settings.substeps', this.settings.substeps, 1, 32);
+    checkInteger('settings.iterations', this.settings.iterations, 1, 64);
+    checkNumber('settings.maxSpeed', this.settings.maxSpeed, 1e-6, 10000);
+    runStep(this.context, this.systems, timeStep);
+  }
+}
