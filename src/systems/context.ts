@@ -324,3 +324,30 @@ export function createLatticeConstants(particleRadius: number, kernelRadius: num
 export function selfWeight(h: number): number {
   return poly6Coefficient(h) * h ** 6;
 }
+
+/** Creates the context of a simulation from resolved settings: every array is allocated here, once. */
+export function createSimulationContext(settings: FluidSettings, world: World, components: FluidComponents, entityCapacity: number): SimulationContext {
+  return {
+    settings,
+    world,
+    components,
+    solver: createSolverState(settings.capacity, entityCapacity),
+    materials: createMaterialTable(settings.maxMaterials, entityCapacity),
+    colliders: createColliderTable(settings.maxColliders),
+    lattice: createLatticeConstants(settings.particleRadius, settings.kernelRadius),
+    stats: {
+      particleCount: 0,
+      meanDensityError: 0,
+      maxDensityError: 0,
+      fullNeighbourhoodCount: 0,
+      meanNeighbourCount: 0,
+      stepMilliseconds: 0,
+      systemMilliseconds: {},
+      backend: settings.backend,
+      stepCount: 0,
+    },
+    frameTimeStep: settings.timeStep,
+    substepTimeStep: settings.timeStep / settings.substeps,
+    substepIndex: 0,
+  };
+}

@@ -12,14 +12,7 @@ import {
   MATERIAL_DEFAULTS,
   type Vector3Store,
 } from '../components';
-import {
-  createColliderTable,
-  createLatticeConstants,
-  createMaterialTable,
-  createSolverState,
-  type FluidStats,
-  type SimulationContext,
-} from './context';
+import { createSimulationContext, type FluidStats, type SimulationContext } from './context';
 import { FluidCapacityError, FluidError } from './errors';
 import { cpuSystems, type FluidSystem, runStep } from './pipeline';
 import {
@@ -240,32 +233,9 @@ export class FluidSimulation {
     this.entityCapacity = capacity + maxMaterials + maxColliders + 1;
     this.components = createFluidComponents(this.entityCapacity);
     this.world = createWorld({ components: this.components });
-    const stats: FluidStats = {
-      particleCount: 0,
-      meanDensityError: 0,
-      maxDensityError: 0,
-      fullNeighbourhoodCount: 0,
-      meanNeighbourCount: 0,
-      stepMilliseconds: 0,
-      systemMilliseconds: {},
-      backend: 'cpu',
-      stepCount: 0,
-    };
-    this.context = {
-      settings: this.settings,
-      world: this.world,
-      components: this.components,
-      solver: createSolverState(capacity, this.entityCapacity),
-      materials: createMaterialTable(maxMaterials, this.entityCapacity),
-      colliders: createColliderTable(maxColliders),
-      lattice: createLatticeConstants(particleRadius, kernelRadius),
-      stats,
-      frameTimeStep: timeStep,
-      substepTimeStep: timeStep / substeps,
-      substepIndex: 0,
-    };
+    this.context = createSimulationContext(this.settings, this.world, this.components, this.entityCapacity);
     this.systems = cpuSystems;
-    for (const system of this.systems) stats.systemMilliseconds[system.name] = 0;
+    for (const system of this.systems) this.context.stats.systemMilliseconds[system.name] = 0;
   }
 
   /** Particle positions in metres, `Position.x[eid]`; current after each step. */

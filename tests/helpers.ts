@@ -1,0 +1,67 @@
+import { createWorld } from 'bitecs';
+import { createFluidComponents, type FluidSettings, MATERIAL_DEFAULTS } from '../src/components';
+import { createSimulationContext, type SimulationContext } from '../src/systems/context';
+import { gatherMaterials } from '../src/systems/gather';
+
+/** A deterministic pseudo-random generator (mulberry32) so tests are reproducible. */
+export function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * A bare solver context holding particles at `positions` (x, y, z triples), one default water material,
+ * no colliders, ready for individual systems to run on. Particle i has entity id i + 1.
+ */
+export function contextWithParticles(positions: ArrayLike<number>, particleRadius = 0.025): SimulationContext {
+  const n = positions.length / 3;
+  const settings: FluidSettings = {
+    particleRadius,
+    kernelRadius: 4 * particleRadius,
+    capacity: Math.max(n, 1),
+    maxMaterials: 1,
+    maxColliders: 1,
+    gravity: [0, 0, 0],
+    timeStep: 1 / 60,
+    substeps: 2,
+    iterations: 3,
+    maxSpeed: 100,
+    backend: 'cpu',
+  };
+  const entityCapacity = n + 3;
+  const components = createFluidComponents(entityCapacity);
+  const context = createSimulationContext(settings, createWorld(), components, entityCapacity);
+  const materialEntity = n + 1;
+  const m = components.FluidMaterial;
+  m.restDensity[materialEntity] = MATERIAL_DEFAULTS.restDensity;
+  m.particleMass[materialEntity] = MATERIAL_DEFAULTS.restDensity / context.lattice.kernelSum;
+  m.viscosity[materialEntity] = MATERIAL_DEFAULTS.viscosity;
+  m.vorticity[materialEntity] = MATERIAL_DEFAULTS.vorticity;
+  m.artificialPressureStrength[materialEntity] = MATERIAL_DEFAULTS.artificialPressureStrength;
+  m.artificialPressureExponent[materialEntity] = MATERIAL_DEFAULTS.artificialPressureExponent;
+  m.artificialPressureDistance[materialEntity] = MATERIAL_DEFAULTS.artificialPressureDistance;
+  m.relaxation[materialEntity] = MATERIAL_DEFAULTS.relaxation;
+  context.materials.entity[0] = materialEntity;
+  context.materials.slotOfEntity[materialEntity] = 0;
+  context.materials.count = 1;
+  gatherMaterials(context);
+  const s = context.solver;
+  for (let i = 0; i < n; i++) {
+    s.entity[i] = i + 1;
+    s.placeOfEntity[i + 1] = i;
+    s.positionX[i] = s.predictedX[i] = positions[3 * i];
+    s.positionY[i] = s.predictedY[i] = positions[3 * i + 1];
+    s.positionZ[i] = s.predictedZ[i] = positions[3 * i + 2];
+    s.mass[i] = context.materials.mass[0];
+    s.material[i] = 0;
+  }
+  s.count = n;
+  context.substepTimeStep = settings.timeStep / settings.substeps;
+  return context;
+}
