@@ -91,7 +91,8 @@ describe('dam break', () => {
     }
     const { Position } = simulation;
     for (const eid of simulation.particles()) {
-      for (const value of [Position.x[eid], Position.y[eid], Position.z[eid]]) expect(Number.isFinite(value)).toBe(true);
+      for (const value of [Position.x[eid], Position.y[eid], Position.z[eid]])
+        expect(Number.isFinite(value)).toBe(true);
       expect(Position.x[eid]).toBeLessThanOrEqual(1.6);
       expect(Position.y[eid]).toBeGreaterThanOrEqual(0);
     }

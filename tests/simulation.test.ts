@@ -11,7 +11,12 @@ function block(options: ConstructorParameters<typeof FluidSimulation>[0] = {}) {
 describe('FluidSimulation API', () => {
   it('spawns a lattice of spacing 2r centred in the box, as ECS entities with components', () => {
     const { simulation, water } = block();
-    const ids = simulation.spawnBlock({ min: [-0.1, 0, 0], max: [0.1, 0.1, 0.05], material: water, velocity: [1, 0, 0] });
+    const ids = simulation.spawnBlock({
+      min: [-0.1, 0, 0],
+      max: [0.1, 0.1, 0.05],
+      material: water,
+      velocity: [1, 0, 0],
+    });
     expect(ids).toBeInstanceOf(Uint32Array);
     expect(ids.length).toBe(4 * 2 * 1);
     expect(simulation.particleCount).toBe(8);
@@ -34,7 +39,8 @@ describe('FluidSimulation API', () => {
       simulation.spawnBlock({ min: [0, 0.2, 0], max: [0.3, 0.5, 0.3], material: water });
       for (let frame = 0; frame < 40; frame++) simulation.step();
       const out: number[] = [];
-      for (const eid of simulation.particles()) out.push(eid, simulation.Position.x[eid], simulation.Position.y[eid], simulation.Position.z[eid]);
+      for (const eid of simulation.particles())
+        out.push(eid, simulation.Position.x[eid], simulation.Position.y[eid], simulation.Position.z[eid]);
       return out;
     };
     const a = run();
@@ -102,7 +108,9 @@ describe('FluidSimulation API', () => {
     simulation.Position.x[ids[10]] = Number.NaN;
     expect(() => simulation.step()).toThrowError(FluidError);
     expect(() => simulation.step()).toThrowError(`Position.x[${ids[10]}] is NaN; it must be a finite number`);
-    ids.forEach((eid, k) => expect(simulation.Position.y[eid]).toBe(snapshot[k]));
+    ids.forEach((eid, k) => {
+      expect(simulation.Position.y[eid]).toBe(snapshot[k]);
+    });
     simulation.Velocity.z[ids[3]] = Number.POSITIVE_INFINITY;
     simulation.Position.x[ids[10]] = 0.1;
     expect(() => simulation.step()).toThrowError(`Velocity.z[${ids[3]}] is Infinity`);
@@ -154,7 +162,10 @@ describe('colliders', () => {
   function distanceToSegment(p: number[], a: number[], b: number[]): number {
     const ab = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
     const ap = [p[0] - a[0], p[1] - a[1], p[2] - a[2]];
-    const t = Math.max(0, Math.min(1, (ap[0] * ab[0] + ap[1] * ab[1] + ap[2] * ab[2]) / (ab[0] ** 2 + ab[1] ** 2 + ab[2] ** 2)));
+    const t = Math.max(
+      0,
+      Math.min(1, (ap[0] * ab[0] + ap[1] * ab[1] + ap[2] * ab[2]) / (ab[0] ** 2 + ab[1] ** 2 + ab[2] ** 2)),
+    );
     return Math.hypot(ap[0] - t * ab[0], ap[1] - t * ab[1], ap[2] - t * ab[2]);
   }
 
@@ -186,9 +197,17 @@ describe('colliders', () => {
   it('a rotated box container keeps every particle inside its rotated walls', () => {
     const { simulation, water } = block();
     const r = simulation.settings.particleRadius;
-    const box = simulation.addCollider({ shape: 'box', min: [-0.4, -0.4, -0.2], max: [0.4, 0.4, 0.2], container: true });
+    const box = simulation.addCollider({
+      shape: 'box',
+      min: [-0.4, -0.4, -0.2],
+      max: [0.4, 0.4, 0.2],
+      container: true,
+    });
     const angle = Math.PI / 6;
-    simulation.setColliderTransform(box, { rotation: [0, 0, Math.sin(angle / 2), Math.cos(angle / 2)], teleport: true });
+    simulation.setColliderTransform(box, {
+      rotation: [0, 0, Math.sin(angle / 2), Math.cos(angle / 2)],
+      teleport: true,
+    });
     simulation.spawnBlock({ min: [-0.15, -0.15, -0.15], max: [0.15, 0.15, 0.15], material: water });
     for (let frame = 0; frame < 90; frame++) simulation.step();
     const c = Math.cos(angle);
@@ -232,7 +251,12 @@ describe('colliders', () => {
       const simulation = new FluidSimulation({ particleRadius: 0.025 });
       const water = simulation.addMaterial({});
       simulation.addCollider({ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], restitution, friction });
-      const [eid] = simulation.spawnBlock({ min: [0, 0.475, 0], max: [0.05, 0.525, 0.05], material: water, velocity: [velocityX, 0, 0] });
+      const [eid] = simulation.spawnBlock({
+        min: [0, 0.475, 0],
+        max: [0.05, 0.525, 0.05],
+        material: water,
+        velocity: [velocityX, 0, 0],
+      });
       let bounceHeight = 0;
       let landed = false;
       for (let frame = 0; frame < 60; frame++) {

@@ -326,7 +326,12 @@ export function selfWeight(h: number): number {
 }
 
 /** Creates the context of a simulation from resolved settings: every array is allocated here, once. */
-export function createSimulationContext(settings: FluidSettings, world: World, components: FluidComponents, entityCapacity: number): SimulationContext {
+export function createSimulationContext(
+  settings: FluidSettings,
+  world: World,
+  components: FluidComponents,
+  entityCapacity: number,
+): SimulationContext {
   return {
     settings,
     world,

@@ -133,7 +133,11 @@ export interface PlaneColliderOptions extends ColliderCommonOptions {
 }
 
 /** Any analytic collider. */
-export type ColliderOptions = BoxColliderOptions | SphereColliderOptions | CapsuleColliderOptions | PlaneColliderOptions;
+export type ColliderOptions =
+  | BoxColliderOptions
+  | SphereColliderOptions
+  | CapsuleColliderOptions
+  | PlaneColliderOptions;
 
 /** A collider pose: where its local space sits in the world. */
 export interface ColliderTransform {
@@ -311,7 +315,7 @@ export class FluidSimulation {
       ),
     };
     const color = checkVector3('color', withDefault<Vector3Tuple>(options.color, d.color), 1);
-    color.forEach((value, k) => checkNumber(`color[${k}]`, value, 0, 1));
+    for (let k = 0; k < 3; k++) checkNumber(`color[${k}]`, color[k], 0, 1);
     const eid = this.newEntity();
     const store = this.components.FluidMaterial;
     addComponent(this.world, eid, store);
@@ -364,7 +368,9 @@ export class FluidSimulation {
     const max = checkVector3('max', options.max);
     const velocity = checkVector3('velocity', withDefault<Vector3Tuple>(options.velocity, [0, 0, 0]), 1e4);
     if (!this.isMaterial(options.material)) {
-      throw new FluidError(`material is ${String(options.material)}, which is not a material entity of this simulation`);
+      throw new FluidError(
+        `material is ${String(options.material)}, which is not a material entity of this simulation`,
+      );
     }
     const spacing = 2 * this.settings.particleRadius;
     const counts = [0, 0, 0];
@@ -452,7 +458,8 @@ export class FluidSimulation {
         a = checkVector3('min', options.min);
         b = checkVector3('max', options.max);
         for (let axis = 0; axis < 3; axis++) {
-          if (!(b[axis] > a[axis])) throw new FluidError(`max[${axis}] (${b[axis]}) must be greater than min[${axis}] (${a[axis]})`);
+          if (!(b[axis] > a[axis]))
+            throw new FluidError(`max[${axis}] (${b[axis]}) must be greater than min[${axis}] (${a[axis]})`);
         }
         break;
       }

@@ -18,7 +18,8 @@ export function checkNumber(name: string, value: unknown, min: number, max: numb
 /** Checks that `value` is an integer in [min, max]. */
 export function checkInteger(name: string, value: unknown, min: number, max: number): number {
   checkNumber(name, value, min, max);
-  if (!Number.isInteger(value)) throw new FluidError(`${name} is ${String(value)}; it must be an integer in [${min}, ${max}]`);
+  if (!Number.isInteger(value))
+    throw new FluidError(`${name} is ${String(value)}; it must be an integer in [${min}, ${max}]`);
   return value as number;
 }
 

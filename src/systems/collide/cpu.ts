@@ -64,7 +64,17 @@ function interpolatePose(ctx: SimulationContext, eid: number, t: number, frames:
     az = -az;
     aw = -aw;
   }
-  writeFrame(frames, offset, ax + (bx - ax) * t, ay + (by - ay) * t, az + (bz - az) * t, aw + (bw - aw) * t, px, py, pz);
+  writeFrame(
+    frames,
+    offset,
+    ax + (bx - ax) * t,
+    ay + (by - ay) * t,
+    az + (bz - az) * t,
+    aw + (bw - aw) * t,
+    px,
+    py,
+    pz,
+  );
 }
 
 /** Substep system: poses of every collider at the start and end of this substep. */
@@ -542,7 +552,16 @@ export function computeWallWeights(ctx: SimulationContext): void {
       const nx = out[1];
       const ny = out[2];
       const nz = out[3];
-      addWall(s, wallTable, samplesPerMetre, i, out[0], r00 * nx + r01 * ny + r02 * nz, r10 * nx + r11 * ny + r12 * nz, r20 * nx + r21 * ny + r22 * nz);
+      addWall(
+        s,
+        wallTable,
+        samplesPerMetre,
+        i,
+        out[0],
+        r00 * nx + r01 * ny + r02 * nz,
+        r10 * nx + r11 * ny + r12 * nz,
+        r20 * nx + r21 * ny + r22 * nz,
+      );
     }
   }
 }

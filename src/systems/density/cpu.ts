@@ -151,6 +151,9 @@ export function computeCorrections(ctx: SimulationContext): void {
     const invRho0i = inverseRestDensity[slotI];
     const mi = mass[i];
     const li = lambda[i];
+    const scorrScale = ctx.materials.artificialPressureScale[slotI];
+    const scorrInverseWeight = ctx.materials.inverseArtificialPressureWeight[slotI];
+    const scorrExponentFour = ctx.materials.artificialPressureExponent[slotI] === 4;
     let dx = deltaX[i];
     let dy = deltaY[i];
     let dz = deltaZ[i];
@@ -160,8 +163,14 @@ export function computeCorrections(ctx: SimulationContext): void {
       if (g === 0) continue;
       const j = neighbours[k];
       const slotJ = material[j];
-      let scorr = artificialPressure(ctx, slotI, pairWeight[k]);
-      if (slotJ !== slotI) scorr = 0.5 * (scorr + artificialPressure(ctx, slotJ, pairWeight[k]));
+      let scorr: number;
+      if (slotJ === slotI && scorrExponentFour) {
+        const ratio = pairWeight[k] * scorrInverseWeight;
+        const ratio2 = ratio * ratio;
+        scorr = -scorrScale * ratio2 * ratio2;
+      } else {
+        scorr = 0.5 * (artificialPressure(ctx, slotI, pairWeight[k]) + artificialPressure(ctx, slotJ, pairWeight[k]));
+      }
       const f = (li + lambda[j] + scorr) * g;
       const rx = xi - predictedX[j];
       const ry = yi - predictedY[j];

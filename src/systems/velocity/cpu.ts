@@ -8,9 +8,10 @@
  * omega_i = sum_j V_j (v_j - v_i) x grad_j W_ij, v_i += c sum_j V_j (v_j - v_i) W_ij,
  * eta = sum_j V_j (|omega_j| - |omega_i|) grad_i W_ij, N = eta / |eta|, f = epsilon (N x omega_i).
  */
+
+import { colliderSurfaceVelocity } from '../collide/cpu';
 import type { SimulationContext } from '../context';
 import { poly6Coefficient, spikyGradientCoefficient } from '../kernels';
-import { colliderSurfaceVelocity } from '../collide/cpu';
 
 const surfaceVelocity = new Float64Array(3);
 
