@@ -3,6 +3,7 @@
  * the `Position` and `Velocity` components, commits collider poses and updates the statistics. If any
  * value is not finite the components keep the previous step's state and a {@link FluidError} is thrown.
  */
+import { commitColliderPose } from './collide/cpu';
 import type { SimulationContext } from './context';
 import { FluidError } from './errors';
 
@@ -28,17 +29,7 @@ export function publishSystem(ctx: SimulationContext): void {
     Velocity.y[eid] = velocityY[i];
     Velocity.z[eid] = velocityZ[i];
   }
-  const c = ctx.components.Collider;
-  for (let slot = 0; slot < ctx.colliders.count; slot++) {
-    const eid = ctx.colliders.entity[slot];
-    c.previousPositionX[eid] = c.positionX[eid];
-    c.previousPositionY[eid] = c.positionY[eid];
-    c.previousPositionZ[eid] = c.positionZ[eid];
-    c.previousRotationX[eid] = c.rotationX[eid];
-    c.previousRotationY[eid] = c.rotationY[eid];
-    c.previousRotationZ[eid] = c.rotationZ[eid];
-    c.previousRotationW[eid] = c.rotationW[eid];
-  }
+  for (let slot = 0; slot < ctx.colliders.count; slot++) commitColliderPose(ctx, ctx.colliders.entity[slot]);
   updateDensityStats(ctx);
 }
 

@@ -12,6 +12,7 @@ import {
   MATERIAL_DEFAULTS,
   type Vector3Store,
 } from '../components';
+import { commitColliderPose } from './collide/cpu';
 import { createSimulationContext, type FluidStats, type SimulationContext } from './context';
 import { FluidCapacityError, FluidError } from './errors';
 import { cpuSystems, type FluidSystem, runStep } from './pipeline';
@@ -509,21 +510,10 @@ export class FluidSimulation {
     c.rotationY[eid] = 0;
     c.rotationZ[eid] = 0;
     c.rotationW[eid] = 1;
-    this.commitColliderPose(eid);
+    commitColliderPose(this.context, eid);
     table.entity[table.count] = eid;
     table.count++;
     return eid;
-  }
-
-  private commitColliderPose(eid: number): void {
-    const c = this.components.Collider;
-    c.previousPositionX[eid] = c.positionX[eid];
-    c.previousPositionY[eid] = c.positionY[eid];
-    c.previousPositionZ[eid] = c.positionZ[eid];
-    c.previousRotationX[eid] = c.rotationX[eid];
-    c.previousRotationY[eid] = c.rotationY[eid];
-    c.previousRotationZ[eid] = c.rotationZ[eid];
-    c.previousRotationW[eid] = c.rotationW[eid];
   }
 
   /**
@@ -546,7 +536,7 @@ export class FluidSimulation {
       c.rotationZ[id] = rotation[2];
       c.rotationW[id] = rotation[3];
     }
-    if (transform.teleport === true) this.commitColliderPose(id);
+    if (transform.teleport === true) commitColliderPose(this.context, id);
   }
 
   /** Removes a collider entity. */

@@ -77,6 +77,20 @@ function interpolatePose(ctx: SimulationContext, eid: number, t: number, frames:
   );
 }
 
+const distanceScratch = new Float64Array(4);
+
+/** Makes the collider's current pose its previous one: the next step starts from here (no sweep). */
+export function commitColliderPose(ctx: SimulationContext, eid: number): void {
+  const c = ctx.components.Collider;
+  c.previousPositionX[eid] = c.positionX[eid];
+  c.previousPositionY[eid] = c.positionY[eid];
+  c.previousPositionZ[eid] = c.positionZ[eid];
+  c.previousRotationX[eid] = c.rotationX[eid];
+  c.previousRotationY[eid] = c.rotationY[eid];
+  c.previousRotationZ[eid] = c.rotationZ[eid];
+  c.previousRotationW[eid] = c.rotationW[eid];
+}
+
 /** Substep system: poses of every collider at the start and end of this substep. */
 export function colliderPoseSystem(ctx: SimulationContext): void {
   const table = ctx.colliders;
@@ -105,6 +119,7 @@ export function collideParticles(ctx: SimulationContext): void {
   const dt = ctx.substepTimeStep;
   const { predictedX, predictedY, predictedZ, velocityX, velocityY, velocityZ } = s;
   const { contactCollider, contactNormalX, contactNormalY, contactNormalZ, contactApproachSpeed } = s;
+  const out = distanceScratch;
   for (let slot = 0; slot < table.count; slot++) {
     const eid = table.entity[slot];
     const o = slot * 24;
@@ -120,15 +135,13 @@ export function collideParticles(ctx: SimulationContext): void {
     const tx = frames[o + 9];
     const ty = frames[o + 10];
     const tz = frames[o + 11];
-    const shape = c.shape[eid];
-    const container = c.container[eid] === 1;
-    const ax = c.ax[eid];
-    const ay = c.ay[eid];
-    const az = c.az[eid];
-    const bx = c.bx[eid];
-    const by = c.by[eid];
-    const bz = c.bz[eid];
-    const radius = c.radius[eid];
+    const containerBox = c.shape[eid] === ColliderShape.box && c.container[eid] === 1;
+    const minX = c.ax[eid] + r;
+    const minY = c.ay[eid] + r;
+    const minZ = c.az[eid] + r;
+    const maxX = c.bx[eid] - r;
+    const maxY = c.by[eid] - r;
+    const maxZ = c.bz[eid] - r;
     for (let i = 0; i < n; i++) {
       // World to local: R^T (x - t).
       const wx = predictedX[i] - tx;
@@ -137,18 +150,12 @@ export function collideParticles(ctx: SimulationContext): void {
       const lx = r00 * wx + r10 * wy + r20 * wz;
       const ly = r01 * wx + r11 * wy + r21 * wz;
       const lz = r02 * wx + r12 * wy + r22 * wz;
-      let nx = 0;
-      let ny = 0;
-      let nz = 0;
-      let depth = 0;
-      if (shape === ColliderShape.box && container) {
-        // Exact projection into the box shrunk by r, axis by axis.
-        const minX = ax + r;
-        const maxX = bx - r;
-        const minY = ay + r;
-        const maxY = by - r;
-        const minZ = az + r;
-        const maxZ = bz - r;
+      let nx: number;
+      let ny: number;
+      let nz: number;
+      let depth: number;
+      if (containerBox) {
+        // Exact projection into the box shrunk by r, axis by axis (a corner is fixed in one go).
         const cx = lx < minX ? minX : lx > maxX ? maxX : lx;
         const cy = ly < minY ? minY : ly > maxY ? maxY : ly;
         const cz = lz < minZ ? minZ : lz > maxZ ? maxZ : lz;
@@ -161,97 +168,12 @@ export function collideParticles(ctx: SimulationContext): void {
         ny /= depth;
         nz /= depth;
       } else {
-        // Signed distance d and its gradient (gx, gy, gz), local space.
-        let d: number;
-        let gx: number;
-        let gy: number;
-        let gz: number;
-        if (shape === ColliderShape.box) {
-          const hx = 0.5 * (bx - ax);
-          const hy = 0.5 * (by - ay);
-          const hz = 0.5 * (bz - az);
-          const px = lx - 0.5 * (ax + bx);
-          const py = ly - 0.5 * (ay + by);
-          const pz = lz - 0.5 * (az + bz);
-          const sx = px < 0 ? -1 : 1;
-          const sy = py < 0 ? -1 : 1;
-          const sz = pz < 0 ? -1 : 1;
-          const qx = Math.abs(px) - hx;
-          const qy = Math.abs(py) - hy;
-          const qz = Math.abs(pz) - hz;
-          if (qx > 0 || qy > 0 || qz > 0) {
-            const ox = qx > 0 ? qx : 0;
-            const oy = qy > 0 ? qy : 0;
-            const oz = qz > 0 ? qz : 0;
-            d = Math.sqrt(ox * ox + oy * oy + oz * oz);
-            gx = (sx * ox) / d;
-            gy = (sy * oy) / d;
-            gz = (sz * oz) / d;
-          } else if (qx >= qy && qx >= qz) {
-            d = qx;
-            gx = sx;
-            gy = 0;
-            gz = 0;
-          } else if (qy >= qz) {
-            d = qy;
-            gx = 0;
-            gy = sy;
-            gz = 0;
-          } else {
-            d = qz;
-            gx = 0;
-            gy = 0;
-            gz = sz;
-          }
-        } else if (shape === ColliderShape.plane) {
-          d = (lx - ax) * bx + (ly - ay) * by + (lz - az) * bz;
-          gx = bx;
-          gy = by;
-          gz = bz;
-        } else {
-          // Sphere (centre a) or capsule (segment a..b): distance to the closest point q.
-          let qx = ax;
-          let qy = ay;
-          let qz = az;
-          if (shape === ColliderShape.capsule) {
-            const ex = bx - ax;
-            const ey = by - ay;
-            const ez = bz - az;
-            const lengthSquared = ex * ex + ey * ey + ez * ez;
-            let t = lengthSquared > 0 ? ((lx - ax) * ex + (ly - ay) * ey + (lz - az) * ez) / lengthSquared : 0;
-            t = t < 0 ? 0 : t > 1 ? 1 : t;
-            qx += t * ex;
-            qy += t * ey;
-            qz += t * ez;
-          }
-          const dx = lx - qx;
-          const dy = ly - qy;
-          const dz = lz - qz;
-          const distance = Math.sqrt(dx * dx + dy * dy + dz * dz);
-          if (distance > 1e-12) {
-            gx = dx / distance;
-            gy = dy / distance;
-            gz = dz / distance;
-          } else {
-            gx = 0;
-            gy = 1;
-            gz = 0;
-          }
-          d = distance - radius;
-        }
-        if (container) {
-          if (d <= -r) continue;
-          depth = d + r;
-          nx = -gx;
-          ny = -gy;
-          nz = -gz;
-        } else {
-          if (d >= r) continue;
-          depth = r - d;
-          nx = gx;
-          ny = gy;
-          nz = gz;
-        }
+        fluidSideDistance(ctx, eid, lx, ly, lz, out);
+        if (out[0] >= r) continue;
+        depth = r - out[0];
+        nx = out[1];
+        ny = out[2];
+        nz = out[3];
       }
       // Back to world space: the push (depth along the local normal) and the normal itself.
       const wnx = r00 * nx + r01 * ny + r02 * nz;
@@ -372,8 +294,6 @@ function addWall(
   s.wallGradientY[i] += slope * ny;
   s.wallGradientZ[i] += slope * nz;
 }
-
-const distanceScratch = new Float64Array(4);
 
 /**
  * Signed distance of local point (lx, ly, lz) to collider `eid`'s surface, measured on the fluid side
