@@ -67,7 +67,10 @@ export function gatherColliders(ctx: SimulationContext): void {
   const t = ctx.colliders;
   for (let slot = 0; slot < t.count; slot++) {
     const eid = t.entity[slot];
-    for (const field of COLLIDER_FINITE_FIELDS) checkFinite(`Collider.${field}`, eid, c[field][eid]);
+    for (let f = 0; f < COLLIDER_FINITE_FIELDS.length; f++) {
+      const field = COLLIDER_FINITE_FIELDS[f];
+      if (!Number.isFinite(c[field][eid])) checkFinite(`Collider.${field}`, eid, c[field][eid]);
+    }
     if (!(c.friction[eid] >= 0 && c.friction[eid] <= 100)) {
       throw new FluidError(`Collider.friction[${eid}] is ${c.friction[eid]}; allowed range is [0, 100]`);
     }

@@ -560,7 +560,10 @@ export class FluidSimulation {
    */
   step(timeStep: number = this.settings.timeStep): void {
     checkNumber('timeStep', timeStep, 1e-6, 0.1);
-    checkVector3('settings.gravity', this.settings.gravity, 1000);
+    const gravity = this.settings.gravity;
+    for (let axis = 0; axis < 3; axis++) {
+      if (!(Math.abs(gravity[axis]) <= 1000)) checkNumber(`settings.gravity[${axis}]`, gravity[axis], -1000, 1000);
+    }
     checkInteger('settings.substeps', this.settings.substeps, 1, 32);
     checkInteger('settings.iterations', this.settings.iterations, 1, 64);
     checkNumber('settings.maxSpeed', this.settings.maxSpeed, 1e-6, 10000);
