@@ -272,3 +272,29 @@ describe('colliders', () => {
     expect(drop(0, 1, 1).velocityX).toBeLessThan(0.5);
   });
 });
+
+describe('overlapping spawns', () => {
+  it('a block spawned twice at the same place separates instead of staying stacked', () => {
+    const simulation = new FluidSimulation({ particleRadius: 0.025 });
+    const water = simulation.addMaterial({});
+    simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [0.5, 1, 0.5], container: true });
+    simulation.spawnBlock({ min: [0, 0, 0], max: [0.2, 0.2, 0.2], material: water });
+    simulation.spawnBlock({ min: [0, 0, 0], max: [0.2, 0.2, 0.2], material: water });
+    for (let frame = 0; frame < 120; frame++) simulation.step();
+    const ids = simulation.particles();
+    const { Position } = simulation;
+    let closest = Number.POSITIVE_INFINITY;
+    for (let a = 0; a < ids.length; a++)
+      for (let b = a + 1; b < ids.length; b++) {
+        const d = Math.hypot(
+          Position.x[ids[a]] - Position.x[ids[b]],
+          Position.y[ids[a]] - Position.y[ids[b]],
+          Position.z[ids[a]] - Position.z[ids[b]],
+        );
+        closest = Math.min(closest, d);
+      }
+    // Rest spacing is 2r = 0.05 m; stacked duplicates would be at 0.
+    expect(closest).toBeGreaterThan(0.5 * simulation.settings.particleRadius);
+    expect(simulation.stats.maxDensityError).toBeLessThan(0.1);
+  });
+});

@@ -25,6 +25,9 @@ import type { SimulationContext } from '../context';
 import { selfWeight } from '../context';
 import { poly6Coefficient, spikyGradientCoefficient } from '../kernels';
 
+/** Offset, as a fraction of h, given along +x to the second of two particles at the same position. */
+const COINCIDENT_OFFSET = 1e-6;
+
 /** Computes density and lambda (eq. 2, 9-11) of every particle; caches per-pair kernel values. */
 export function computeLambda(ctx: SimulationContext): void {
   const s = ctx.solver;
@@ -34,6 +37,7 @@ export function computeLambda(ctx: SimulationContext): void {
   const poly6C = poly6Coefficient(h);
   const spikyC = spikyGradientCoefficient(h);
   const w0 = selfWeight(h);
+  const coincidentOffset = COINCIDENT_OFFSET * h;
   const { predictedX, predictedY, predictedZ, mass, material, density, lambda, neighbourStart, neighbours } = s;
   const { wallWeight, wallGradientX, wallGradientY, wallGradientZ } = s;
   const { gradientX, gradientY, gradientZ, gradientSquares, pairGradient, pairWeight } = s;
@@ -63,9 +67,11 @@ export function computeLambda(ctx: SimulationContext): void {
     const end = neighbourStart[i + 1];
     for (let k = neighbourStart[i]; k < end; k++) {
       const j = neighbours[k];
-      const rx = xi - predictedX[j];
+      let rx = xi - predictedX[j];
       const ry = yi - predictedY[j];
       const rz = zi - predictedZ[j];
+      // Coincident particles (a block spawned twice) get a tiny offset so the spiky gradient separates them.
+      if (rx === 0 && ry === 0 && rz === 0) rx = coincidentOffset;
       const r2 = rx * rx + ry * ry + rz * rz;
       if (r2 >= hSquared) {
         pairGradient[k] = 0;
@@ -78,25 +84,21 @@ export function computeLambda(ctx: SimulationContext): void {
       pairWeight[k] = w;
       rho += mj * w;
       density[j] += mi * w;
-      if (r2 > 0) {
-        const r = Math.sqrt(r2);
-        const e = h - r;
-        // grad_i W_ij = g (x_i - x_j); grad_j W_ij = -g (x_i - x_j).
-        const g = (-spikyC * e * e) / r;
-        pairGradient[k] = g;
-        const a = g * mj * invRho0i;
-        gix += a * rx;
-        giy += a * ry;
-        giz += a * rz;
-        squares += a * a * r2;
-        const b = g * mi * inverseRestDensity[material[j]];
-        gradientX[j] -= b * rx;
-        gradientY[j] -= b * ry;
-        gradientZ[j] -= b * rz;
-        gradientSquares[j] += b * b * r2;
-      } else {
-        pairGradient[k] = 0;
-      }
+      const r = Math.sqrt(r2);
+      const e = h - r;
+      // grad_i W_ij = g (x_i - x_j); grad_j W_ij = -g (x_i - x_j).
+      const g = (-spikyC * e * e) / r;
+      pairGradient[k] = g;
+      const a = g * mj * invRho0i;
+      gix += a * rx;
+      giy += a * ry;
+      giz += a * rz;
+      squares += a * a * r2;
+      const b = g * mi * inverseRestDensity[material[j]];
+      gradientX[j] -= b * rx;
+      gradientY[j] -= b * ry;
+      gradientZ[j] -= b * rz;
+      gradientSquares[j] += b * b * r2;
     }
     density[i] = rho;
     gradientX[i] = gix;
@@ -136,6 +138,7 @@ export function computeCorrections(ctx: SimulationContext): void {
   const { predictedX, predictedY, predictedZ, mass, material, lambda, deltaX, deltaY, deltaZ } = s;
   const { neighbourStart, neighbours, wallGradientX, wallGradientY, wallGradientZ, pairGradient, pairWeight } = s;
   const inverseRestDensity = ctx.materials.inverseRestDensity;
+  const coincidentOffset = COINCIDENT_OFFSET * ctx.settings.kernelRadius;
   // The walls push with the particle's own lambda (they carry no constraint of their own).
   for (let i = 0; i < n; i++) {
     const wallScale = lambda[i] * mass[i] * inverseRestDensity[material[i]];
@@ -172,9 +175,10 @@ export function computeCorrections(ctx: SimulationContext): void {
         scorr = 0.5 * (artificialPressure(ctx, slotI, pairWeight[k]) + artificialPressure(ctx, slotJ, pairWeight[k]));
       }
       const f = (li + lambda[j] + scorr) * g;
-      const rx = xi - predictedX[j];
+      let rx = xi - predictedX[j];
       const ry = yi - predictedY[j];
       const rz = zi - predictedZ[j];
+      if (rx === 0 && ry === 0 && rz === 0) rx = coincidentOffset;
       const a = f * mass[j] * invRho0i;
       dx += a * rx;
       dy += a * ry;
