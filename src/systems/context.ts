@@ -161,7 +161,9 @@ export interface SolverState {
   readonly gradientZ: Float64Array;
   /** Sum of |grad_{x_j} C_i|^2 over the neighbours j (1/m^2). */
   readonly gradientSquares: Float64Array;
-  /** Every per-particle array the neighbour sort permutes. */
+  /** Particle volume m / rho of the last density pass (m^3), for the velocity systems. */
+  readonly volume: Float64Array;
+  /** Every per-particle array the neighbour sort permutes (cell coordinates only in hashed mode). */
   readonly sortedArrays: readonly PermutableArray[];
   /** Candidate buffer of one cell's 27-cell neighbourhood. */
   candidates: Int32Array;
@@ -235,9 +237,6 @@ export function createSolverState(capacity: number, entityCapacity: number): Sol
     velocityZ: f(),
     material: new Uint16Array(capacity),
     mass: f(),
-    cellX: i32(),
-    cellY: i32(),
-    cellZ: i32(),
     cellHash: new Uint32Array(capacity),
   };
   const pairCapacity = Math.max(1024, capacity * 24);
@@ -246,6 +245,10 @@ export function createSolverState(capacity: number, entityCapacity: number): Sol
     placeOfEntity,
     ...sorted,
     sortedArrays: Object.values(sorted),
+    cellX: i32(),
+    cellY: i32(),
+    cellZ: i32(),
+    volume: f(),
     density: f(),
     lambda: f(),
     deltaX: f(),

@@ -39,7 +39,7 @@ function ensureNeighbourSpace(s: SolverState, total: number, extra: number): Int
  * Counting sort of the particles by `cellHash` (the bucket key, < bucketCount), permuting every
  * per-particle array into bucket order.
  */
-function sortByBucket(s: SolverState, n: number, bucketCount: number): void {
+function sortByBucket(s: SolverState, n: number, bucketCount: number): Int32Array {
   const { bucketStart, bucketCursor, cellHash, sortDestination } = s;
   bucketStart.fill(0, 0, bucketCount + 1);
   for (let i = 0; i < n; i++) bucketStart[cellHash[i] + 1]++;
@@ -50,6 +50,7 @@ function sortByBucket(s: SolverState, n: number, bucketCount: number): void {
   const arrays = s.sortedArrays;
   for (let a = 0; a < arrays.length; a++) permute(arrays[a], sortDestination, scratch, n);
   for (let i = 0; i < n; i++) s.placeOfEntity[s.entity[i]] = i;
+  return sortDestination;
 }
 
 /**
@@ -175,7 +176,11 @@ function hashedNeighbours(ctx: SimulationContext): void {
   const mask = s.tableMask;
   const { cellHash } = s;
   for (let i = 0; i < n; i++) cellHash[i] = hashCell(s.cellX[i], s.cellY[i], s.cellZ[i], mask);
-  sortByBucket(s, n, mask + 1);
+  const destination = sortByBucket(s, n, mask + 1);
+  // This mode compares cell coordinates, so they follow the sort too.
+  permute(s.cellX, destination, s.scratch, n);
+  permute(s.cellY, destination, s.scratch, n);
+  permute(s.cellZ, destination, s.scratch, n);
   const { cellX, cellY, cellZ, predictedX, predictedY, predictedZ, neighbourStart, neighbourCount, bucketStart } = s;
   let total = 0;
   let runStart = 0;

@@ -88,6 +88,8 @@ export function viscosityVorticitySystem(ctx: SimulationContext): void {
   const vorticityStrength = ctx.materials.vorticity;
   let anyVorticity = false;
   for (let m = 0; m < ctx.materials.count; m++) if (vorticityStrength[m] > 0) anyVorticity = true;
+  const volume = s.volume;
+  for (let i = 0; i < n; i++) volume[i] = mass[i] / density[i];
 
   // Pass 1, over pairs: vorticity (eq. 15) and the XSPH sum (eq. 17), both from the same velocities.
   // With g = grad_i W_ij = -grad_j W_ij and u = v_i - v_j, both particles get omega += V_other (u x g).
@@ -104,7 +106,7 @@ export function viscosityVorticitySystem(ctx: SimulationContext): void {
     const vxi = velocityX[i];
     const vyi = velocityY[i];
     const vzi = velocityZ[i];
-    const volumeI = mass[i] / density[i];
+    const volumeI = volume[i];
     let wx = vorticityX[i];
     let wy = vorticityY[i];
     let wz = vorticityZ[i];
@@ -119,7 +121,7 @@ export function viscosityVorticitySystem(ctx: SimulationContext): void {
       const rz = zi - predictedZ[j];
       const r2 = rx * rx + ry * ry + rz * rz;
       if (r2 >= hSquared) continue;
-      const volumeJ = mass[j] / density[j];
+      const volumeJ = volume[j];
       const ux = vxi - velocityX[j];
       const uy = vyi - velocityY[j];
       const uz = vzi - velocityZ[j];
@@ -180,7 +182,7 @@ export function viscosityVorticitySystem(ctx: SimulationContext): void {
       const yi = predictedY[i];
       const zi = predictedZ[i];
       const magnitudeI = magnitude[i];
-      const volumeI = mass[i] / density[i];
+      const volumeI = volume[i];
       let ex = etaX[i];
       let ey = etaY[i];
       let ez = etaZ[i];
@@ -195,7 +197,7 @@ export function viscosityVorticitySystem(ctx: SimulationContext): void {
         const r = Math.sqrt(r2);
         const e = h - r;
         const g = ((-spikyC * e * e) / r) * (magnitude[j] - magnitudeI);
-        const a = g * (mass[j] / density[j]);
+        const a = g * volume[j];
         ex += a * rx;
         ey += a * ry;
         ez += a * rz;
