@@ -1,19 +1,17 @@
 /**
- * Neighbour search on an unbounded grid of cell size h (Green 2008): cells are numbered (densely over the
- * particles' bounding box, or hashed into a power-of-two table when they spread far), particles are
- * counting-sorted by cell and every per-particle array is permuted
- * into that order, so that neighbours sit close in memory (Müller et al. 2003, section 5). Then, cell by
- * cell, the 27 surrounding cells are scanned once and each particle of the cell keeps the candidates
- * within h as its neighbour list (self excluded). Runs once per substep on predicted positions.
+ * Neighbour search on an unbounded grid of cell size h (Green 2008), once per substep on predicted
+ * positions. Cells are numbered densely over the particles' bounding box (or hashed into a power-of-two
+ * table when the particles spread too far for that), particles are counting-sorted by cell and every
+ * per-particle array is permuted into that order, so that neighbours sit close in memory (Müller et al.
+ * 2003, section 5). Each neighbour pair within h is then stored once, in the half list of the particle that
+ * comes first in the sorted order; the solver's pair loops update both particles of a pair.
  */
-import type { SimulationContext, SolverState } from '../context';
+import type { PermutableArray, SimulationContext, SolverState } from '../context';
 
 /** Hash of integer cell coordinates into a table of size mask + 1 (Teschner et al. 2003 primes). */
 export function hashCell(cx: number, cy: number, cz: number, mask: number): number {
   return (Math.imul(cx, 73856093) ^ Math.imul(cy, 19349663) ^ Math.imul(cz, 83492791)) & mask;
 }
-
-import type { PermutableArray } from '../context';
 
 function permute(array: PermutableArray, destination: Int32Array, scratch: Float64Array, n: number): void {
   for (let i = 0; i < n; i++) scratch[destination[i]] = array[i];
