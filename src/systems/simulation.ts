@@ -48,7 +48,9 @@ export interface FluidSimulationOptions {
   iterations?: number;
   /**
    * Speed clamp in m/s applied after external forces each substep, so that no particle crosses more
-   * than about one kernel radius per substep (neighbour search and collisions stay valid).
+   * than about one kernel radius per substep (neighbour search and collisions stay valid). The velocity
+   * after a step can exceed it by what the solve adds: at most one particle radius of correction per
+   * iteration, and the surface speed of a moving collider.
    * Range (0, 10000]. Default h / (timeStep / substeps), 12 m/s for the defaults.
    */
   maxSpeed?: number;

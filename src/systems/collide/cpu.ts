@@ -107,6 +107,8 @@ export function colliderPoseSystem(ctx: SimulationContext): void {
 /**
  * Projects every particle's predicted position out of (or into, for containers) every collider and
  * records the contact (collider slot, normal into the fluid, approach speed) for the velocity system.
+ * Solids are projected first and containers last, so that a particle squeezed between a solid and a
+ * container wall ends inside the container: fluid never leaves a container.
  */
 export function collideParticles(ctx: SimulationContext): void {
   const table = ctx.colliders;
@@ -120,8 +122,11 @@ export function collideParticles(ctx: SimulationContext): void {
   const { predictedX, predictedY, predictedZ, velocityX, velocityY, velocityZ } = s;
   const { contactCollider, contactNormalX, contactNormalY, contactNormalZ, contactApproachSpeed } = s;
   const out = distanceScratch;
-  for (let slot = 0; slot < table.count; slot++) {
+  for (let visit = 0; visit < 2 * table.count; visit++) {
+    const slot = visit % table.count;
     const eid = table.entity[slot];
+    // First round: solids; second round: containers.
+    if ((c.container[eid] === 1) !== visit >= table.count) continue;
     const o = slot * 24;
     const r00 = frames[o];
     const r01 = frames[o + 1];
