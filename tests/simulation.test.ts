@@ -246,6 +246,22 @@ describe('colliders', () => {
     expect(touching).toBeGreaterThan(10);
   });
 
+  it('a thin fast paddle does not tunnel: particles stay on the side it pushes them from', () => {
+    // 2 cm thick, moving 6 m/s = 5 cm per substep: more than its thickness each substep.
+    const { simulation, water } = block({ gravity: [0, 0, 0] });
+    const paddle = simulation.addCollider({ shape: 'box', min: [-0.01, -0.3, -0.3], max: [0.01, 0.3, 0.3] });
+    const ids = simulation.spawnBlock({ min: [0.05, -0.1, -0.1], max: [0.25, 0.1, 0.1], material: water });
+    let x = 0;
+    for (let frame = 0; frame < 15; frame++) {
+      x += 6 / 60;
+      simulation.setColliderTransform(paddle, { position: [x, 0, 0] });
+      simulation.step();
+    }
+    let behind = 0;
+    for (const eid of ids) if (simulation.Position.x[eid] < x) behind++;
+    expect(behind).toBe(0);
+  });
+
   it('restitution 1 bounces a drop back up, restitution 0 does not, friction stops sliding', () => {
     const drop = (restitution: number, friction: number, velocityX: number) => {
       const simulation = new FluidSimulation({ particleRadius: 0.025 });

@@ -4,7 +4,8 @@
  * space, its signed distance d to the shape (negative inside) and the distance gradient are evaluated, and
  * the particle is projected to keep d >= r (solid) or d <= -r (container), r = particle radius.
  * Colliders move between steps; within a step their pose is interpolated per substep, so a moving collider
- * pushes particles with its own velocity.
+ * pushes particles with its own velocity. For solids the relative path of each particle over the substep is
+ * sphere-traced, so a fast or thin solid cannot be crossed within one substep (no tunnelling).
  */
 import { ColliderShape } from '../../components';
 import type { SimulationContext, SolverState } from '../context';
@@ -119,7 +120,7 @@ export function collideParticles(ctx: SimulationContext): void {
   const c = ctx.components.Collider;
   const frames = table.frames;
   const dt = ctx.substepTimeStep;
-  const { predictedX, predictedY, predictedZ, velocityX, velocityY, velocityZ } = s;
+  const { positionX, positionY, positionZ, predictedX, predictedY, predictedZ, velocityX, velocityY, velocityZ } = s;
   const { contactCollider, contactNormalX, contactNormalY, contactNormalZ, contactApproachSpeed } = s;
   const out = distanceScratch;
   for (let visit = 0; visit < 2 * table.count; visit++) {
@@ -140,7 +141,8 @@ export function collideParticles(ctx: SimulationContext): void {
     const tx = frames[o + 9];
     const ty = frames[o + 10];
     const tz = frames[o + 11];
-    const containerBox = c.shape[eid] === ColliderShape.box && c.container[eid] === 1;
+    const container = c.container[eid] === 1;
+    const containerBox = c.shape[eid] === ColliderShape.box && container;
     const minX = c.ax[eid] + r;
     const minY = c.ay[eid] + r;
     const minZ = c.az[eid] + r;
@@ -174,11 +176,64 @@ export function collideParticles(ctx: SimulationContext): void {
         nz /= depth;
       } else {
         fluidSideDistance(ctx, eid, lx, ly, lz, out);
-        if (out[0] >= r) continue;
-        depth = r - out[0];
+        let endDistance = out[0];
         nx = out[1];
         ny = out[2];
         nz = out[3];
+        let ex = lx;
+        let ey = ly;
+        let ez = lz;
+        if (!container) {
+          // Swept test against a solid: the path from the particle's start-of-substep position (in the
+          // collider's start pose) to its current one (end pose) is the relative motion. If it enters the
+          // solid, the particle is put back where it entered, not pushed through the nearest face, which for
+          // a thin or fast solid may be the far side (no tunnelling).
+          const s0 = o + 12;
+          const qx = positionX[i] - frames[s0 + 9];
+          const qy = positionY[i] - frames[s0 + 10];
+          const qz = positionZ[i] - frames[s0 + 11];
+          const sx = frames[s0] * qx + frames[s0 + 3] * qy + frames[s0 + 6] * qz;
+          const sy = frames[s0 + 1] * qx + frames[s0 + 4] * qy + frames[s0 + 7] * qz;
+          const sz = frames[s0 + 2] * qx + frames[s0 + 5] * qy + frames[s0 + 8] * qz;
+          const pathX = lx - sx;
+          const pathY = ly - sy;
+          const pathZ = lz - sz;
+          const pathLength = Math.sqrt(pathX * pathX + pathY * pathY + pathZ * pathZ);
+          fluidSideDistance(ctx, eid, sx, sy, sz, out);
+          const startDistance = out[0];
+          // The distance is 1-Lipschitz: a path shorter than both distances cannot touch the surface.
+          if (startDistance > 0 && pathLength > startDistance + (endDistance > 0 ? endDistance : 0)) {
+            // Sphere tracing along the path to the first surface contact.
+            let t = 0;
+            let hit = false;
+            for (let march = 0; march < 64 && t < 1; march++) {
+              fluidSideDistance(ctx, eid, sx + t * pathX, sy + t * pathY, sz + t * pathZ, out);
+              if (out[0] < 1e-6 * r) {
+                hit = true;
+                break;
+              }
+              t += out[0] / pathLength;
+            }
+            if (hit) {
+              ex = sx + t * pathX;
+              ey = sy + t * pathY;
+              ez = sz + t * pathZ;
+              endDistance = out[0];
+              nx = out[1];
+              ny = out[2];
+              nz = out[3];
+            }
+          }
+        }
+        if (endDistance >= r) continue;
+        // Push from the current local point to the contact point lifted to distance r.
+        const pushX = ex + (r - endDistance) * nx - lx;
+        const pushY = ey + (r - endDistance) * ny - ly;
+        const pushZ = ez + (r - endDistance) * nz - lz;
+        predictedX[i] += r00 * pushX + r01 * pushY + r02 * pushZ;
+        predictedY[i] += r10 * pushX + r11 * pushY + r12 * pushZ;
+        predictedZ[i] += r20 * pushX + r21 * pushY + r22 * pushZ;
+        depth = 0;
       }
       // Back to world space: the push (depth along the local normal) and the normal itself.
       const wnx = r00 * nx + r01 * ny + r02 * nz;
