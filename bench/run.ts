@@ -23,16 +23,21 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[middle] : 0.5 * (sorted[middle - 1] + sorted[middle]);
 }
 
-/** A dam break: a block of water against one wall of a closed tank, about `count` particles. */
+/** Block sizes (particles along x, y, z) giving exactly the standard counts; other counts get a near cube. */
+const BLOCKS: Record<number, [number, number, number]> = {
+  5000: [20, 25, 10],
+  10000: [20, 25, 20],
+  20000: [25, 40, 20],
+  50000: [40, 50, 25],
+};
+
+/** A dam break: a block of water against one wall of a closed tank four block-widths long. */
 function scene(count: number): FluidSimulation {
   const particleRadius = 0.025;
   const spacing = 2 * particleRadius;
-  // Block of n x 2n x n/2 particles (aspect of a classic dam break), tank four block-widths long.
   const n = Math.round(Math.cbrt(count));
-  const nx = n;
-  const ny = n;
-  const nz = Math.round(count / (nx * ny));
-  const simulation = new FluidSimulation({ particleRadius, capacity: count + 1000, substeps, iterations });
+  const [nx, ny, nz] = BLOCKS[count] ?? [n, n, Math.max(1, Math.round(count / (n * n)))];
+  const simulation = new FluidSimulation({ particleRadius, capacity: nx * ny * nz, substeps, iterations });
   const water = simulation.addMaterial({});
   const width = nx * spacing;
   simulation.addCollider({
