@@ -1,7 +1,8 @@
 import { createWorld } from 'bitecs';
-import { createFluidComponents, type FluidSettings, MATERIAL_DEFAULTS } from '../src/components';
+import { createFluidComponents, type FluidSettings } from '../src/components';
 import { createSimulationContext, type SimulationContext } from '../src/systems/context';
 import { gatherMaterials } from '../src/systems/gather';
+import { registerMaterial, resolveMaterial, writeMaterial } from '../src/systems/material';
 
 /** A deterministic pseudo-random generator (mulberry32) so tests are reproducible. */
 export function random(seed: number): () => number {
@@ -38,18 +39,8 @@ export function contextWithParticles(positions: ArrayLike<number>, particleRadiu
   const components = createFluidComponents(entityCapacity);
   const context = createSimulationContext(settings, createWorld(), components, entityCapacity);
   const materialEntity = n + 1;
-  const m = components.FluidMaterial;
-  m.restDensity[materialEntity] = MATERIAL_DEFAULTS.restDensity;
-  m.particleMass[materialEntity] = MATERIAL_DEFAULTS.restDensity / context.lattice.kernelSum;
-  m.viscosity[materialEntity] = MATERIAL_DEFAULTS.viscosity;
-  m.vorticity[materialEntity] = MATERIAL_DEFAULTS.vorticity;
-  m.artificialPressureStrength[materialEntity] = MATERIAL_DEFAULTS.artificialPressureStrength;
-  m.artificialPressureExponent[materialEntity] = MATERIAL_DEFAULTS.artificialPressureExponent;
-  m.artificialPressureDistance[materialEntity] = MATERIAL_DEFAULTS.artificialPressureDistance;
-  m.relaxation[materialEntity] = MATERIAL_DEFAULTS.relaxation;
-  context.materials.entity[0] = materialEntity;
-  context.materials.slotOfEntity[materialEntity] = 0;
-  context.materials.count = 1;
+  writeMaterial(components.FluidMaterial, materialEntity, resolveMaterial({}, context.lattice.kernelSum));
+  registerMaterial(context.materials, materialEntity);
   gatherMaterials(context);
   const s = context.solver;
   for (let i = 0; i < n; i++) {

@@ -29,6 +29,9 @@ describe('FluidSimulation API', () => {
     const live = query(simulation.world, [Position, Velocity, Particle]);
     expect([...live].sort()).toEqual([...ids].sort());
     expect(simulation.world.components.Position).toBe(simulation.Position);
+    const buffer = new Uint32Array(16);
+    expect([...simulation.particles(buffer)]).toEqual([...simulation.particles()]);
+    expect(() => simulation.particles(new Uint32Array(2))).toThrowError(/into has length 2; it needs at least 8/);
   });
 
   it('is bit-identical for the same inputs', () => {

@@ -50,6 +50,7 @@ particleMesh.material = particleMaterial;
 particleMesh.alwaysSelectAsActiveMesh = true;
 let matrices = new Float32Array(0);
 let colors = new Float32Array(0);
+let particleIds = new Uint32Array(0);
 
 function reset(): void {
   simulation = new FluidSimulation({ particleRadius: 0.025, capacity: 12000 });
@@ -60,6 +61,7 @@ function reset(): void {
   const count = simulation.particleCount;
   matrices = new Float32Array(count * 16);
   colors = new Float32Array(count * 4);
+  particleIds = new Uint32Array(simulation.settings.capacity);
   const diameter = 2 * simulation.settings.particleRadius;
   for (let k = 0; k < count; k++) {
     matrices[16 * k] = diameter;
@@ -93,7 +95,7 @@ let frame = 0;
 scene.onBeforeRenderObservable.add(() => {
   if (!paused) simulation.step();
   const { Position, Velocity } = simulation;
-  const ids = simulation.particles();
+  const ids = simulation.particles(particleIds);
   for (let k = 0; k < ids.length; k++) {
     const eid = ids[k];
     matrices[16 * k + 12] = Position.x[eid];

@@ -9,12 +9,12 @@ import {
   type FluidBackend,
   type FluidComponents,
   type FluidSettings,
-  MATERIAL_DEFAULTS,
   type Vector3Store,
 } from '../components';
 import { commitColliderPose } from './collide/cpu';
 import { createSimulationContext, type FluidStats, type SimulationContext } from './context';
 import { FluidCapacityError, FluidError } from './errors';
+import { type FluidMaterialOptions, registerMaterial, resolveMaterial, writeMaterial } from './material';
 import { cpuSystems, type FluidSystem, runStep } from './pipeline';
 import {
   checkInteger,
@@ -56,31 +56,6 @@ export interface FluidSimulationOptions {
   maxSpeed?: number;
   /** Backend. Only `'cpu'` exists yet. Default `'cpu'`. */
   backend?: FluidBackend;
-}
-
-/** Options of {@link FluidSimulation.addMaterial}; defaults from Macklin & Müller 2013 (water). */
-export interface FluidMaterialOptions {
-  /** Rest density rho0 in kg/m^3 (eq. 1). Range [0.001, 1e9]. Default 1000. */
-  restDensity?: number;
-  /** XSPH viscosity c (eq. 17), dimensionless. Range [0, 1]. Default 0.01. */
-  viscosity?: number;
-  /** Vorticity confinement epsilon (eq. 16) in m/s. Range [0, 1000]. Default 0.01. */
-  vorticity?: number;
-  /** Artificial pressure k (eq. 13). Range [0, 10]. Default 0.1. */
-  artificialPressureStrength?: number;
-  /** Artificial pressure n (eq. 13). Range [1, 16]. Default 4. */
-  artificialPressureExponent?: number;
-  /** Artificial pressure |delta q| (eq. 13) as a fraction of h. Range [0, 0.99]. Default 0.2. */
-  artificialPressureDistance?: number;
-  /**
-   * CFM relaxation epsilon (eq. 11), as a fraction of the rest-lattice sum of |grad C|^2 (so it is
-   * independent of particle size). Range [1e-9, 1e6]. Default 0.01. Larger is softer.
-   */
-  relaxation?: number;
-  /** Particle mass in kg. Default: rho0 divided by the poly6 sum of the spawn lattice, so a spawned block sits at rest density. */
-  particleMass?: number;
-  /** Render colour `[red, green, blue]`, each in [0, 1]. Default `[0.2, 0.45, 0.9]`. */
-  color?: Vector3Tuple;
 }
 
 /** Fields every collider shares. */
@@ -265,9 +240,19 @@ export class FluidSimulation {
     return this.context.solver.count;
   }
 
-  /** The live particle entity ids, as a new array, in the solver's spatial order. */
-  particles(): Uint32Array {
-    return this.context.solver.entity.slice(0, this.context.solver.count);
+  /**
+   * The live particle entity ids in the solver's spatial order: a new array, or, when `into` is given and
+   * long enough (at least `particleCount`), written into it and returned as a view of its first
+   * `particleCount` entries, so a render loop can reuse one buffer every frame.
+   */
+  particles(into?: Uint32Array): Uint32Array {
+    const { entity, count } = this.context.solver;
+    if (into === undefined) return entity.slice(0, count);
+    if (into.length < count) {
+      throw new FluidError(`particles(into): into has length ${into.length}; it needs at least ${count}`);
+    }
+    into.set(entity.subarray(0, count));
+    return into.subarray(0, count);
   }
 
   private newEntity(): number {
@@ -285,57 +270,11 @@ export class FluidSimulation {
     if (table.count >= this.settings.maxMaterials) {
       throw new FluidCapacityError(`maxMaterials (${this.settings.maxMaterials}) reached; cannot add a material`);
     }
-    const d = MATERIAL_DEFAULTS;
-    const restDensity = checkNumber('restDensity', withDefault(options.restDensity, d.restDensity), 0.001, 1e9);
-    const values = {
-      restDensity,
-      viscosity: checkNumber('viscosity', withDefault(options.viscosity, d.viscosity), 0, 1),
-      vorticity: checkNumber('vorticity', withDefault(options.vorticity, d.vorticity), 0, 1000),
-      artificialPressureStrength: checkNumber(
-        'artificialPressureStrength',
-        withDefault(options.artificialPressureStrength, d.artificialPressureStrength),
-        0,
-        10,
-      ),
-      artificialPressureExponent: checkNumber(
-        'artificialPressureExponent',
-        withDefault(options.artificialPressureExponent, d.artificialPressureExponent),
-        1,
-        16,
-      ),
-      artificialPressureDistance: checkNumber(
-        'artificialPressureDistance',
-        withDefault(options.artificialPressureDistance, d.artificialPressureDistance),
-        0,
-        0.99,
-      ),
-      relaxation: checkNumber('relaxation', withDefault(options.relaxation, d.relaxation), 1e-9, 1e6),
-      particleMass: checkNumber(
-        'particleMass',
-        withDefault(options.particleMass, restDensity / this.context.lattice.kernelSum),
-        1e-15,
-        1e12,
-      ),
-    };
-    const color = checkVector3('color', withDefault<Vector3Tuple>(options.color, d.color), 1);
-    for (let k = 0; k < 3; k++) checkNumber(`color[${k}]`, color[k], 0, 1);
+    const resolved = resolveMaterial(options, this.context.lattice.kernelSum);
     const eid = this.newEntity();
-    const store = this.components.FluidMaterial;
-    addComponent(this.world, eid, store);
-    store.restDensity[eid] = values.restDensity;
-    store.viscosity[eid] = values.viscosity;
-    store.vorticity[eid] = values.vorticity;
-    store.artificialPressureStrength[eid] = values.artificialPressureStrength;
-    store.artificialPressureExponent[eid] = values.artificialPressureExponent;
-    store.artificialPressureDistance[eid] = values.artificialPressureDistance;
-    store.relaxation[eid] = values.relaxation;
-    store.particleMass[eid] = values.particleMass;
-    store.colorRed[eid] = color[0];
-    store.colorGreen[eid] = color[1];
-    store.colorBlue[eid] = color[2];
-    table.entity[table.count] = eid;
-    table.slotOfEntity[eid] = table.count;
-    table.count++;
+    addComponent(this.world, eid, this.components.FluidMaterial);
+    writeMaterial(this.components.FluidMaterial, eid, resolved);
+    registerMaterial(table, eid);
     return eid;
   }
 

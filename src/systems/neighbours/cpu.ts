@@ -117,8 +117,12 @@ function denseNeighbours(
   sortByBucket(s, n, nxy * nz);
   const { predictedX, predictedY, predictedZ, neighbourStart, neighbourCount, bucketStart } = s;
   // Candidate ranges after cell c: c + 1; the three cells of row (y + 1, z); the 3 x 3 cells of z + 1.
-  const rowStarts = [1, nx - 1, nxy - nx - 1, nxy - 1, nxy + nx - 1];
-  const rowLengths = [1, 3, 3, 3, 3];
+  const rowStarts = s.rowStarts;
+  rowStarts[0] = 1;
+  rowStarts[1] = nx - 1;
+  rowStarts[2] = nxy - nx - 1;
+  rowStarts[3] = nxy - 1;
+  rowStarts[4] = nxy + nx - 1;
   let total = 0;
   let runStart = 0;
   while (runStart < n) {
@@ -128,7 +132,7 @@ function denseNeighbours(
     let candidateCount = runEnd - runStart;
     for (let r = 0; r < 5; r++) {
       const first = cell + rowStarts[r];
-      candidateCount += bucketStart[first + rowLengths[r]] - bucketStart[first];
+      candidateCount += bucketStart[first + (r === 0 ? 1 : 3)] - bucketStart[first];
     }
     const neighbours = ensureNeighbourSpace(s, total, (runEnd - runStart) * candidateCount);
     for (let i = runStart; i < runEnd; i++) {
@@ -146,7 +150,7 @@ function denseNeighbours(
         } else {
           const first = cell + rowStarts[r];
           from = bucketStart[first];
-          to = bucketStart[first + rowLengths[r]];
+          to = bucketStart[first + (r === 0 ? 1 : 3)];
         }
         for (let j = from; j < to; j++) {
           const rx = xi - predictedX[j];

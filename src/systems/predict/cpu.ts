@@ -9,7 +9,10 @@ export function predictSystem(ctx: SimulationContext): void {
   const s = ctx.solver;
   const n = s.count;
   const dt = ctx.substepTimeStep;
-  const [gx, gy, gz] = ctx.settings.gravity;
+  const gravity = ctx.settings.gravity;
+  const gx = gravity[0];
+  const gy = gravity[1];
+  const gz = gravity[2];
   const maxSpeed = ctx.settings.maxSpeed;
   const maxSpeedSquared = maxSpeed * maxSpeed;
   const { positionX, positionY, positionZ, predictedX, predictedY, predictedZ, velocityX, velocityY, velocityZ } = s;

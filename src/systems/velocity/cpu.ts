@@ -24,7 +24,10 @@ export function velocitySystem(ctx: SimulationContext): void {
   const { contactCollider, contactNormalX, contactNormalY, contactNormalZ, contactApproachSpeed } = s;
   const collider = ctx.components.Collider;
   const colliderEntity = ctx.colliders.entity;
-  const [gx, gy, gz] = ctx.settings.gravity;
+  const gravity = ctx.settings.gravity;
+  const gx = gravity[0];
+  const gy = gravity[1];
+  const gz = gravity[2];
   const restingSpeed = 2 * Math.sqrt(gx * gx + gy * gy + gz * gz) * ctx.substepTimeStep;
   for (let i = 0; i < n; i++) {
     let vx = (predictedX[i] - positionX[i]) * inverseDt;
