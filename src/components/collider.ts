@@ -1,7 +1,7 @@
 /**
- * The `Collider` component: an analytic solid or container the fluid collides with.
- * Shape parameters are in the collider's local space; the pose (position and rotation quaternion)
- * maps local space to world space. Data only.
+ * The `Collider` component: a solid or container the fluid collides with, either an analytic shape or a
+ * signed distance field baked from a mesh. Shape parameters are in the collider's local space; the pose
+ * (position, rotation quaternion and uniform scaling) maps local space to world space. Data only.
  */
 
 /** Numeric shape codes stored in `Collider.shape`. */
@@ -14,6 +14,11 @@ export const ColliderShape = {
   capsule: 2,
   /** Half-space: `a` = a point on the plane, `b` = unit normal; the solid lies opposite the normal. */
   plane: 3,
+  /**
+   * Signed distance field baked from a triangle mesh (Harada et al. 2007, section 3): `field` indexes
+   * the simulation's field list (`FluidSimulation.fields`).
+   */
+  mesh: 4,
 } as const;
 
 /** One of the {@link ColliderShape} codes. */
@@ -43,6 +48,17 @@ export interface ColliderStore {
   readonly bz: Float64Array;
   /** Radius in metres (sphere, capsule). */
   readonly radius: Float64Array;
+  /** Mesh shape: index of the collider's signed distance field in the simulation's field list; -1 otherwise. */
+  readonly field: Int32Array;
+  /**
+   * 1 adds the wall's density contribution (Harada et al. 2007, wall weight function, eq. 12) to nearby
+   * particles, so they neither stack against the wall nor stop short of it; 0 leaves only the collision.
+   */
+  readonly wallWeights: Uint8Array;
+  /** Pose uniform scaling at the end of the next step (dimensionless, > 0): local lengths times this are metres. */
+  readonly scale: Float64Array;
+  /** Pose uniform scaling at the start of the next step. */
+  readonly previousScale: Float64Array;
   /** Pose translation at the end of the next step (m). */
   readonly positionX: Float64Array;
   /** See {@link ColliderStore.positionX}. */
@@ -88,6 +104,10 @@ export function createColliderStore(size: number): ColliderStore {
     by: f(),
     bz: f(),
     radius: f(),
+    field: new Int32Array(size).fill(-1),
+    wallWeights: new Uint8Array(size),
+    scale: new Float64Array(size).fill(1),
+    previousScale: new Float64Array(size).fill(1),
     positionX: f(),
     positionY: f(),
     positionZ: f(),

@@ -30,6 +30,11 @@ export interface ParticleComponents {
   readonly Velocity: Vector3Store;
   /** Material reference of each particle. */
   readonly Particle: ParticleStore;
+  /**
+   * SPH density of each particle in kg/m^3 (eq. 2 of Macklin & Müller 2013, walls' contribution
+   * included), from the last solver iteration of the last step. Written by the step; read-only for games.
+   */
+  readonly Density: Float64Array;
 }
 
 /** Allocates a {@link Vector3Store} for `size` entity ids. */
@@ -43,5 +48,6 @@ export function createParticleComponents(size: number): ParticleComponents {
     Position: createVector3Store(size),
     Velocity: createVector3Store(size),
     Particle: { material: new Uint32Array(size) },
+    Density: new Float64Array(size),
   };
 }

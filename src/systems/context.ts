@@ -6,6 +6,7 @@ import type { World } from 'bitecs';
 import type { FluidComponents, FluidSettings } from '../components';
 import { wallWeightTable } from './collide/cpu';
 import { latticeGradientSum, latticeKernelSum, latticeNeighbourCount, poly6Coefficient } from './kernels';
+import type { SignedDistanceField } from './sdf/field';
 
 /** Figures of the last step, updated by the publish system. */
 export interface FluidStats {
@@ -60,6 +61,12 @@ export interface MaterialTable {
   readonly inverseArtificialPressureWeight: Float64Array;
 }
 
+/** Numbers of one collider pose in `ColliderTable.frames`: rotation (9, row-major), translation (3), scale (1). */
+export const POSE_SIZE = 13;
+
+/** Numbers per collider slot in `ColliderTable.frames`: the pose at the end of the substep, then at its start. */
+export const COLLIDER_FRAME_STRIDE = 2 * POSE_SIZE;
+
 /** Collider parameters gathered at the start of a step, plus the pose of the current substep. */
 export interface ColliderTable {
   /** Number of colliders. */
@@ -67,10 +74,13 @@ export interface ColliderTable {
   /** Collider entity id per slot. */
   readonly entity: Uint32Array;
   /**
-   * Per slot, 24 numbers: rotation matrix (row-major, local to world) and translation at the end of the
-   * current substep (0..11), then the same at its start (12..23).
+   * Per slot, {@link COLLIDER_FRAME_STRIDE} numbers: rotation matrix R (row-major), translation t and
+   * uniform scale s at the end of the current substep (0..12), then the same at its start (13..25).
+   * A local point l is at world point s R l + t.
    */
   readonly frames: Float64Array;
+  /** Signed distance fields of mesh colliders; `Collider.field[eid]` indexes this list (undefined: unused place). */
+  readonly fields: (SignedDistanceField | undefined)[];
 }
 
 /** A per-particle typed array the neighbour sort permutes. */
@@ -309,7 +319,12 @@ export function createMaterialTable(maxMaterials: number, entityCapacity: number
 
 /** Allocates the collider table for `maxColliders` colliders. */
 export function createColliderTable(maxColliders: number): ColliderTable {
-  return { count: 0, entity: new Uint32Array(maxColliders), frames: new Float64Array(maxColliders * 24) };
+  return {
+    count: 0,
+    entity: new Uint32Array(maxColliders),
+    frames: new Float64Array(maxColliders * COLLIDER_FRAME_STRIDE),
+    fields: [],
+  };
 }
 
 /** Computes the lattice constants for particle radius r and kernel radius h. */

@@ -3,6 +3,7 @@
  * particle positions and velocities) and copies them into the solver's dense arrays. A NaN or an
  * out-of-range value throws a {@link FluidError} before anything is changed.
  */
+import { ColliderShape } from '../components';
 import type { SimulationContext } from './context';
 import { FluidError } from './errors';
 import { poly6 } from './kernels';
@@ -40,6 +41,11 @@ export function gatherMaterials(ctx: SimulationContext): void {
   }
 }
 
+/** Smallest uniform collider scale accepted. */
+export const MIN_SCALE = 1e-6;
+/** Largest uniform collider scale accepted. */
+export const MAX_SCALE = 1e6;
+
 function checkFinite(name: string, eid: number, value: number): void {
   if (!Number.isFinite(value)) throw new FluidError(`${name}[${eid}] is ${value}; it must be a finite number`);
 }
@@ -59,6 +65,7 @@ const COLLIDER_FINITE_FIELDS = [
   'by',
   'bz',
   'radius',
+  'scale',
 ] as const;
 
 /** Validates collider parameters and poses. */
@@ -76,6 +83,14 @@ export function gatherColliders(ctx: SimulationContext): void {
     }
     if (!(c.restitution[eid] >= 0 && c.restitution[eid] <= 1)) {
       throw new FluidError(`Collider.restitution[${eid}] is ${c.restitution[eid]}; allowed range is [0, 1]`);
+    }
+    if (!(c.scale[eid] >= MIN_SCALE && c.scale[eid] <= MAX_SCALE)) {
+      throw new FluidError(`Collider.scale[${eid}] is ${c.scale[eid]}; allowed range is [${MIN_SCALE}, ${MAX_SCALE}]`);
+    }
+    if (c.shape[eid] === ColliderShape.mesh && t.fields[c.field[eid]] === undefined) {
+      throw new FluidError(
+        `Collider.field[${eid}] is ${c.field[eid]}; it must index the simulation's fields (0 to ${t.fields.length - 1})`,
+      );
     }
   }
 }

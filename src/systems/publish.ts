@@ -1,6 +1,6 @@
 /**
  * Frame-end system: checks that the step produced finite values, writes positions and velocities back to
- * the `Position` and `Velocity` components, commits collider poses and updates the statistics. If any
+ * the `Position`, `Velocity` and `Density` components, commits collider poses and updates the statistics. If any
  * value is not finite the components keep the previous step's state and a {@link FluidError} is thrown.
  */
 import { commitColliderPose } from './collide/cpu';
@@ -19,9 +19,11 @@ export function publishSystem(ctx: SimulationContext): void {
       );
     }
   }
-  const { Position, Velocity } = ctx.components;
+  const { Position, Velocity, Density } = ctx.components;
+  const density = s.density;
   for (let i = 0; i < n; i++) {
     const eid = entity[i];
+    Density[eid] = density[i];
     Position.x[eid] = positionX[i];
     Position.y[eid] = positionY[i];
     Position.z[eid] = positionZ[i];

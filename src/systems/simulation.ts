@@ -14,8 +14,10 @@ import {
 import { commitColliderPose } from './collide/cpu';
 import { createSimulationContext, type FluidStats, type SimulationContext } from './context';
 import { FluidCapacityError, FluidError } from './errors';
+import { MAX_SCALE, MIN_SCALE } from './gather';
 import { type FluidMaterialOptions, registerMaterial, resolveMaterial, writeMaterial } from './material';
 import { cpuSystems, type FluidSystem, runStep } from './pipeline';
+import { SignedDistanceField } from './sdf/field';
 import {
   checkInteger,
   checkNumber,
@@ -66,6 +68,12 @@ export interface ColliderCommonOptions {
   friction?: number;
   /** Coefficient of restitution of the normal velocity. Range [0, 1]. Default 0. */
   restitution?: number;
+  /**
+   * True (default) adds the wall's density contribution to particles within the kernel radius
+   * (Harada et al. 2007, wall weight function, eq. 12), so they neither stack against the wall nor stop
+   * short of it. False leaves only the collision projection.
+   */
+  wallWeights?: boolean;
 }
 
 /** A box, axis-aligned in the collider's local space. */
@@ -110,12 +118,27 @@ export interface PlaneColliderOptions extends ColliderCommonOptions {
   normal: Vector3Tuple;
 }
 
-/** Any analytic collider. */
+/**
+ * A triangle mesh, as a signed distance field baked by {@link bakeSignedDistanceField} in the mesh's own
+ * space. The collider's pose (position, rotation, uniform scaling) places it in the world, so moving,
+ * rotating and uniformly scaled meshes need no re-baking. As a solid (default) the fluid stays outside the
+ * mesh: a glass or a bathtub is a solid whose walls should be at least one particle radius thick and two
+ * field cells thick. With `container: true` the fluid stays inside a closed mesh.
+ */
+export interface MeshColliderOptions extends ColliderCommonOptions {
+  /** Shape tag. */
+  shape: 'mesh';
+  /** The baked field; one field may serve any number of colliders. */
+  field: SignedDistanceField;
+}
+
+/** Any collider. */
 export type ColliderOptions =
   | BoxColliderOptions
   | SphereColliderOptions
   | CapsuleColliderOptions
-  | PlaneColliderOptions;
+  | PlaneColliderOptions
+  | MeshColliderOptions;
 
 /** A collider pose: where its local space sits in the world. */
 export interface ColliderTransform {
@@ -123,6 +146,12 @@ export interface ColliderTransform {
   position?: Vector3Tuple;
   /** Rotation quaternion `[x, y, z, w]` (normalised here). Default: unchanged. */
   rotation?: QuaternionTuple;
+  /**
+   * Uniform scaling of the local shape, a number or `[s, s, s]` with equal components (within 1e-4
+   * relative). Range [1e-6, 1e6]. Default: unchanged (1 at creation). Non-uniform scaling would distort
+   * distances: bake the scaled mesh instead.
+   */
+  scaling?: number | Vector3Tuple;
   /**
    * True moves the collider without sweeping: it does not push the fluid with a velocity. Default false:
    * the next step moves the collider from its last pose to this one and it pushes fluid on its way.
@@ -143,6 +172,19 @@ export interface SpawnBlockOptions {
 }
 
 const DEFAULT_PARTICLE_RADIUS = 0.025;
+
+/** Checks a uniform scaling given as a number or as `[s, s, s]`; returns the number. */
+function checkScaling(value: unknown): number {
+  if (typeof value === 'number') return checkNumber('scaling', value, MIN_SCALE, MAX_SCALE);
+  const [x, y, z] = checkVector3('scaling', value, MAX_SCALE);
+  const largest = Math.max(Math.abs(x), Math.abs(y), Math.abs(z));
+  if (Math.abs(x - y) > 1e-4 * largest || Math.abs(x - z) > 1e-4 * largest) {
+    throw new FluidError(
+      `scaling is [${x}, ${y}, ${z}]; only uniform scaling (equal components) is allowed: bake the scaled mesh instead`,
+    );
+  }
+  return checkNumber('scaling', x, MIN_SCALE, MAX_SCALE);
+}
 
 /**
  * A Position Based Fluids simulation (Macklin & Müller 2013) whose particles are bitecs entities.
@@ -336,7 +378,7 @@ export class FluidSimulation {
       );
     }
     const ids = new Uint32Array(total);
-    const { Position, Velocity, Particle } = this.components;
+    const { Position, Velocity, Particle, Density } = this.components;
     let k = 0;
     for (let iz = 0; iz < counts[2]; iz++) {
       for (let iy = 0; iy < counts[1]; iy++) {
@@ -345,6 +387,7 @@ export class FluidSimulation {
           addComponent(this.world, eid, Position);
           addComponent(this.world, eid, Velocity);
           addComponent(this.world, eid, Particle);
+          addComponent(this.world, eid, Density);
           Position.x[eid] = offsets[0] + ix * spacing;
           Position.y[eid] = offsets[1] + iy * spacing;
           Position.z[eid] = offsets[2] + iz * spacing;
@@ -390,7 +433,12 @@ export class FluidSimulation {
     const restitution = checkNumber('restitution', withDefault(options.restitution, 0), 0, 1);
     const container = withDefault(options.container, false);
     if (typeof container !== 'boolean') throw new FluidError(`container is ${String(container)}; it must be a boolean`);
+    const wallWeights = withDefault(options.wallWeights, true);
+    if (typeof wallWeights !== 'boolean') {
+      throw new FluidError(`wallWeights is ${String(wallWeights)}; it must be a boolean`);
+    }
     let shape: number;
+    let field: SignedDistanceField | undefined;
     let a: [number, number, number] = [0, 0, 0];
     let b: [number, number, number] = [0, 0, 0];
     let radius = 0;
@@ -425,9 +473,18 @@ export class FluidSimulation {
         b = [normal[0] / length, normal[1] / length, normal[2] / length];
         break;
       }
+      case 'mesh':
+        shape = ColliderShape.mesh;
+        if (!(options.field instanceof SignedDistanceField)) {
+          throw new FluidError(
+            `field is ${String(options.field)}; a mesh collider needs a SignedDistanceField (bakeSignedDistanceField)`,
+          );
+        }
+        field = options.field;
+        break;
       default:
         throw new FluidError(
-          `shape is '${String((options as { shape?: unknown }).shape)}'; allowed values are 'box', 'sphere', 'capsule', 'plane'`,
+          `shape is '${String((options as { shape?: unknown }).shape)}'; allowed values are 'box', 'sphere', 'capsule', 'plane', 'mesh'`,
         );
     }
     const eid = this.newEntity();
@@ -444,6 +501,9 @@ export class FluidSimulation {
     c.by[eid] = b[1];
     c.bz[eid] = b[2];
     c.radius[eid] = radius;
+    c.field[eid] = field === undefined ? -1 : this.registerField(field);
+    c.wallWeights[eid] = wallWeights ? 1 : 0;
+    c.scale[eid] = 1;
     c.positionX[eid] = 0;
     c.positionY[eid] = 0;
     c.positionZ[eid] = 0;
@@ -457,6 +517,28 @@ export class FluidSimulation {
     return eid;
   }
 
+  /** Index of `field` in the field list, adding it to the list (or to a free place) if it is not there. */
+  private registerField(field: SignedDistanceField): number {
+    const fields = this.context.colliders.fields;
+    const index = fields.indexOf(field);
+    if (index >= 0) return index;
+    const free = fields.indexOf(undefined);
+    if (free >= 0) {
+      fields[free] = field;
+      return free;
+    }
+    fields.push(field);
+    return fields.length - 1;
+  }
+
+  /**
+   * Signed distance fields of the mesh colliders; `components.Collider.field[eid]` indexes this list (a
+   * place is `undefined` once no collider uses its field).
+   */
+  get fields(): readonly (SignedDistanceField | undefined)[] {
+    return this.context.colliders.fields;
+  }
+
   /**
    * Sets a collider's pose for the end of the next step. The step moves it there from its last pose, so
    * it pushes the fluid with its own velocity, unless `teleport` is true.
@@ -466,6 +548,8 @@ export class FluidSimulation {
     const c = this.components.Collider;
     const position = transform.position === undefined ? undefined : checkVector3('position', transform.position);
     const rotation = transform.rotation === undefined ? undefined : checkQuaternion('rotation', transform.rotation);
+    const scaling = transform.scaling === undefined ? undefined : checkScaling(transform.scaling);
+    if (scaling !== undefined) c.scale[id] = scaling;
     if (position) {
       c.positionX[id] = position[0];
       c.positionY[id] = position[1];
@@ -490,6 +574,14 @@ export class FluidSimulation {
         table.count--;
         break;
       }
+    }
+    const c = this.components.Collider;
+    const fieldIndex = c.field[id];
+    c.field[id] = -1;
+    if (fieldIndex >= 0) {
+      let used = false;
+      for (let slot = 0; slot < table.count; slot++) if (c.field[table.entity[slot]] === fieldIndex) used = true;
+      if (!used) table.fields[fieldIndex] = undefined;
     }
     removeEntity(this.world, id);
   }

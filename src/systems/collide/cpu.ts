@@ -1,14 +1,16 @@
 /**
- * Collisions with analytic colliders (box, sphere, capsule, plane), solved inside the density constraint
- * loop (Algorithm 1, line 14 of Macklin & Müller 2013). Each particle is taken into the collider's local
- * space, its signed distance d to the shape (negative inside) and the distance gradient are evaluated, and
- * the particle is projected to keep d >= r (solid) or d <= -r (container), r = particle radius.
- * Colliders move between steps; within a step their pose is interpolated per substep, so a moving collider
- * pushes particles with its own velocity. For solids the relative path of each particle over the substep is
- * sphere-traced, so a fast or thin solid cannot be crossed within one substep (no tunnelling).
+ * Collisions with colliders, analytic (box, sphere, capsule, plane) or signed distance fields baked from
+ * meshes, solved inside the density constraint loop (Algorithm 1, line 14 of Macklin & Müller 2013). Each
+ * particle is taken into the collider's local space (l = R^T (x - t) / s for a pose of rotation R,
+ * translation t and uniform scale s), its signed distance d to the shape (negative inside) and the distance
+ * gradient are evaluated, and the particle is projected to keep s d >= r (solid) or s d <= -r (container),
+ * r = particle radius. Colliders move between steps; within a step their pose is interpolated per substep,
+ * so a moving collider pushes particles with its own velocity. The relative path of each particle over the
+ * substep (from its start-of-substep position in the start pose to its current one in the end pose) is
+ * sphere-traced, so a fast or thin wall cannot be crossed within one substep (no tunnelling).
  */
 import { ColliderShape } from '../../components';
-import type { SimulationContext, SolverState } from '../context';
+import { COLLIDER_FRAME_STRIDE, POSE_SIZE, type SimulationContext, type SolverState } from '../context';
 import { poly6 } from '../kernels';
 
 function writeFrame(
@@ -21,6 +23,7 @@ function writeFrame(
   tx: number,
   ty: number,
   tz: number,
+  scale: number,
 ): void {
   const length = Math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw);
   if (length > 0) {
@@ -43,6 +46,7 @@ function writeFrame(
   frames[offset + 9] = tx;
   frames[offset + 10] = ty;
   frames[offset + 11] = tz;
+  frames[offset + 12] = scale;
 }
 
 function interpolatePose(ctx: SimulationContext, eid: number, t: number, frames: Float64Array, offset: number): void {
@@ -75,6 +79,7 @@ function interpolatePose(ctx: SimulationContext, eid: number, t: number, frames:
     px,
     py,
     pz,
+    c.previousScale[eid] + (c.scale[eid] - c.previousScale[eid]) * t,
   );
 }
 
@@ -90,6 +95,7 @@ export function commitColliderPose(ctx: SimulationContext, eid: number): void {
   c.previousRotationY[eid] = c.rotationY[eid];
   c.previousRotationZ[eid] = c.rotationZ[eid];
   c.previousRotationW[eid] = c.rotationW[eid];
+  c.previousScale[eid] = c.scale[eid];
 }
 
 /** Substep system: poses of every collider at the start and end of this substep. */
@@ -100,8 +106,8 @@ export function colliderPoseSystem(ctx: SimulationContext): void {
   const t1 = (ctx.substepIndex + 1) / substeps;
   for (let slot = 0; slot < table.count; slot++) {
     const eid = table.entity[slot];
-    interpolatePose(ctx, eid, t1, table.frames, slot * 24);
-    interpolatePose(ctx, eid, t0, table.frames, slot * 24 + 12);
+    interpolatePose(ctx, eid, t1, table.frames, slot * COLLIDER_FRAME_STRIDE);
+    interpolatePose(ctx, eid, t0, table.frames, slot * COLLIDER_FRAME_STRIDE + POSE_SIZE);
   }
 }
 
@@ -128,7 +134,7 @@ export function collideParticles(ctx: SimulationContext): void {
     const eid = table.entity[slot];
     // First round: solids; second round: containers.
     if ((c.container[eid] === 1) !== visit >= table.count) continue;
-    const o = slot * 24;
+    const o = slot * COLLIDER_FRAME_STRIDE;
     const r00 = frames[o];
     const r01 = frames[o + 1];
     const r02 = frames[o + 2];
@@ -141,39 +147,50 @@ export function collideParticles(ctx: SimulationContext): void {
     const tx = frames[o + 9];
     const ty = frames[o + 10];
     const tz = frames[o + 11];
+    const scale = frames[o + 12];
+    const inverseScale = 1 / scale;
+    // The start-of-substep pose, for the swept test and the surface velocity.
+    const s0 = o + POSE_SIZE;
+    const startScale = frames[s0 + 12];
+    const inverseStartScale = 1 / startScale;
+    // Everything below is in local units: the particle radius too.
+    const localRadius = r * inverseScale;
     const container = c.container[eid] === 1;
     const containerBox = c.shape[eid] === ColliderShape.box && container;
-    const minX = c.ax[eid] + r;
-    const minY = c.ay[eid] + r;
-    const minZ = c.az[eid] + r;
-    const maxX = c.bx[eid] - r;
-    const maxY = c.by[eid] - r;
-    const maxZ = c.bz[eid] - r;
+    const minX = c.ax[eid] + localRadius;
+    const minY = c.ay[eid] + localRadius;
+    const minZ = c.az[eid] + localRadius;
+    const maxX = c.bx[eid] - localRadius;
+    const maxY = c.by[eid] - localRadius;
+    const maxZ = c.bz[eid] - localRadius;
     for (let i = 0; i < n; i++) {
-      // World to local: R^T (x - t).
+      // World to local: R^T (x - t) / s.
       const wx = predictedX[i] - tx;
       const wy = predictedY[i] - ty;
       const wz = predictedZ[i] - tz;
-      const lx = r00 * wx + r10 * wy + r20 * wz;
-      const ly = r01 * wx + r11 * wy + r21 * wz;
-      const lz = r02 * wx + r12 * wy + r22 * wz;
+      const lx = (r00 * wx + r10 * wy + r20 * wz) * inverseScale;
+      const ly = (r01 * wx + r11 * wy + r21 * wz) * inverseScale;
+      const lz = (r02 * wx + r12 * wy + r22 * wz) * inverseScale;
       let nx: number;
       let ny: number;
       let nz: number;
-      let depth: number;
+      // Local displacement that puts the particle back on the fluid side, at distance r from the wall.
+      let pushX: number;
+      let pushY: number;
+      let pushZ: number;
       if (containerBox) {
         // Exact projection into the box shrunk by r, axis by axis (a corner is fixed in one go).
         const cx = lx < minX ? minX : lx > maxX ? maxX : lx;
         const cy = ly < minY ? minY : ly > maxY ? maxY : ly;
         const cz = lz < minZ ? minZ : lz > maxZ ? maxZ : lz;
-        nx = cx - lx;
-        ny = cy - ly;
-        nz = cz - lz;
-        depth = Math.sqrt(nx * nx + ny * ny + nz * nz);
+        pushX = cx - lx;
+        pushY = cy - ly;
+        pushZ = cz - lz;
+        const depth = Math.sqrt(pushX * pushX + pushY * pushY + pushZ * pushZ);
         if (depth === 0) continue;
-        nx /= depth;
-        ny /= depth;
-        nz /= depth;
+        nx = pushX / depth;
+        ny = pushY / depth;
+        nz = pushZ / depth;
       } else {
         fluidSideDistance(ctx, eid, lx, ly, lz, out);
         let endDistance = out[0];
@@ -183,32 +200,32 @@ export function collideParticles(ctx: SimulationContext): void {
         let ex = lx;
         let ey = ly;
         let ez = lz;
-        if (!container) {
-          // Swept test against a solid: the path from the particle's start-of-substep position (in the
-          // collider's start pose) to its current one (end pose) is the relative motion. If it enters the
-          // solid, the particle is put back where it entered, not pushed through the nearest face, which for
-          // a thin or fast solid may be the far side (no tunnelling).
-          const s0 = o + 12;
-          const qx = positionX[i] - frames[s0 + 9];
-          const qy = positionY[i] - frames[s0 + 10];
-          const qz = positionZ[i] - frames[s0 + 11];
-          const sx = frames[s0] * qx + frames[s0 + 3] * qy + frames[s0 + 6] * qz;
-          const sy = frames[s0 + 1] * qx + frames[s0 + 4] * qy + frames[s0 + 7] * qz;
-          const sz = frames[s0 + 2] * qx + frames[s0 + 5] * qy + frames[s0 + 8] * qz;
-          const pathX = lx - sx;
-          const pathY = ly - sy;
-          const pathZ = lz - sz;
-          const pathLength = Math.sqrt(pathX * pathX + pathY * pathY + pathZ * pathZ);
+        // Swept test: the path from the particle's start-of-substep position (in the collider's start pose)
+        // to its current one (end pose) is the relative motion. If it enters the wall, the particle is put
+        // back where it entered, not pushed through the nearest face, which for a thin or fast wall may be
+        // the far side (no tunnelling).
+        const qx = positionX[i] - frames[s0 + 9];
+        const qy = positionY[i] - frames[s0 + 10];
+        const qz = positionZ[i] - frames[s0 + 11];
+        const sx = (frames[s0] * qx + frames[s0 + 3] * qy + frames[s0 + 6] * qz) * inverseStartScale;
+        const sy = (frames[s0 + 1] * qx + frames[s0 + 4] * qy + frames[s0 + 7] * qz) * inverseStartScale;
+        const sz = (frames[s0 + 2] * qx + frames[s0 + 5] * qy + frames[s0 + 8] * qz) * inverseStartScale;
+        const pathX = lx - sx;
+        const pathY = ly - sy;
+        const pathZ = lz - sz;
+        const pathLength = Math.sqrt(pathX * pathX + pathY * pathY + pathZ * pathZ);
+        // The distance is 1-Lipschitz: a path shorter than both distances cannot touch the surface.
+        if (pathLength > (endDistance > 0 ? endDistance : 0)) {
           fluidSideDistance(ctx, eid, sx, sy, sz, out);
           const startDistance = out[0];
-          // The distance is 1-Lipschitz: a path shorter than both distances cannot touch the surface.
           if (startDistance > 0 && pathLength > startDistance + (endDistance > 0 ? endDistance : 0)) {
             // Sphere tracing along the path to the first surface contact.
             let t = 0;
             let hit = false;
+            const contactTolerance = 1e-6 * localRadius;
             for (let march = 0; march < 64 && t < 1; march++) {
               fluidSideDistance(ctx, eid, sx + t * pathX, sy + t * pathY, sz + t * pathZ, out);
-              if (out[0] < 1e-6 * r) {
+              if (out[0] < contactTolerance) {
                 hit = true;
                 break;
               }
@@ -225,31 +242,27 @@ export function collideParticles(ctx: SimulationContext): void {
             }
           }
         }
-        if (endDistance >= r) continue;
+        if (endDistance >= localRadius) continue;
         // Push from the current local point to the contact point lifted to distance r.
-        const pushX = ex + (r - endDistance) * nx - lx;
-        const pushY = ey + (r - endDistance) * ny - ly;
-        const pushZ = ez + (r - endDistance) * nz - lz;
-        predictedX[i] += r00 * pushX + r01 * pushY + r02 * pushZ;
-        predictedY[i] += r10 * pushX + r11 * pushY + r12 * pushZ;
-        predictedZ[i] += r20 * pushX + r21 * pushY + r22 * pushZ;
-        depth = 0;
+        pushX = ex + (localRadius - endDistance) * nx - lx;
+        pushY = ey + (localRadius - endDistance) * ny - ly;
+        pushZ = ez + (localRadius - endDistance) * nz - lz;
       }
-      // Back to world space: the push (depth along the local normal) and the normal itself.
+      // Back to world space: the push (s R push) and the normal (R n).
+      predictedX[i] += scale * (r00 * pushX + r01 * pushY + r02 * pushZ);
+      predictedY[i] += scale * (r10 * pushX + r11 * pushY + r12 * pushZ);
+      predictedZ[i] += scale * (r20 * pushX + r21 * pushY + r22 * pushZ);
       const wnx = r00 * nx + r01 * ny + r02 * nz;
       const wny = r10 * nx + r11 * ny + r12 * nz;
       const wnz = r20 * nx + r21 * ny + r22 * nz;
-      predictedX[i] += depth * wnx;
-      predictedY[i] += depth * wny;
-      predictedZ[i] += depth * wnz;
-      // Velocity of the collider's surface at this particle over the substep (rigid motion).
-      const s0 = o + 12;
-      const sx = frames[s0] * lx + frames[s0 + 1] * ly + frames[s0 + 2] * lz + frames[s0 + 9];
-      const sy = frames[s0 + 3] * lx + frames[s0 + 4] * ly + frames[s0 + 5] * lz + frames[s0 + 10];
-      const sz = frames[s0 + 6] * lx + frames[s0 + 7] * ly + frames[s0 + 8] * lz + frames[s0 + 11];
-      const ux = (wx + tx - sx) / dt;
-      const uy = (wy + ty - sy) / dt;
-      const uz = (wz + tz - sz) / dt;
+      // Velocity of the collider's surface at this particle over the substep (rigid motion and scaling):
+      // where the local point l was at the start of the substep, s0 R0 l + t0.
+      const px = startScale * (frames[s0] * lx + frames[s0 + 1] * ly + frames[s0 + 2] * lz) + frames[s0 + 9];
+      const py = startScale * (frames[s0 + 3] * lx + frames[s0 + 4] * ly + frames[s0 + 5] * lz) + frames[s0 + 10];
+      const pz = startScale * (frames[s0 + 6] * lx + frames[s0 + 7] * ly + frames[s0 + 8] * lz) + frames[s0 + 11];
+      const ux = (wx + tx - px) / dt;
+      const uy = (wy + ty - py) / dt;
+      const uz = (wz + tz - pz) / dt;
       if (contactCollider[i] !== slot) {
         const approach = (velocityX[i] - ux) * wnx + (velocityY[i] - uy) * wny + (velocityZ[i] - uz) * wnz;
         contactApproachSpeed[i] = approach < 0 ? approach : 0;
@@ -274,17 +287,19 @@ export function colliderSurfaceVelocity(
   out: Float64Array,
 ): void {
   const f = ctx.colliders.frames;
-  const o = slot * 24;
+  const o = slot * COLLIDER_FRAME_STRIDE;
   const wx = x - f[o + 9];
   const wy = y - f[o + 10];
   const wz = z - f[o + 11];
-  const lx = f[o] * wx + f[o + 3] * wy + f[o + 6] * wz;
-  const ly = f[o + 1] * wx + f[o + 4] * wy + f[o + 7] * wz;
-  const lz = f[o + 2] * wx + f[o + 5] * wy + f[o + 8] * wz;
-  const s0 = o + 12;
-  const sx = f[s0] * lx + f[s0 + 1] * ly + f[s0 + 2] * lz + f[s0 + 9];
-  const sy = f[s0 + 3] * lx + f[s0 + 4] * ly + f[s0 + 5] * lz + f[s0 + 10];
-  const sz = f[s0 + 6] * lx + f[s0 + 7] * ly + f[s0 + 8] * lz + f[s0 + 11];
+  const inverseScale = 1 / f[o + 12];
+  const lx = (f[o] * wx + f[o + 3] * wy + f[o + 6] * wz) * inverseScale;
+  const ly = (f[o + 1] * wx + f[o + 4] * wy + f[o + 7] * wz) * inverseScale;
+  const lz = (f[o + 2] * wx + f[o + 5] * wy + f[o + 8] * wz) * inverseScale;
+  const s0 = o + POSE_SIZE;
+  const startScale = f[s0 + 12];
+  const sx = startScale * (f[s0] * lx + f[s0 + 1] * ly + f[s0 + 2] * lz) + f[s0 + 9];
+  const sy = startScale * (f[s0 + 3] * lx + f[s0 + 4] * ly + f[s0 + 5] * lz) + f[s0 + 10];
+  const sz = startScale * (f[s0 + 6] * lx + f[s0 + 7] * ly + f[s0 + 8] * lz) + f[s0 + 11];
   const dt = ctx.substepTimeStep;
   out[0] = (x - sx) / dt;
   out[1] = (y - sy) / dt;
@@ -356,9 +371,10 @@ function addWall(
 }
 
 /**
- * Signed distance of local point (lx, ly, lz) to collider `eid`'s surface, measured on the fluid side
- * (positive where the fluid belongs), and the unit normal pointing to the fluid side (local space),
- * written to out = [d, nx, ny, nz].
+ * Signed distance of local point (lx, ly, lz) to collider `eid`'s surface in local units (times the pose's
+ * scale for metres), measured on the fluid side (positive where the fluid belongs), and the unit normal
+ * pointing to the fluid side (local space), written to out = [d, nx, ny, nz]. A mesh collider samples its
+ * signed distance field (trilinear, see `SignedDistanceField`).
  */
 export function fluidSideDistance(
   ctx: SimulationContext,
@@ -414,6 +430,12 @@ export function fluidSideDistance(
       gy = 0;
       gz = sz;
     }
+  } else if (shape === ColliderShape.mesh) {
+    const field = ctx.colliders.fields[c.field[eid]]!;
+    d = field.sampleWithGradient(lx, ly, lz, out, 1);
+    gx = out[1];
+    gy = out[2];
+    gz = out[3];
   } else if (shape === ColliderShape.plane) {
     d = (lx - ax) * bx + (ly - ay) * by + (lz - az) * bz;
     gx = bx;
@@ -465,7 +487,9 @@ export function fluidSideDistance(
 /**
  * Wall weights of every particle from every collider within h (Harada et al. 2007, section 4.1): the
  * walls' density contribution Z and its gradient, so particles next to a wall see a full neighbourhood and
- * neither stack against it nor stop short of it. A container box counts its six faces as six walls.
+ * neither stack against it nor stop short of it. A container box counts its six faces as six walls; other
+ * shapes, meshes included, count their nearest surface as one flat wall (the paper's approximation).
+ * Colliders whose `wallWeights` is 0 are left out.
  */
 export function computeWallWeights(ctx: SimulationContext): void {
   const s = ctx.solver;
@@ -484,7 +508,8 @@ export function computeWallWeights(ctx: SimulationContext): void {
   const samplesPerMetre = WALL_WEIGHT_SAMPLES / h;
   for (let slot = 0; slot < table.count; slot++) {
     const eid = table.entity[slot];
-    const o = slot * 24;
+    if (c.wallWeights[eid] === 0) continue;
+    const o = slot * COLLIDER_FRAME_STRIDE;
     const r00 = frames[o];
     const r01 = frames[o + 1];
     const r02 = frames[o + 2];
@@ -497,6 +522,10 @@ export function computeWallWeights(ctx: SimulationContext): void {
     const tx = frames[o + 9];
     const ty = frames[o + 10];
     const tz = frames[o + 11];
+    const scale = frames[o + 12];
+    const inverseScale = 1 / scale;
+    // Distances below are local; a wall within h in the world is within h / s locally.
+    const localH = h * inverseScale;
     const containerBox = c.shape[eid] === ColliderShape.box && c.container[eid] === 1;
     const minX = c.ax[eid];
     const minY = c.ay[eid];
@@ -508,9 +537,9 @@ export function computeWallWeights(ctx: SimulationContext): void {
       const wx = predictedX[i] - tx;
       const wy = predictedY[i] - ty;
       const wz = predictedZ[i] - tz;
-      const lx = r00 * wx + r10 * wy + r20 * wz;
-      const ly = r01 * wx + r11 * wy + r21 * wz;
-      const lz = r02 * wx + r12 * wy + r22 * wz;
+      const lx = (r00 * wx + r10 * wy + r20 * wz) * inverseScale;
+      const ly = (r01 * wx + r11 * wy + r21 * wz) * inverseScale;
+      const lz = (r02 * wx + r12 * wy + r22 * wz) * inverseScale;
       if (containerBox) {
         // Six faces, each a wall with its inward normal (columns of R are the local axes in world space).
         const dMinX = lx - minX;
@@ -519,16 +548,16 @@ export function computeWallWeights(ctx: SimulationContext): void {
         const dMaxY = maxY - ly;
         const dMinZ = lz - minZ;
         const dMaxZ = maxZ - lz;
-        if (dMinX < h) addWall(s, wallTable, samplesPerMetre, i, dMinX, r00, r10, r20);
-        if (dMaxX < h) addWall(s, wallTable, samplesPerMetre, i, dMaxX, -r00, -r10, -r20);
-        if (dMinY < h) addWall(s, wallTable, samplesPerMetre, i, dMinY, r01, r11, r21);
-        if (dMaxY < h) addWall(s, wallTable, samplesPerMetre, i, dMaxY, -r01, -r11, -r21);
-        if (dMinZ < h) addWall(s, wallTable, samplesPerMetre, i, dMinZ, r02, r12, r22);
-        if (dMaxZ < h) addWall(s, wallTable, samplesPerMetre, i, dMaxZ, -r02, -r12, -r22);
+        if (dMinX < localH) addWall(s, wallTable, samplesPerMetre, i, scale * dMinX, r00, r10, r20);
+        if (dMaxX < localH) addWall(s, wallTable, samplesPerMetre, i, scale * dMaxX, -r00, -r10, -r20);
+        if (dMinY < localH) addWall(s, wallTable, samplesPerMetre, i, scale * dMinY, r01, r11, r21);
+        if (dMaxY < localH) addWall(s, wallTable, samplesPerMetre, i, scale * dMaxY, -r01, -r11, -r21);
+        if (dMinZ < localH) addWall(s, wallTable, samplesPerMetre, i, scale * dMinZ, r02, r12, r22);
+        if (dMaxZ < localH) addWall(s, wallTable, samplesPerMetre, i, scale * dMaxZ, -r02, -r12, -r22);
         continue;
       }
       fluidSideDistance(ctx, eid, lx, ly, lz, out);
-      if (out[0] >= h) continue;
+      if (out[0] >= localH) continue;
       const nx = out[1];
       const ny = out[2];
       const nz = out[3];
@@ -537,7 +566,7 @@ export function computeWallWeights(ctx: SimulationContext): void {
         wallTable,
         samplesPerMetre,
         i,
-        out[0],
+        scale * out[0],
         r00 * nx + r01 * ny + r02 * nz,
         r10 * nx + r11 * ny + r12 * nz,
         r20 * nx + r21 * ny + r22 * nz,
