@@ -28,6 +28,7 @@ export function contextWithParticles(positions: ArrayLike<number>, particleRadiu
     capacity: Math.max(n, 1),
     maxMaterials: 1,
     maxColliders: 1,
+    maxEmitters: 1,
     gravity: [0, 0, 0],
     timeStep: 1 / 60,
     substeps: 2,

@@ -2,10 +2,12 @@
  * Components: data only. bitecs 0.4 stores (typed arrays indexed by entity id) and their defaults.
  */
 import { type ColliderStore, createColliderStore } from './collider';
+import { createDrainStore, createEmitterStore, type DrainStore, type EmitterStore } from './emitter';
 import { createFluidMaterialStore, type FluidMaterialStore } from './material';
 import { createParticleComponents, type ParticleComponents } from './particle';
 
 export * from './collider';
+export * from './emitter';
 export * from './material';
 export * from './particle';
 export * from './settings';
@@ -14,8 +16,12 @@ export * from './settings';
 export interface FluidComponents extends ParticleComponents {
   /** Fluid material parameters, indexed by material entity id. */
   readonly FluidMaterial: FluidMaterialStore;
-  /** Analytic colliders, indexed by collider entity id. */
+  /** Colliders (analytic shapes and mesh fields), indexed by collider entity id. */
   readonly Collider: ColliderStore;
+  /** Nozzle emitters, indexed by emitter entity id. */
+  readonly Emitter: EmitterStore;
+  /** Drain regions, indexed by drain entity id. */
+  readonly Drain: DrainStore;
 }
 
 /** Allocates every store for entity ids `0 .. size - 1`. */
@@ -24,5 +30,7 @@ export function createFluidComponents(size: number): FluidComponents {
     ...createParticleComponents(size),
     FluidMaterial: createFluidMaterialStore(size),
     Collider: createColliderStore(size),
+    Emitter: createEmitterStore(size),
+    Drain: createDrainStore(size),
   };
 }

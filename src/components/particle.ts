@@ -20,6 +20,10 @@ export interface Vector3Store {
 export interface ParticleStore {
   /** Entity id of the particle's material (an entity with the `FluidMaterial` component). */
   readonly material: Uint32Array;
+  /** Seconds since the particle was created, advanced by each step. */
+  readonly age: Float64Array;
+  /** Seconds the particle lives: the step removes it once `age` reaches this. 0 (default) lives forever. */
+  readonly lifetime: Float64Array;
 }
 
 /** The particle stores of one simulation. */
@@ -47,7 +51,7 @@ export function createParticleComponents(size: number): ParticleComponents {
   return {
     Position: createVector3Store(size),
     Velocity: createVector3Store(size),
-    Particle: { material: new Uint32Array(size) },
+    Particle: { material: new Uint32Array(size), age: new Float64Array(size), lifetime: new Float64Array(size) },
     Density: new Float64Array(size),
   };
 }

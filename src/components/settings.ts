@@ -18,6 +18,8 @@ export interface FluidSettings {
   readonly maxMaterials: number;
   /** Maximum number of colliders. */
   readonly maxColliders: number;
+  /** Maximum number of emitters and drains together. */
+  readonly maxEmitters: number;
   /** Gravity in m/s^2 (mutable: game code may change it between steps). */
   readonly gravity: [number, number, number];
   /** Default frame time step in seconds. */

@@ -31,6 +31,12 @@ export interface FluidStats {
   systemMilliseconds: Record<string, number>;
   /** Backend that ran the step. */
   backend: string;
+  /** Particles the emitters added in the last step. */
+  emittedCount: number;
+  /** Particles drains and lifetimes removed in the last step. */
+  removedCount: number;
+  /** True if an emitter stopped at the capacity in the last step (see `Emitter.blocked`). */
+  emitterBlocked: boolean;
   /** Number of steps taken since creation. */
   stepCount: number;
 }
@@ -197,6 +203,22 @@ export interface LatticeConstants {
   readonly wallWeight: Float64Array;
 }
 
+/** Entity bookkeeping of the emit-and-drain system. */
+export interface EntityEvents {
+  /** Emitter entity ids, in creation order. */
+  readonly emitters: number[];
+  /** Drain entity ids, in creation order. */
+  readonly drains: number[];
+  /** Ids of the particles the emitters added in the last step (first `emittedCount` entries). */
+  readonly emitted: Uint32Array;
+  /** Ids of the particles removed by drains and lifetimes in the last step (first `removedCount` entries). */
+  readonly removed: Uint32Array;
+  /** State of the simulation's deterministic random generator (mulberry32), for the emitters' spread. */
+  randomState: number;
+  /** Scratch of one nozzle layer's lattice points (pairs across the nozzle); grows when a nozzle needs more. */
+  layer: Float64Array;
+}
+
 /** Everything a system function sees. */
 export interface SimulationContext {
   /** World-wide settings. */
@@ -215,6 +237,10 @@ export interface SimulationContext {
   readonly lattice: LatticeConstants;
   /** Statistics of the last step. */
   readonly stats: FluidStats;
+  /** Every entity id of the world is below this bound (fixed at creation). */
+  readonly entityCapacity: number;
+  /** Emitters, drains and the particles they added and removed. */
+  readonly events: EntityEvents;
   /** Duration of the current step (s). */
   frameTimeStep: number;
   /** Duration of one substep (s). */
@@ -371,6 +397,18 @@ export function createSimulationContext(
       systemMilliseconds: {},
       backend: settings.backend,
       stepCount: 0,
+      emittedCount: 0,
+      removedCount: 0,
+      emitterBlocked: false,
+    },
+    entityCapacity,
+    events: {
+      emitters: [],
+      drains: [],
+      emitted: new Uint32Array(settings.capacity),
+      removed: new Uint32Array(settings.capacity),
+      randomState: 0x9e3779b9,
+      layer: new Float64Array(256),
     },
     frameTimeStep: settings.timeStep,
     substepTimeStep: settings.timeStep / settings.substeps,

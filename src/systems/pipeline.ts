@@ -6,6 +6,7 @@
 import { colliderPoseSystem } from './collide/cpu';
 import type { SimulationContext } from './context';
 import { densitySystem } from './density/cpu';
+import { emitSystem } from './emit/cpu';
 import { gatherSystem } from './gather';
 import { neighbourSystem } from './neighbours/cpu';
 import { predictSystem } from './predict/cpu';
@@ -27,6 +28,7 @@ export interface FluidSystem {
 
 /** The CPU backend's systems, in order. */
 export const cpuSystems: readonly FluidSystem[] = [
+  { name: 'emit', stage: 'step-start', run: emitSystem },
   { name: 'gather', stage: 'step-start', run: gatherSystem },
   { name: 'colliderPose', stage: 'substep', run: colliderPoseSystem },
   { name: 'predict', stage: 'substep', run: predictSystem },

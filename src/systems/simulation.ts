@@ -2,10 +2,12 @@
  * The headless simulation: owns the bitecs world, the component stores and the ordered system list, and
  * offers the calls game code and tests use to drive it without Babylon rendering.
  */
-import { addComponent, addEntity, createWorld, entityExists, hasComponent, removeEntity, type World } from 'bitecs';
+import { addComponent, createWorld, entityExists, hasComponent, removeEntity, type World } from 'bitecs';
 import {
   ColliderShape,
   createFluidComponents,
+  DrainShape,
+  EmitterShape,
   type FluidBackend,
   type FluidComponents,
   type FluidSettings,
@@ -13,6 +15,8 @@ import {
 } from '../components';
 import { commitColliderPose } from './collide/cpu';
 import { createSimulationContext, type FluidStats, type SimulationContext } from './context';
+import { nozzleLayer } from './emit/cpu';
+import { createEntity, createParticle, destroyParticle } from './entities';
 import { FluidCapacityError, FluidError } from './errors';
 import { MAX_SCALE, MIN_SCALE } from './gather';
 import { type FluidMaterialOptions, registerMaterial, resolveMaterial, writeMaterial } from './material';
@@ -40,6 +44,8 @@ export interface FluidSimulationOptions {
   maxMaterials?: number;
   /** Maximum number of colliders. Integer in [1, 4096]. Default 64. */
   maxColliders?: number;
+  /** Maximum number of emitters and drains together. Integer in [1, 4096]. Default 64. */
+  maxEmitters?: number;
   /** Gravity in m/s^2, `[x, y, z]`, each component in [-1000, 1000]. Default `[0, -9.81, 0]`. */
   gravity?: Vector3Tuple;
   /** Step duration in seconds used by `step()` without argument. Range (0, 0.1]. Default 1/60. */
@@ -171,6 +177,93 @@ export interface SpawnBlockOptions {
   velocity?: Vector3Tuple;
 }
 
+/** Options of {@link FluidSimulation.addEmitter}: a nozzle that pours particles during the game. */
+export interface EmitterOptions {
+  /** Material entity id of the emitted particles. */
+  material: number;
+  /** Nozzle centre, world space (m). */
+  position: Vector3Tuple;
+  /** Emission direction, world space (normalised here). Default `[0, -1, 0]` (pouring down). */
+  direction?: Vector3Tuple;
+  /** Nozzle cross-section. Default `'circle'`. */
+  shape?: 'circle' | 'square';
+  /** Nozzle radius (circle) or half side (square) in metres. Range [1e-6, 1e4]. Default 2 particle radii. */
+  radius?: number;
+  /**
+   * Particles per second. Range [0, 1e9]. Default: the coherent-jet rate `layerCount x speed / 2r`, at
+   * which the jet leaves the nozzle as a column at rest density (`layerCount` particles per cross-section).
+   */
+  rate?: number;
+  /** Alternative to `rate`: litres per second; one particle carries (2r)^3 of fluid at rest. */
+  litresPerSecond?: number;
+  /** Exit speed in m/s. Range [0, 1e4]. Default 2. */
+  speed?: number;
+  /** Half-angle in radians of the cone the directions are spread over. Range [0, pi]. Default 0. */
+  spread?: number;
+  /** Seconds each emitted particle lives; 0 (default) lives until drained. Range [0, 1e9]. */
+  lifetime?: number;
+  /** Default true. */
+  enabled?: boolean;
+}
+
+/** Options of {@link FluidSimulation.addDrain}: a region that removes every particle that enters it. */
+export type DrainOptions =
+  | {
+      /** Shape tag. */
+      shape?: 'box';
+      /** Minimum corner, world space (m). */
+      min: Vector3Tuple;
+      /** Maximum corner, world space (m). */
+      max: Vector3Tuple;
+      /** Default true. */
+      enabled?: boolean;
+    }
+  | {
+      /** Shape tag. */
+      shape: 'sphere';
+      /** Centre, world space (m). */
+      center: Vector3Tuple;
+      /** Radius (m), > 0. */
+      radius: number;
+      /** Default true. */
+      enabled?: boolean;
+    };
+
+/** Options of {@link FluidSimulation.spawn}: a volume filled with particles on the rest lattice. */
+export type SpawnOptions =
+  | (SpawnBlockOptions & {
+      /** Shape tag. */
+      shape: 'box';
+    })
+  | {
+      /** Shape tag. */
+      shape: 'sphere';
+      /** Centre (m). */
+      center: Vector3Tuple;
+      /** Radius (m), at least one particle radius. */
+      radius: number;
+      /** Material entity id. */
+      material: number;
+      /** Initial velocity (m/s). Default `[0, 0, 0]`. */
+      velocity?: Vector3Tuple;
+    }
+  | {
+      /** Shape tag: the inside of a baked mesh (field distance below -r). */
+      shape: 'mesh';
+      /** The mesh's signed distance field. */
+      field: SignedDistanceField;
+      /** Where the mesh's space sits in the world: translation (m). Default `[0, 0, 0]`. */
+      position?: Vector3Tuple;
+      /** Rotation quaternion `[x, y, z, w]`. Default identity. */
+      rotation?: QuaternionTuple;
+      /** Uniform scaling. Default 1. */
+      scaling?: number | Vector3Tuple;
+      /** Material entity id. */
+      material: number;
+      /** Initial velocity (m/s). Default `[0, 0, 0]`. */
+      velocity?: Vector3Tuple;
+    };
+
 const DEFAULT_PARTICLE_RADIUS = 0.025;
 
 /** Checks a uniform scaling given as a number or as `[s, s, s]`; returns the number. */
@@ -227,6 +320,7 @@ export class FluidSimulation {
     const capacity = checkInteger('capacity', withDefault(options.capacity, 32768), 1, 4194304);
     const maxMaterials = checkInteger('maxMaterials', withDefault(options.maxMaterials, 16), 1, 1024);
     const maxColliders = checkInteger('maxColliders', withDefault(options.maxColliders, 64), 1, 4096);
+    const maxEmitters = checkInteger('maxEmitters', withDefault(options.maxEmitters, 64), 1, 4096);
     const gravity = checkVector3('gravity', withDefault<Vector3Tuple>(options.gravity, [0, -9.81, 0]), 1000);
     const timeStep = checkNumber('timeStep', withDefault(options.timeStep, 1 / 60), 1e-6, 0.1);
     const substeps = checkInteger('substeps', withDefault(options.substeps, 2), 1, 32);
@@ -246,6 +340,7 @@ export class FluidSimulation {
       capacity,
       maxMaterials,
       maxColliders,
+      maxEmitters,
       gravity,
       timeStep,
       substeps,
@@ -254,7 +349,7 @@ export class FluidSimulation {
       backend: 'cpu',
     };
     // Entity ids of bitecs start at 1 and are recycled, so every id is below this bound.
-    this.entityCapacity = capacity + maxMaterials + maxColliders + 1;
+    this.entityCapacity = capacity + maxMaterials + maxColliders + maxEmitters + 1;
     this.components = createFluidComponents(this.entityCapacity);
     this.world = createWorld({ components: this.components });
     this.context = createSimulationContext(this.settings, this.world, this.components, this.entityCapacity);
@@ -270,6 +365,11 @@ export class FluidSimulation {
   /** Particle velocities in m/s, `Velocity.x[eid]`; current after each step. */
   get Velocity(): Vector3Store {
     return this.components.Velocity;
+  }
+
+  /** Particle densities in kg/m^3 (walls included) of the last step, `Density[eid]`. */
+  get Density(): Float64Array {
+    return this.components.Density;
   }
 
   /** Figures of the last step (read-only view; updated in place by each step). */
@@ -298,12 +398,7 @@ export class FluidSimulation {
   }
 
   private newEntity(): number {
-    const eid = addEntity(this.world);
-    if (eid >= this.entityCapacity) {
-      removeEntity(this.world, eid);
-      throw new FluidCapacityError(`entity id ${eid} exceeds the entity capacity ${this.entityCapacity}`);
-    }
-    return eid;
+    return createEntity(this.context);
   }
 
   /** Adds a fluid material entity and returns its id. Invalid options throw {@link FluidError}. */
@@ -378,27 +473,14 @@ export class FluidSimulation {
       );
     }
     const ids = new Uint32Array(total);
-    const { Position, Velocity, Particle, Density } = this.components;
     let k = 0;
     for (let iz = 0; iz < counts[2]; iz++) {
       for (let iy = 0; iy < counts[1]; iy++) {
         for (let ix = 0; ix < counts[0]; ix++) {
-          const eid = this.newEntity();
-          addComponent(this.world, eid, Position);
-          addComponent(this.world, eid, Velocity);
-          addComponent(this.world, eid, Particle);
-          addComponent(this.world, eid, Density);
-          Position.x[eid] = offsets[0] + ix * spacing;
-          Position.y[eid] = offsets[1] + iy * spacing;
-          Position.z[eid] = offsets[2] + iz * spacing;
-          Velocity.x[eid] = velocity[0];
-          Velocity.y[eid] = velocity[1];
-          Velocity.z[eid] = velocity[2];
-          Particle.material[eid] = options.material;
-          s.entity[s.count] = eid;
-          s.placeOfEntity[eid] = s.count;
-          s.count++;
-          ids[k++] = eid;
+          const x = offsets[0] + ix * spacing;
+          const y = offsets[1] + iy * spacing;
+          const z = offsets[2] + iz * spacing;
+          ids[k++] = createParticle(this.context, x, y, z, velocity[0], velocity[1], velocity[2], options.material, 0);
         }
       }
     }
@@ -408,15 +490,7 @@ export class FluidSimulation {
   /** Removes a particle entity. Throws {@link FluidError} if `id` is not a live particle. */
   removeParticle(id: number): void {
     if (!this.isParticle(id)) throw new FluidError(`removeParticle: ${String(id)} is not a live particle entity`);
-    const s = this.context.solver;
-    const place = s.placeOfEntity[id];
-    const last = s.count - 1;
-    const moved = s.entity[last];
-    s.entity[place] = moved;
-    s.placeOfEntity[moved] = place;
-    s.placeOfEntity[id] = -1;
-    s.count--;
-    removeEntity(this.world, id);
+    destroyParticle(this.context, id);
   }
 
   /**
@@ -584,6 +658,297 @@ export class FluidSimulation {
       if (!used) table.fields[fieldIndex] = undefined;
     }
     removeEntity(this.world, id);
+  }
+
+  /** True if `id` is a live emitter entity of this simulation. */
+  isEmitter(id: number): boolean {
+    return this.context.events.emitters.includes(id);
+  }
+
+  /** True if `id` is a live drain entity of this simulation. */
+  isDrain(id: number): boolean {
+    return this.context.events.drains.includes(id);
+  }
+
+  private checkEmitterRoom(): void {
+    const events = this.context.events;
+    if (events.emitters.length + events.drains.length >= this.settings.maxEmitters) {
+      throw new FluidCapacityError(
+        `maxEmitters (${this.settings.maxEmitters}) reached; cannot add an emitter or drain`,
+      );
+    }
+  }
+
+  /**
+   * Adds a nozzle emitter entity and returns its id. Each step emits whole cross-section layers at the rate;
+   * game code enables, moves and retunes it by editing `components.Emitter` (or `setEmitterTransform`).
+   * At the capacity it stops and sets `Emitter.blocked` and `stats.emitterBlocked`; it never throws then.
+   */
+  addEmitter(options: EmitterOptions): number {
+    if (typeof options !== 'object' || options === null) throw new FluidError('addEmitter options must be an object');
+    this.checkEmitterRoom();
+    if (!this.isMaterial(options.material)) {
+      throw new FluidError(
+        `material is ${String(options.material)}, which is not a material entity of this simulation`,
+      );
+    }
+    const position = checkVector3('position', options.position);
+    const direction = checkVector3('direction', withDefault<Vector3Tuple>(options.direction, [0, -1, 0]));
+    const length = Math.hypot(direction[0], direction[1], direction[2]);
+    if (length < 1e-9) throw new FluidError('direction has zero length; an emitter needs a direction');
+    const shapeName = withDefault<string>(options.shape, 'circle');
+    if (shapeName !== 'circle' && shapeName !== 'square') {
+      throw new FluidError(`shape is '${shapeName}'; allowed values are 'circle', 'square'`);
+    }
+    const shape = shapeName === 'circle' ? EmitterShape.circle : EmitterShape.square;
+    const r = this.settings.particleRadius;
+    const radius = checkNumber('radius', withDefault(options.radius, 2 * r), 1e-6, 1e4);
+    const speed = checkNumber('speed', withDefault(options.speed, 2), 0, 1e4);
+    const spacing = 2 * r;
+    let rate: number;
+    if (options.rate !== undefined && options.litresPerSecond !== undefined) {
+      throw new FluidError('give either rate (particles per second) or litresPerSecond, not both');
+    } else if (options.litresPerSecond !== undefined) {
+      rate = (checkNumber('litresPerSecond', options.litresPerSecond, 0, 1e9) * 1e-3) / spacing ** 3;
+      checkNumber('rate (from litresPerSecond)', rate, 0, 1e9);
+    } else {
+      rate = checkNumber(
+        'rate',
+        withDefault(options.rate, (nozzleLayer(shape, radius, spacing) * speed) / spacing),
+        0,
+        1e9,
+      );
+    }
+    const spread = checkNumber('spread', withDefault(options.spread, 0), 0, Math.PI);
+    const lifetime = checkNumber('lifetime', withDefault(options.lifetime, 0), 0, 1e9);
+    const enabled = withDefault(options.enabled, true);
+    if (typeof enabled !== 'boolean') throw new FluidError(`enabled is ${String(enabled)}; it must be a boolean`);
+    const eid = this.newEntity();
+    const e = this.components.Emitter;
+    addComponent(this.world, eid, e);
+    e.enabled[eid] = enabled ? 1 : 0;
+    e.shape[eid] = shape;
+    e.radius[eid] = radius;
+    e.positionX[eid] = position[0];
+    e.positionY[eid] = position[1];
+    e.positionZ[eid] = position[2];
+    e.directionX[eid] = direction[0] / length;
+    e.directionY[eid] = direction[1] / length;
+    e.directionZ[eid] = direction[2] / length;
+    e.rate[eid] = rate;
+    e.speed[eid] = speed;
+    e.spread[eid] = spread;
+    e.material[eid] = options.material;
+    e.lifetime[eid] = lifetime;
+    e.owed[eid] = 0;
+    e.blocked[eid] = 0;
+    this.context.events.emitters.push(eid);
+    return eid;
+  }
+
+  /** Moves an emitter: nozzle centre and/or direction (world space; the direction is normalised). */
+  setEmitterTransform(id: number, transform: { position?: Vector3Tuple; direction?: Vector3Tuple }): void {
+    if (!this.isEmitter(id)) throw new FluidError(`setEmitterTransform: ${String(id)} is not an emitter entity`);
+    const e = this.components.Emitter;
+    if (transform.position !== undefined) {
+      const position = checkVector3('position', transform.position);
+      e.positionX[id] = position[0];
+      e.positionY[id] = position[1];
+      e.positionZ[id] = position[2];
+    }
+    if (transform.direction !== undefined) {
+      const direction = checkVector3('direction', transform.direction);
+      const length = Math.hypot(direction[0], direction[1], direction[2]);
+      if (length < 1e-9) throw new FluidError('direction has zero length; an emitter needs a direction');
+      e.directionX[id] = direction[0] / length;
+      e.directionY[id] = direction[1] / length;
+      e.directionZ[id] = direction[2] / length;
+    }
+  }
+
+  /** Removes an emitter entity (its particles stay). */
+  removeEmitter(id: number): void {
+    if (!this.isEmitter(id)) throw new FluidError(`removeEmitter: ${String(id)} is not an emitter entity`);
+    const emitters = this.context.events.emitters;
+    emitters.splice(emitters.indexOf(id), 1);
+    removeEntity(this.world, id);
+  }
+
+  /** Adds a drain entity (a box or a sphere, world space) that removes every particle inside it each step. */
+  addDrain(options: DrainOptions): number {
+    if (typeof options !== 'object' || options === null) throw new FluidError('addDrain options must be an object');
+    this.checkEmitterRoom();
+    const enabled = withDefault(options.enabled, true);
+    if (typeof enabled !== 'boolean') throw new FluidError(`enabled is ${String(enabled)}; it must be a boolean`);
+    let shape: number;
+    let min: [number, number, number];
+    let max: [number, number, number] = [0, 0, 0];
+    let radius = 0;
+    if (options.shape === 'sphere') {
+      shape = DrainShape.sphere;
+      min = checkVector3('center', options.center);
+      radius = checkNumber('radius', options.radius, 1e-6, 1e7);
+    } else if (options.shape === undefined || options.shape === 'box') {
+      shape = DrainShape.box;
+      min = checkVector3('min', options.min);
+      max = checkVector3('max', options.max);
+      for (let axis = 0; axis < 3; axis++) {
+        if (!(max[axis] > min[axis])) {
+          throw new FluidError(`max[${axis}] (${max[axis]}) must be greater than min[${axis}] (${min[axis]})`);
+        }
+      }
+    } else {
+      throw new FluidError(
+        `shape is '${String((options as { shape?: unknown }).shape)}'; allowed values are 'box', 'sphere'`,
+      );
+    }
+    const eid = this.newEntity();
+    const d = this.components.Drain;
+    addComponent(this.world, eid, d);
+    d.enabled[eid] = enabled ? 1 : 0;
+    d.shape[eid] = shape;
+    d.minX[eid] = min[0];
+    d.minY[eid] = min[1];
+    d.minZ[eid] = min[2];
+    d.maxX[eid] = max[0];
+    d.maxY[eid] = max[1];
+    d.maxZ[eid] = max[2];
+    d.radius[eid] = radius;
+    d.removedCount[eid] = 0;
+    this.context.events.drains.push(eid);
+    return eid;
+  }
+
+  /** Removes a drain entity. */
+  removeDrain(id: number): void {
+    if (!this.isDrain(id)) throw new FluidError(`removeDrain: ${String(id)} is not a drain entity`);
+    const drains = this.context.events.drains;
+    drains.splice(drains.indexOf(id), 1);
+    removeEntity(this.world, id);
+  }
+
+  /** Ids of the particles the emitters added in the last step (a view, valid until the next step). */
+  lastEmitted(): Uint32Array {
+    return this.context.events.emitted.subarray(0, this.context.stats.emittedCount);
+  }
+
+  /** Ids of the particles drains and lifetimes removed in the last step (a view, valid until the next step). */
+  lastRemoved(): Uint32Array {
+    return this.context.events.removed.subarray(0, this.context.stats.removedCount);
+  }
+
+  /**
+   * Fills a box, a sphere or the inside of a baked mesh with particles on the rest lattice (spacing 2r)
+   * and returns their ids (a burst or volume emitter). A mesh keeps the lattice points whose distance
+   * inside the mesh is at least one particle radius. Throws {@link FluidCapacityError} (spawning nothing)
+   * if the particles would exceed the capacity.
+   */
+  spawn(options: SpawnOptions): Uint32Array {
+    if (typeof options !== 'object' || options === null) throw new FluidError('spawn options must be an object');
+    if (options.shape === 'box') return this.spawnBlock(options);
+    if (!this.isMaterial(options.material)) {
+      throw new FluidError(
+        `material is ${String(options.material)}, which is not a material entity of this simulation`,
+      );
+    }
+    const velocity = checkVector3('velocity', withDefault<Vector3Tuple>(options.velocity, [0, 0, 0]), 1e4);
+    const r = this.settings.particleRadius;
+    const spacing = 2 * r;
+    // The lattice points to fill, as world positions; the test of each point depends on the shape.
+    let min: number[];
+    let max: number[];
+    let inside: (x: number, y: number, z: number) => boolean;
+    if (options.shape === 'sphere') {
+      const center = checkVector3('center', options.center);
+      const radius = checkNumber('radius', options.radius, r, 1e7);
+      const limit = (radius - r) ** 2 + 1e-12;
+      min = center.map((c) => c - radius);
+      max = center.map((c) => c + radius);
+      inside = (x, y, z) => (x - center[0]) ** 2 + (y - center[1]) ** 2 + (z - center[2]) ** 2 <= limit;
+    } else if (options.shape === 'mesh') {
+      const field = options.field;
+      if (!(field instanceof SignedDistanceField)) {
+        throw new FluidError(`field is ${String(field)}; spawning in a mesh needs a SignedDistanceField`);
+      }
+      const position = checkVector3('position', withDefault<Vector3Tuple>(options.position, [0, 0, 0]));
+      const [qx, qy, qz, qw] = checkQuaternion(
+        'rotation',
+        withDefault<QuaternionTuple>(options.rotation, [0, 0, 0, 1]),
+      );
+      const scale = checkScaling(withDefault<number | Vector3Tuple>(options.scaling, 1));
+      // Rotation matrix (local to world) of the quaternion.
+      const m = [
+        1 - 2 * (qy * qy + qz * qz),
+        2 * (qx * qy - qz * qw),
+        2 * (qx * qz + qy * qw),
+        2 * (qx * qy + qz * qw),
+        1 - 2 * (qx * qx + qz * qz),
+        2 * (qy * qz - qx * qw),
+        2 * (qx * qz - qy * qw),
+        2 * (qy * qz + qx * qw),
+        1 - 2 * (qx * qx + qy * qy),
+      ];
+      // World box of the field's grid box: the eight corners mapped.
+      min = [Infinity, Infinity, Infinity];
+      max = [-Infinity, -Infinity, -Infinity];
+      for (let corner = 0; corner < 8; corner++) {
+        const l = [0, 1, 2].map((axis) => ((corner >> axis) & 1 ? field.max[axis] : field.min[axis]));
+        for (let axis = 0; axis < 3; axis++) {
+          const w = scale * (m[3 * axis] * l[0] + m[3 * axis + 1] * l[1] + m[3 * axis + 2] * l[2]) + position[axis];
+          min[axis] = Math.min(min[axis], w);
+          max[axis] = Math.max(max[axis], w);
+        }
+      }
+      const localLimit = -r / scale;
+      inside = (x, y, z) => {
+        const wx = x - position[0];
+        const wy = y - position[1];
+        const wz = z - position[2];
+        const lx = (m[0] * wx + m[3] * wy + m[6] * wz) / scale;
+        const ly = (m[1] * wx + m[4] * wy + m[7] * wz) / scale;
+        const lz = (m[2] * wx + m[5] * wy + m[8] * wz) / scale;
+        return field.sample(lx, ly, lz) <= localLimit;
+      };
+    } else {
+      throw new FluidError(
+        `shape is '${String((options as { shape?: unknown }).shape)}'; allowed values are 'box', 'sphere', 'mesh'`,
+      );
+    }
+    // Lattice aligned to the box's minimum corner plus r; count first so nothing is spawned past capacity.
+    const counts = [0, 1, 2].map((axis) => Math.max(0, Math.floor((max[axis] - min[axis]) / spacing + 1e-6)) + 1);
+    const points: number[] = [];
+    for (let iz = 0; iz < counts[2]; iz++) {
+      for (let iy = 0; iy < counts[1]; iy++) {
+        for (let ix = 0; ix < counts[0]; ix++) {
+          const x = min[0] + r + ix * spacing;
+          const y = min[1] + r + iy * spacing;
+          const z = min[2] + r + iz * spacing;
+          if (inside(x, y, z)) points.push(x, y, z);
+        }
+      }
+    }
+    const total = points.length / 3;
+    const s = this.context.solver;
+    if (s.count + total > this.settings.capacity) {
+      throw new FluidCapacityError(
+        `spawning ${total} particles would make ${s.count + total}, over the capacity of ${this.settings.capacity}; nothing was spawned`,
+      );
+    }
+    const ids = new Uint32Array(total);
+    for (let k = 0; k < total; k++) {
+      ids[k] = createParticle(
+        this.context,
+        points[3 * k],
+        points[3 * k + 1],
+        points[3 * k + 2],
+        velocity[0],
+        velocity[1],
+        velocity[2],
+        options.material,
+        0,
+      );
+    }
+    return ids;
   }
 
   /**
