@@ -85,6 +85,9 @@ function interpolatePose(ctx: SimulationContext, eid: number, t: number, frames:
 
 const distanceScratch = new Float64Array(4);
 
+/** Projections after the first one for a particle still closer than r to a wall (concave corners). */
+const EXTRA_PROJECTIONS = 3;
+
 /** Makes the collider's current pose its previous one: the next step starts from here (no sweep). */
 export function commitColliderPose(ctx: SimulationContext, eid: number): void {
   const c = ctx.components.Collider;
@@ -244,9 +247,22 @@ export function collideParticles(ctx: SimulationContext): void {
         }
         if (endDistance >= localRadius) continue;
         // Push from the current local point to the contact point lifted to distance r.
-        pushX = ex + (localRadius - endDistance) * nx - lx;
-        pushY = ey + (localRadius - endDistance) * ny - ly;
-        pushZ = ez + (localRadius - endDistance) * nz - lz;
+        let fx = ex + (localRadius - endDistance) * nx;
+        let fy = ey + (localRadius - endDistance) * ny;
+        let fz = ez + (localRadius - endDistance) * nz;
+        // In a concave corner (the inside of a mesh container, a crease of a solid) one push along the
+        // nearest wall's normal can leave the particle too close to the next wall: project again.
+        for (let round = 0; round < EXTRA_PROJECTIONS; round++) {
+          fluidSideDistance(ctx, eid, fx, fy, fz, out);
+          const deficit = localRadius - out[0];
+          if (deficit <= 1e-3 * localRadius) break;
+          fx += deficit * out[1];
+          fy += deficit * out[2];
+          fz += deficit * out[3];
+        }
+        pushX = fx - lx;
+        pushY = fy - ly;
+        pushZ = fz - lz;
       }
       // Back to world space: the push (s R push) and the normal (R n).
       predictedX[i] += scale * (r00 * pushX + r01 * pushY + r02 * pushZ);
