@@ -1,10 +1,18 @@
 /**
- * `npm run bench`: CPU backend timings of a dam-break scene at several particle counts.
+ * `npm run bench`: CPU backend timings of a dam-break scene at several particle counts, then mesh
+ * colliders: bake times of signed distance fields and the per-step cost of mesh colliders.
  * Prints median milliseconds per frame (one `step()` of 1/60 s) and per system, with the machine.
- * Options: `--counts 5000,10000`, `--frames 60`, `--substeps 2`, `--iterations 3`.
+ * Options: `--counts 5000,10000`, `--frames 60`, `--substeps 2`, `--iterations 3`, `--mesh-count 10000`.
  */
 import { cpus } from 'node:os';
-import { FluidSimulation } from '../src';
+import {
+  bakeSignedDistanceField,
+  createBoxMesh,
+  createSphereMesh,
+  createTorusMesh,
+  FluidSimulation,
+  type SignedDistanceField,
+} from '../src';
 
 function argument(name: string, fallback: string): string {
   const index = process.argv.indexOf(`--${name}`);
@@ -31,8 +39,18 @@ const BLOCKS: Record<number, [number, number, number]> = {
   50000: [40, 50, 25],
 };
 
+/** How the mesh-collider rows build their tank and obstacle. */
+interface ColliderVariant {
+  /** Row label. */
+  readonly name: string;
+  /** Baked tank field, or undefined for the analytic box. */
+  readonly tankField?: SignedDistanceField;
+  /** Obstacle in the middle of the tank: none, an analytic sphere, or a baked sphere field. */
+  readonly obstacle?: 'sphere' | SignedDistanceField;
+}
+
 /** A dam break: a block of water against one wall of a closed tank four block-widths long. */
-function scene(count: number): FluidSimulation {
+function scene(count: number, variant: ColliderVariant = { name: 'analytic box' }): FluidSimulation {
   const particleRadius = 0.025;
   const spacing = 2 * particleRadius;
   const n = Math.round(Math.cbrt(count));
@@ -40,12 +58,16 @@ function scene(count: number): FluidSimulation {
   const simulation = new FluidSimulation({ particleRadius, capacity: nx * ny * nz, substeps, iterations });
   const water = simulation.addMaterial({});
   const width = nx * spacing;
-  simulation.addCollider({
-    shape: 'box',
-    min: [0, 0, 0],
-    max: [4 * width, 2 * ny * spacing, nz * spacing],
-    container: true,
-  });
+  const tankMax: [number, number, number] = [4 * width, 2 * ny * spacing, nz * spacing];
+  if (variant.tankField) simulation.addCollider({ shape: 'mesh', field: variant.tankField, container: true });
+  else simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: tankMax, container: true });
+  const obstacleRadius = 0.25 * Math.min(tankMax[1], tankMax[2]);
+  const center: [number, number, number] = [2 * width, obstacleRadius, 0.5 * tankMax[2]];
+  if (variant.obstacle === 'sphere') simulation.addCollider({ shape: 'sphere', center, radius: obstacleRadius });
+  else if (variant.obstacle) {
+    const sphere = simulation.addCollider({ shape: 'mesh', field: variant.obstacle });
+    simulation.setColliderTransform(sphere, { position: center, scaling: obstacleRadius, teleport: true });
+  }
   simulation.spawnBlock({ min: [0, 0, 0], max: [width, ny * spacing, nz * spacing], material: water });
   return simulation;
 }
@@ -56,10 +78,9 @@ console.log(
 );
 console.log(`backend: cpu (one thread); ${frames} measured frames after ${warmup} warm-up frames; dt = 1/60 s`);
 const systemNames = ['neighbours', 'density', 'viscosityVorticity', 'velocity', 'predict', 'gather', 'publish'];
-const header = ['particles', 'substeps', 'iterations', 'ms/frame', ...systemNames, 'neighbours/particle'];
-const rows: string[][] = [header];
-for (const count of counts) {
-  const simulation = scene(count);
+
+/** Median ms per frame and per system of `simulation` over the measured frames. */
+function measure(simulation: FluidSimulation): { step: number; systems: Record<string, number>; neighbours: number } {
   for (let frame = 0; frame < warmup; frame++) simulation.step();
   const stepTimes: number[] = [];
   const systemTimes: Record<string, number[]> = {};
@@ -73,18 +94,76 @@ for (const count of counts) {
       systemTimes[name].push(simulation.stats.systemMilliseconds[name] ?? 0);
     }
   }
+  const systems: Record<string, number> = {};
+  for (const name of systemNames) systems[name] = median(systemTimes[name]);
+  return { step: median(stepTimes), systems, neighbours: median(neighbourCounts) };
+}
+
+/** Prints rows as a Markdown table with right-aligned columns. */
+function printTable(rows: string[][]): void {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  const line = (row: string[]) => `| ${row.map((cell, column) => cell.padStart(widths[column])).join(' | ')} |`;
+  console.log(line(rows[0]));
+  console.log(`|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`);
+  for (const row of rows.slice(1)) console.log(line(row));
+}
+
+const header = ['particles', 'substeps', 'iterations', 'ms/frame', ...systemNames, 'neighbours/particle'];
+const rows: string[][] = [header];
+for (const count of counts) {
+  const simulation = scene(count);
+  const result = measure(simulation);
   rows.push([
     String(simulation.particleCount),
     String(substeps),
     String(iterations),
-    median(stepTimes).toFixed(2),
-    ...systemNames.map((name) => median(systemTimes[name]).toFixed(2)),
-    median(neighbourCounts).toFixed(1),
+    result.step.toFixed(2),
+    ...systemNames.map((name) => result.systems[name].toFixed(2)),
+    result.neighbours.toFixed(1),
   ]);
 }
-const widths = header.map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-const line = (row: string[]) => `| ${row.map((cell, column) => cell.padStart(widths[column])).join(' | ')} |`;
-console.log(line(rows[0]));
-console.log(`|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`);
-for (const row of rows.slice(1)) console.log(line(row));
+printTable(rows);
 console.log('ms per system are medians of the per-frame sums over substeps and iterations.');
+
+// Mesh colliders: bake times (median of 3) and the per-step cost against the analytic shapes.
+console.log('\nsigned distance field bake (bakeSignedDistanceField, resolution 128 along the longest side):');
+const bakeRows: string[][] = [['mesh', 'triangles', 'nodes', 'bake ms (median of 3)']];
+for (const [majorSegments, minorSegments] of [
+  [100, 50],
+  [500, 100],
+]) {
+  const mesh = createTorusMesh(1, 0.3, majorSegments, minorSegments);
+  const times: number[] = [];
+  let nodes = 0;
+  for (let run = 0; run < 3; run++) {
+    const start = performance.now();
+    const field = bakeSignedDistanceField(mesh, { resolution: 128 });
+    times.push(performance.now() - start);
+    nodes = field.nodeCounts[0] * field.nodeCounts[1] * field.nodeCounts[2];
+  }
+  bakeRows.push(['torus', String(mesh.indices.length / 3), String(nodes), median(times).toFixed(0)]);
+}
+printTable(bakeRows);
+
+const meshCount = Number(argument('mesh-count', '10000'));
+const [bx, by, bz] = BLOCKS[meshCount] ?? [20, 25, 20];
+const spacing = 0.05;
+const tankMesh = createBoxMesh([0, 0, 0], [4 * bx * spacing, 2 * by * spacing, bz * spacing]);
+const tankField = bakeSignedDistanceField(tankMesh, { cellSize: 0.025 });
+const sphereField = bakeSignedDistanceField(createSphereMesh(1, 48), { resolution: 48 });
+console.log(
+  `\nmesh colliders in the dam break (${bx * by * bz} particles, ${substeps} substeps x ${iterations} iterations; collisions and wall weights run inside "density"):`,
+);
+const colliderRows: string[][] = [['tank', 'obstacle', 'ms/frame', 'density']];
+for (const variant of [
+  { name: 'analytic box' },
+  { name: 'baked box', tankField },
+  { name: 'analytic box', obstacle: 'sphere' as const },
+  { name: 'analytic box', obstacle: sphereField },
+] as ColliderVariant[]) {
+  const result = measure(scene(meshCount, variant));
+  const obstacle =
+    variant.obstacle === undefined ? 'none' : variant.obstacle === 'sphere' ? 'analytic sphere' : 'baked sphere';
+  colliderRows.push([variant.name, obstacle, result.step.toFixed(2), result.systems.density.toFixed(2)]);
+}
+printTable(colliderRows);

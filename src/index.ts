@@ -7,5 +7,20 @@ export type { FluidStats } from './systems/context';
 export { FluidCapacityError, FluidError } from './systems/errors';
 export { poly6, spiky, spikyGradient } from './systems/kernels';
 export type { FluidMaterialOptions } from './systems/material';
+export {
+  type AsyncBakeOptions,
+  type BakeOptions,
+  bakeSignedDistanceField,
+  bakeSignedDistanceFieldAsync,
+  type TriangleMesh,
+} from './systems/sdf/bake';
+export { FIELD_NODE_STRIDE, SignedDistanceField, type SignedDistanceFieldData } from './systems/sdf/field';
+export {
+  createBoxMesh,
+  createGlassMesh,
+  createSphereMesh,
+  createTorusMesh,
+  type GlassMeshOptions,
+} from './systems/sdf/shapes';
 export * from './systems/simulation';
 export type { QuaternionTuple, Vector3Tuple } from './systems/validate';
