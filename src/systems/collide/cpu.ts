@@ -195,7 +195,7 @@ export function collideParticles(ctx: SimulationContext): void {
         ny = pushY / depth;
         nz = pushZ / depth;
       } else {
-        fluidSideDistance(ctx, eid, lx, ly, lz, out);
+        fluidSideDistance(ctx, eid, lx, ly, lz, out, localRadius);
         let endDistance = out[0];
         nx = out[1];
         ny = out[2];
@@ -219,7 +219,7 @@ export function collideParticles(ctx: SimulationContext): void {
         const pathLength = Math.sqrt(pathX * pathX + pathY * pathY + pathZ * pathZ);
         // The distance is 1-Lipschitz: a path shorter than both distances cannot touch the surface.
         if (pathLength > (endDistance > 0 ? endDistance : 0)) {
-          fluidSideDistance(ctx, eid, sx, sy, sz, out);
+          fluidSideDistance(ctx, eid, sx, sy, sz, out, 0);
           const startDistance = out[0];
           if (startDistance > 0 && pathLength > startDistance + (endDistance > 0 ? endDistance : 0)) {
             // Sphere tracing along the path to the first surface contact.
@@ -227,7 +227,7 @@ export function collideParticles(ctx: SimulationContext): void {
             let hit = false;
             const contactTolerance = 1e-6 * localRadius;
             for (let march = 0; march < 64 && t < 1; march++) {
-              fluidSideDistance(ctx, eid, sx + t * pathX, sy + t * pathY, sz + t * pathZ, out);
+              fluidSideDistance(ctx, eid, sx + t * pathX, sy + t * pathY, sz + t * pathZ, out, contactTolerance);
               if (out[0] < contactTolerance) {
                 hit = true;
                 break;
@@ -253,7 +253,7 @@ export function collideParticles(ctx: SimulationContext): void {
         // In a concave corner (the inside of a mesh container, a crease of a solid) one push along the
         // nearest wall's normal can leave the particle too close to the next wall: project again.
         for (let round = 0; round < EXTRA_PROJECTIONS; round++) {
-          fluidSideDistance(ctx, eid, fx, fy, fz, out);
+          fluidSideDistance(ctx, eid, fx, fy, fz, out, localRadius);
           const deficit = localRadius - out[0];
           if (deficit <= 1e-3 * localRadius) break;
           fx += deficit * out[1];
@@ -390,7 +390,8 @@ function addWall(
  * Signed distance of local point (lx, ly, lz) to collider `eid`'s surface in local units (times the pose's
  * scale for metres), measured on the fluid side (positive where the fluid belongs), and the unit normal
  * pointing to the fluid side (local space), written to out = [d, nx, ny, nz]. A mesh collider samples its
- * signed distance field (trilinear, see `SignedDistanceField`).
+ * signed distance field (trilinear, see `SignedDistanceField`) and, where d >= `normalWithin` (local
+ * units), skips the normal: out[1..3] are then stale and must not be read.
  */
 export function fluidSideDistance(
   ctx: SimulationContext,
@@ -399,6 +400,7 @@ export function fluidSideDistance(
   ly: number,
   lz: number,
   out: Float64Array,
+  normalWithin = Number.POSITIVE_INFINITY,
 ): void {
   const c = ctx.components.Collider;
   const shape = c.shape[eid];
@@ -448,7 +450,11 @@ export function fluidSideDistance(
     }
   } else if (shape === ColliderShape.mesh) {
     const field = ctx.colliders.fields[c.field[eid]]!;
-    d = field.sampleWithGradient(lx, ly, lz, out, 1);
+    // The fluid side is d > 0 for a solid and d < 0 for a container: the normal only within normalWithin.
+    d =
+      c.container[eid] === 1
+        ? field.sampleWithGradient(lx, ly, lz, out, 1, -normalWithin, Number.POSITIVE_INFINITY)
+        : field.sampleWithGradient(lx, ly, lz, out, 1, Number.NEGATIVE_INFINITY, normalWithin);
     gx = out[1];
     gy = out[2];
     gz = out[3];
@@ -572,7 +578,7 @@ export function computeWallWeights(ctx: SimulationContext): void {
         if (dMaxZ < localH) addWall(s, wallTable, samplesPerMetre, i, scale * dMaxZ, -r02, -r12, -r22);
         continue;
       }
-      fluidSideDistance(ctx, eid, lx, ly, lz, out);
+      fluidSideDistance(ctx, eid, lx, ly, lz, out, localH);
       if (out[0] >= localH) continue;
       const nx = out[1];
       const ny = out[2];

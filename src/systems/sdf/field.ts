@@ -112,9 +112,18 @@ export class SignedDistanceField {
    * Distance and unit gradient in one lookup: returns the distance and writes the gradient to
    * `out[offset .. offset + 2]`. The gradient is the trilinear blend of the nodes' closest-point
    * directions, normalised; where those cancel (on a medial surface) it is the gradient of the trilinear
-   * distance itself.
+   * distance itself. Only when the distance lies within (`gradientAbove`, `gradientBelow`) (default: always)
+   * is the gradient computed; otherwise `out` is left as it was (the solver asks for it only near walls).
    */
-  sampleWithGradient(x: number, y: number, z: number, out: Float64Array, offset: number): number {
+  sampleWithGradient(
+    x: number,
+    y: number,
+    z: number,
+    out: Float64Array,
+    offset: number,
+    gradientAbove = Number.NEGATIVE_INFINITY,
+    gradientBelow = Number.POSITIVE_INFINITY,
+  ): number {
     const c = this.inverseCellSize;
     let fx = (x - this.ox) * c;
     let fy = (y - this.oy) * c;
@@ -195,6 +204,7 @@ export class SignedDistanceField {
       out[offset + 2] = outsideZ / length;
       return distance;
     }
+    if (!(distance > gradientAbove && distance < gradientBelow)) return distance;
     let gx =
       w000 * v[p000 + 1] +
       w100 * v[p100 + 1] +
