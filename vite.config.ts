@@ -1,5 +1,28 @@
-import { resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { defineConfig } from 'vite';
+
+/**
+ * Every `@babylonjs/*` deep import of the examples and the library, so the dev server pre-bundles them
+ * all at start: a dependency discovered later makes Vite re-optimise and reload the page mid-run.
+ */
+function babylonDeepImports(): string[] {
+  const found = new Set<string>();
+  const visit = (directory: string): void => {
+    for (const entry of readdirSync(directory, { withFileTypes: true })) {
+      const path = join(directory, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else if (entry.name.endsWith('.ts')) {
+        for (const match of readFileSync(path, 'utf8').matchAll(/['"](@babylonjs\/(?:core|gui)\/[^'"]+)['"]/g)) {
+          found.add(match[1]);
+        }
+      }
+    }
+  };
+  visit(resolve(import.meta.dirname, 'src'));
+  visit(resolve(import.meta.dirname, 'examples'));
+  return [...found].sort();
+}
 
 // `npm run dev` serves the example gallery in examples/; `npm run build` builds the library to dist/.
 export default defineConfig(({ command }) =>
@@ -7,7 +30,7 @@ export default defineConfig(({ command }) =>
     ? {
         root: resolve(import.meta.dirname, 'examples'),
         server: { port: 5173, strictPort: false },
-        optimizeDeps: { include: ['bitecs'] },
+        optimizeDeps: { include: ['bitecs', ...babylonDeepImports()] },
       }
     : {
         build: {
@@ -20,7 +43,12 @@ export default defineConfig(({ command }) =>
             fileName: () => 'index.js',
           },
           rollupOptions: {
-            external: [/^bitecs(\/.*)?$/, /^@babylonjs\/core(\/.*)?$/, /^@babylonjs\/havok(\/.*)?$/],
+            external: [
+              /^bitecs(\/.*)?$/,
+              /^@babylonjs\/core(\/.*)?$/,
+              /^@babylonjs\/gui(\/.*)?$/,
+              /^@babylonjs\/havok(\/.*)?$/,
+            ],
           },
         },
       },

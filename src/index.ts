@@ -3,6 +3,7 @@
  * @packageDocumentation
  */
 export * from './components';
+export * from './plugin';
 export type { FluidStats } from './systems/context';
 export { FluidCapacityError, FluidError } from './systems/errors';
 export { poly6, spiky, spikyGradient } from './systems/kernels';

@@ -1,0 +1,13 @@
+/**
+ * The Babylon.js adapter: {@link FluidPlugin} and the types of its options and views.
+ * @packageDocumentation
+ */
+export {
+  FluidPlugin,
+  type FluidPluginOptions,
+  type PluginEmitterOptions,
+  type PluginMeshColliderOptions,
+} from './fluidPlugin';
+export type { MeshFieldOptions } from './meshCollider';
+export type { ColorMapRanges, FluidColorBy, ParticleBuffers } from './particleFeed';
+export { type FluidLookOptions, type FluidRenderMode, supportsFluidRenderer } from './renderers';

@@ -1,0 +1,139 @@
+/**
+ * The one place where particle data leaves the simulation for the renderers: {@link feedParticles} writes
+ * positions, colours and (for the sphere view) instance matrices into buffers allocated once, so a frame
+ * allocates nothing. On WebGPU a later backend binds the simulation's own GPU buffer instead; that change
+ * belongs here and nowhere else.
+ */
+import type { FluidSimulation } from '../systems/simulation';
+
+/** What the debug views colour particles by. */
+export type FluidColorBy = 'material' | 'speed' | 'density';
+
+/** The particle data the renderers read, sized once for the simulation's capacity. */
+export interface ParticleBuffers {
+  /** Most particles the buffers hold (the simulation's capacity). */
+  readonly capacity: number;
+  /** Particles written by the last {@link feedParticles}. */
+  count: number;
+  /** Entity id of each written particle, in the order of the other buffers. */
+  readonly ids: Uint32Array;
+  /** x, y, z per particle (m, world space). */
+  readonly positions: Float32Array;
+  /** r, g, b, a per particle, in 0..1. */
+  readonly colors: Float32Array;
+  /**
+   * A 4 x 4 instance matrix per particle (uniform scaling by `matrixScale`, translation to the particle),
+   * written only when present; the sphere view allocates it on first use.
+   */
+  matrices: Float32Array | undefined;
+  /** Diameter (m) written on the diagonal of `matrices`. */
+  matrixScale: number;
+  /** True once the diagonal of `matrices` holds `matrixScale` for every place. */
+  matricesInitialised: boolean;
+}
+
+/** Ranges of the colour maps of {@link feedParticles}. */
+export interface ColorMapRanges {
+  /** Speed (m/s) shown at the hot end of the speed map; 0 m/s is the cold end. */
+  speed: number;
+  /** Density deviation |rho / rho0 - 1| shown at either end of the density map (0.2 = 20%). */
+  density: number;
+}
+
+/** Allocates the buffers for `capacity` particles (no matrices yet). */
+export function createParticleBuffers(capacity: number): ParticleBuffers {
+  return {
+    capacity,
+    count: 0,
+    ids: new Uint32Array(capacity),
+    positions: new Float32Array(capacity * 3),
+    colors: new Float32Array(capacity * 4),
+    matrices: undefined,
+    matrixScale: 1,
+    matricesInitialised: false,
+  };
+}
+
+/** Stops of the speed colour map (slow deep blue, through cyan, to white foam), r, g, b each. */
+const SPEED_STOPS = new Float32Array([0.05, 0.2, 0.6, 0.1, 0.5, 0.95, 0.3, 0.85, 1.0, 1.0, 1.0, 1.0]);
+
+/** Stops of the diverging density map: too thin (blue), at rest (light grey), compressed (red). */
+const DENSITY_STOPS = new Float32Array([0.15, 0.35, 0.95, 0.85, 0.85, 0.85, 0.95, 0.25, 0.15]);
+
+/** Writes the colour at `t` in [0, 1] along `stops` (3 numbers per stop) to `colors[offset..offset+2]`. */
+function writeColorMap(stops: Float32Array, t: number, colors: Float32Array, offset: number): void {
+  const segments = stops.length / 3 - 1;
+  const clamped = t < 0 ? 0 : t > 1 ? 1 : t;
+  const position = clamped * segments;
+  const segment = Math.min(segments - 1, Math.floor(position));
+  const f = position - segment;
+  const a = 3 * segment;
+  colors[offset] = stops[a] + f * (stops[a + 3] - stops[a]);
+  colors[offset + 1] = stops[a + 1] + f * (stops[a + 4] - stops[a + 1]);
+  colors[offset + 2] = stops[a + 2] + f * (stops[a + 5] - stops[a + 2]);
+}
+
+/**
+ * Copies the live particles of `simulation` into `buffers`: positions, a colour per particle (by material,
+ * speed or density) and, when `buffers.matrices` exists, instance matrices. Allocates nothing.
+ *
+ * @returns The number of particles written (also stored in `buffers.count`).
+ */
+export function feedParticles(
+  simulation: FluidSimulation,
+  buffers: ParticleBuffers,
+  colorBy: FluidColorBy,
+  ranges: ColorMapRanges,
+): number {
+  const count = Math.min(simulation.particleCount, buffers.capacity);
+  const ids = simulation.particleCount <= buffers.capacity ? simulation.particles(buffers.ids) : buffers.ids;
+  const { Position, Velocity, Density, Particle, FluidMaterial } = simulation.components;
+  const { positions, colors, matrices } = buffers;
+  if (matrices !== undefined && !buffers.matricesInitialised) {
+    const scale = buffers.matrixScale;
+    for (let place = 0; place < buffers.capacity; place++) {
+      const m = 16 * place;
+      matrices.fill(0, m, m + 16);
+      matrices[m] = scale;
+      matrices[m + 5] = scale;
+      matrices[m + 10] = scale;
+      matrices[m + 15] = 1;
+    }
+    buffers.matricesInitialised = true;
+  }
+  const inverseSpeedRange = 1 / Math.max(1e-9, ranges.speed);
+  const inverseDensityRange = 1 / Math.max(1e-9, ranges.density);
+  for (let place = 0; place < count; place++) {
+    const eid = ids[place];
+    const x = Position.x[eid];
+    const y = Position.y[eid];
+    const z = Position.z[eid];
+    const p = 3 * place;
+    positions[p] = x;
+    positions[p + 1] = y;
+    positions[p + 2] = z;
+    if (matrices !== undefined) {
+      const m = 16 * place;
+      matrices[m + 12] = x;
+      matrices[m + 13] = y;
+      matrices[m + 14] = z;
+    }
+    const c = 4 * place;
+    const material = Particle.material[eid];
+    if (colorBy === 'material') {
+      colors[c] = FluidMaterial.colorRed[material];
+      colors[c + 1] = FluidMaterial.colorGreen[material];
+      colors[c + 2] = FluidMaterial.colorBlue[material];
+    } else if (colorBy === 'speed') {
+      const speed = Math.hypot(Velocity.x[eid], Velocity.y[eid], Velocity.z[eid]);
+      writeColorMap(SPEED_STOPS, speed * inverseSpeedRange, colors, c);
+    } else {
+      const restDensity = FluidMaterial.restDensity[material];
+      const deviation = restDensity > 0 ? Density[eid] / restDensity - 1 : 0;
+      writeColorMap(DENSITY_STOPS, 0.5 + 0.5 * deviation * inverseDensityRange, colors, c);
+    }
+    colors[c + 3] = 1;
+  }
+  buffers.count = count;
+  return count;
+}
