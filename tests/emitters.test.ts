@@ -146,7 +146,19 @@ describe('volume spawns', () => {
     const expected = ((4 / 3) * Math.PI * 0.275 ** 3) / spacing ** 3;
     expect(Math.abs(sphere.length / expected - 1)).toBeLessThan(0.1);
     const field = bakeSignedDistanceField(createSphereMesh(1, 32), { resolution: 40 });
-    const mesh = simulation.spawn({ shape: 'mesh', field, position: [0, 0.5, 0], scaling: 0.3, material: water });
+    const mesh = simulation.spawn({
+      shape: 'mesh',
+      field,
+      position: [0, 0.5, 0],
+      rotation: [0, 0.38, 0, 0.92],
+      scaling: 0.3,
+      material: water,
+    });
+    // Every particle lies inside the scaled sphere placed at the position.
+    for (const id of mesh) {
+      const { x, y, z } = simulation.Position;
+      expect(Math.hypot(x[id], y[id] - 0.5, z[id])).toBeLessThan(0.3 - 0.025 + 1e-3);
+    }
     expect(Math.abs(mesh.length / expected - 1)).toBeLessThan(0.1);
     expect(() => simulation.spawn({ shape: 'sphere', center: [0, 1, 0], radius: 5, material: water })).toThrow(
       FluidCapacityError,

@@ -13,8 +13,8 @@ import {
   type FluidSettings,
   type Vector3Store,
 } from '../components';
-import { commitColliderPose } from './collide/cpu';
-import { createSimulationContext, type FluidStats, type SimulationContext } from './context';
+import { commitColliderPose, writePose } from './collide/cpu';
+import { createSimulationContext, type FluidStats, POSE_SIZE, type SimulationContext } from './context';
 import { nozzleLayer } from './emit/cpu';
 import { createEntity, createParticle, destroyParticle } from './entities';
 import { FluidCapacityError, FluidError } from './errors';
@@ -876,18 +876,9 @@ export class FluidSimulation {
         withDefault<QuaternionTuple>(options.rotation, [0, 0, 0, 1]),
       );
       const scale = checkScaling(withDefault<number | Vector3Tuple>(options.scaling, 1));
-      // Rotation matrix (local to world) of the quaternion.
-      const m = [
-        1 - 2 * (qy * qy + qz * qz),
-        2 * (qx * qy - qz * qw),
-        2 * (qx * qz + qy * qw),
-        2 * (qx * qy + qz * qw),
-        1 - 2 * (qx * qx + qz * qz),
-        2 * (qy * qz - qx * qw),
-        2 * (qx * qz - qy * qw),
-        2 * (qy * qz + qx * qw),
-        1 - 2 * (qx * qx + qy * qy),
-      ];
+      // Rotation matrix (row-major, local to world) of the quaternion.
+      const m = new Float64Array(POSE_SIZE);
+      writePose(m, 0, qx, qy, qz, qw, position[0], position[1], position[2], scale);
       // World box of the field's grid box: the eight corners mapped.
       min = [Infinity, Infinity, Infinity];
       max = [-Infinity, -Infinity, -Infinity];

@@ -13,7 +13,11 @@ import { ColliderShape } from '../../components';
 import { COLLIDER_FRAME_STRIDE, POSE_SIZE, type SimulationContext, type SolverState } from '../context';
 import { poly6 } from '../kernels';
 
-function writeFrame(
+/**
+ * Writes a pose to `frames[offset .. offset + POSE_SIZE - 1]`: the rotation matrix of quaternion
+ * (qx, qy, qz, qw) (normalised here; row-major, local to world), the translation and the uniform scale.
+ */
+export function writePose(
   frames: Float64Array,
   offset: number,
   qx: number,
@@ -69,7 +73,7 @@ function interpolatePose(ctx: SimulationContext, eid: number, t: number, frames:
     az = -az;
     aw = -aw;
   }
-  writeFrame(
+  writePose(
     frames,
     offset,
     ax + (bx - ax) * t,
