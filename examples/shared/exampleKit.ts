@@ -115,8 +115,9 @@ export function showStats(engine: AbstractEngine, scene: Scene, plugin: FluidPlu
     if (frame++ % 10 !== 0) return;
     const stats = plugin.simulation.stats;
     const settings = plugin.simulation.settings;
+    const fps = engine.getFps();
     line.textContent =
-      `${engine.getFps().toFixed(0)} fps | particles ${stats.particleCount} | step ${stats.stepMilliseconds.toFixed(1)} ms ` +
+      `${Number.isFinite(fps) ? fps.toFixed(0) : '-'} fps | particles ${plugin.simulation.particleCount} | step ${stats.stepMilliseconds.toFixed(1)} ms ` +
       `(${settings.substeps}x${settings.iterations}) | ${plugin.renderMode}${extra ? ` | ${extra()}` : ''}`;
   });
 }
