@@ -5,15 +5,13 @@
  */
 import { ArcRotateCamera } from '@babylonjs/core/Cameras/arcRotateCamera';
 import { StandardMaterial } from '@babylonjs/core/Materials/standardMaterial';
-import { Color3, Color4 } from '@babylonjs/core/Maths/math.color';
+import { Color3 } from '@babylonjs/core/Maths/math.color';
 import { Vector3 } from '@babylonjs/core/Maths/math.vector';
-import { CreateBox } from '@babylonjs/core/Meshes/Builders/boxBuilder';
 import { CreateSphere } from '@babylonjs/core/Meshes/Builders/sphereBuilder';
-import '@babylonjs/core/Rendering/edgesRenderer';
 import { FluidPlugin } from '../../src';
 import {
   createEngine,
-  createGlassMaterial,
+  createGlassTank,
   createStudioScene,
   createTuningPanel,
   readParameters,
@@ -33,12 +31,7 @@ camera.minZ = 0.05;
 camera.maxZ = 30;
 
 // The glass tank (2 x 1.2 x 0.8 m) and the stone the wave hits.
-const tank = CreateBox('tank', { width: 2.0, height: 1.2, depth: 0.8 }, scene);
-tank.position.set(1.0, 0.6, 0.4);
-tank.material = createGlassMaterial(scene, 0.08);
-tank.enableEdgesRendering();
-tank.edgesWidth = 1.5;
-tank.edgesColor = new Color4(0.35, 0.45, 0.55, 0.8);
+createGlassTank(scene, [0, 0, 0], [2.0, 1.2, 0.8], 0.08);
 const stone = CreateSphere('stone', { diameter: 0.36, segments: 24 }, scene);
 stone.position.set(1.3, 0.15, 0.4);
 const stoneMaterial = new StandardMaterial('stoneMaterial', scene);

@@ -5,15 +5,13 @@
  */
 import { ArcRotateCamera } from '@babylonjs/core/Cameras/arcRotateCamera';
 import { StandardMaterial } from '@babylonjs/core/Materials/standardMaterial';
-import { Color3, Color4 } from '@babylonjs/core/Maths/math.color';
+import { Color3 } from '@babylonjs/core/Maths/math.color';
 import { Vector3 } from '@babylonjs/core/Maths/math.vector';
-import { CreateBox } from '@babylonjs/core/Meshes/Builders/boxBuilder';
 import { CreateDisc } from '@babylonjs/core/Meshes/Builders/discBuilder';
-import '@babylonjs/core/Rendering/edgesRenderer';
 import { FluidPlugin } from '../../src';
 import {
   createEngine,
-  createGlassMaterial,
+  createGlassTank,
   createStudioScene,
   createTuningPanel,
   readParameters,
@@ -34,12 +32,7 @@ camera.maxZ = 20;
 
 // The tank, on 0.1 m feet so the plughole shows below it.
 const TANK = { min: [-0.5, 0, -0.35], max: [0.5, 0.7, 0.35] } as const;
-const tank = CreateBox('tank', { width: 1.0, height: 0.7, depth: 0.7 }, scene);
-tank.position.set(0, 0.35, 0);
-tank.material = createGlassMaterial(scene, 0.07);
-tank.enableEdgesRendering();
-tank.edgesWidth = 1.2;
-tank.edgesColor = new Color4(0.35, 0.45, 0.55, 0.8);
+createGlassTank(scene, TANK.min, TANK.max);
 const plughole = CreateDisc('plughole', { radius: 0.07, tessellation: 32 }, scene);
 plughole.rotation.x = Math.PI / 2;
 plughole.position.set(0.25, 0.002, 0);

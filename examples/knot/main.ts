@@ -5,16 +5,14 @@
  */
 import { ArcRotateCamera } from '@babylonjs/core/Cameras/arcRotateCamera';
 import { StandardMaterial } from '@babylonjs/core/Materials/standardMaterial';
-import { Color3, Color4 } from '@babylonjs/core/Maths/math.color';
+import { Color3 } from '@babylonjs/core/Maths/math.color';
 import { Vector3 } from '@babylonjs/core/Maths/math.vector';
-import { CreateBox } from '@babylonjs/core/Meshes/Builders/boxBuilder';
 import { CreateTorusKnot } from '@babylonjs/core/Meshes/Builders/torusKnotBuilder';
 import { TransformNode } from '@babylonjs/core/Meshes/transformNode';
-import '@babylonjs/core/Rendering/edgesRenderer';
 import { FluidPlugin } from '../../src';
 import {
   createEngine,
-  createGlassMaterial,
+  createGlassTank,
   createStudioScene,
   createTuningPanel,
   readParameters,
@@ -35,12 +33,7 @@ camera.maxZ = 20;
 
 // The tank (1.2 x 1.1 x 0.9 m, open at the top in looks, closed for the fluid).
 const TANK = { min: [-0.6, 0, -0.45], max: [0.6, 1.1, 0.45] } as const;
-const tank = CreateBox('tank', { width: 1.2, height: 1.1, depth: 0.9 }, scene);
-tank.position.set(0, 0.55, 0);
-tank.material = createGlassMaterial(scene, 0.07);
-tank.enableEdgesRendering();
-tank.edgesWidth = 1.2;
-tank.edgesColor = new Color4(0.35, 0.45, 0.55, 0.8);
+createGlassTank(scene, TANK.min, TANK.max);
 
 // The knot: tubes of 4.5 cm radius wound three times, 0.5 m across.
 const knot = CreateTorusKnot(

@@ -16,7 +16,10 @@ import { Texture } from '@babylonjs/core/Materials/Textures/texture';
 import { Color3, Color4 } from '@babylonjs/core/Maths/math.color';
 import { Matrix, Vector3 } from '@babylonjs/core/Maths/math.vector';
 import { Viewport } from '@babylonjs/core/Maths/math.viewport';
+import { CreateBox } from '@babylonjs/core/Meshes/Builders/boxBuilder';
 import { CreateGround } from '@babylonjs/core/Meshes/Builders/groundBuilder';
+import type { Mesh } from '@babylonjs/core/Meshes/mesh';
+import '@babylonjs/core/Rendering/edgesRenderer';
 import { UtilityLayerRenderer } from '@babylonjs/core/Rendering/utilityLayerRenderer';
 import { Scene } from '@babylonjs/core/scene';
 import { AdvancedDynamicTexture } from '@babylonjs/gui/2D/advancedDynamicTexture';
@@ -105,6 +108,22 @@ export function createGlassMaterial(scene: Scene, alpha = 0.18): StandardMateria
   glass.alpha = alpha;
   glass.backFaceCulling = false;
   return glass;
+}
+
+/** A glass tank filling the box `min`..`max` (m): a faint box with drawn edges. */
+export function createGlassTank(
+  scene: Scene,
+  min: readonly [number, number, number],
+  max: readonly [number, number, number],
+  alpha = 0.07,
+): Mesh {
+  const tank = CreateBox('tank', { width: max[0] - min[0], height: max[1] - min[1], depth: max[2] - min[2] }, scene);
+  tank.position.set(0.5 * (min[0] + max[0]), 0.5 * (min[1] + max[1]), 0.5 * (min[2] + max[2]));
+  tank.material = createGlassMaterial(scene, alpha);
+  tank.enableEdgesRendering();
+  tank.edgesWidth = 1.2;
+  tank.edgesColor = new Color4(0.35, 0.45, 0.55, 0.8);
+  return tank;
 }
 
 /** Updates the corner stats line every few frames: fps, particle count, ms per step, steps per frame. */
