@@ -3,7 +3,6 @@
  * simulation from the render loop and draws it with Babylon's screen-space fluid renderer; the panel on
  * the right tunes the material and the solver live. Uses only the public API of the library.
  */
-import { ArcRotateCamera } from '@babylonjs/core/Cameras/arcRotateCamera';
 import { StandardMaterial } from '@babylonjs/core/Materials/standardMaterial';
 import { Color3 } from '@babylonjs/core/Maths/math.color';
 import { Vector3 } from '@babylonjs/core/Maths/math.vector';
@@ -12,6 +11,7 @@ import { FluidPlugin } from '../../src';
 import {
   createEngine,
   createGlassTank,
+  createOrbitCamera,
   createStudioScene,
   createTuningPanel,
   readParameters,
@@ -24,11 +24,7 @@ const small = parameters.particles === 'small';
 const engine = await createEngine(parameters);
 const scene = createStudioScene(engine);
 
-const camera = new ArcRotateCamera('camera', -Math.PI / 2.5, Math.PI / 3, 3.1, new Vector3(1.0, 0.3, 0.4), scene);
-camera.attachControl(true);
-camera.wheelPrecision = 80;
-camera.minZ = 0.05;
-camera.maxZ = 30;
+const camera = createOrbitCamera(scene, -Math.PI / 2.5, Math.PI / 3, 3.1, new Vector3(1.0, 0.3, 0.4));
 
 // The glass tank (2 x 1.2 x 0.8 m) and the stone the wave hits.
 createGlassTank(scene, [0, 0, 0], [2.0, 1.2, 0.8], 0.08);

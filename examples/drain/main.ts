@@ -3,7 +3,6 @@
  * enters it, and the water swirls down. Space opens and closes the plughole (editing the drain's
  * `enabled` component), R refills the tank. Uses only the public API of the library.
  */
-import { ArcRotateCamera } from '@babylonjs/core/Cameras/arcRotateCamera';
 import { StandardMaterial } from '@babylonjs/core/Materials/standardMaterial';
 import { Color3 } from '@babylonjs/core/Maths/math.color';
 import { Vector3 } from '@babylonjs/core/Maths/math.vector';
@@ -12,6 +11,7 @@ import { FluidPlugin } from '../../src';
 import {
   createEngine,
   createGlassTank,
+  createOrbitCamera,
   createStudioScene,
   createTuningPanel,
   readParameters,
@@ -24,11 +24,7 @@ const small = parameters.particles === 'small';
 const engine = await createEngine(parameters);
 const scene = createStudioScene(engine, 5, 0.2);
 
-const camera = new ArcRotateCamera('camera', -Math.PI / 2.4, Math.PI / 3.2, 2.0, new Vector3(0, 0.25, 0), scene);
-camera.attachControl(true);
-camera.wheelPrecision = 100;
-camera.minZ = 0.03;
-camera.maxZ = 20;
+const camera = createOrbitCamera(scene, -Math.PI / 2.4, Math.PI / 3.2, 2.0, new Vector3(0, 0.25, 0));
 
 // The tank, on 0.1 m feet so the plughole shows below it.
 const TANK = { min: [-0.5, 0, -0.35], max: [0.5, 0.7, 0.35] } as const;

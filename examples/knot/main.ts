@@ -3,7 +3,6 @@
  * interlaced tubes, baked once into a signed distance field and used as a solid mesh collider that
  * follows the mesh's rotation every frame. Uses only the public API of the library.
  */
-import { ArcRotateCamera } from '@babylonjs/core/Cameras/arcRotateCamera';
 import { StandardMaterial } from '@babylonjs/core/Materials/standardMaterial';
 import { Color3 } from '@babylonjs/core/Maths/math.color';
 import { Vector3 } from '@babylonjs/core/Maths/math.vector';
@@ -13,6 +12,7 @@ import { FluidPlugin } from '../../src';
 import {
   createEngine,
   createGlassTank,
+  createOrbitCamera,
   createStudioScene,
   createTuningPanel,
   readParameters,
@@ -25,11 +25,7 @@ const small = parameters.particles === 'small';
 const engine = await createEngine(parameters);
 const scene = createStudioScene(engine, 5, 0.2);
 
-const camera = new ArcRotateCamera('camera', -Math.PI / 2.3, Math.PI / 3.1, 2.3, new Vector3(0, 0.4, 0), scene);
-camera.attachControl(true);
-camera.wheelPrecision = 100;
-camera.minZ = 0.03;
-camera.maxZ = 20;
+const camera = createOrbitCamera(scene, -Math.PI / 2.3, Math.PI / 3.1, 2.3, new Vector3(0, 0.4, 0));
 
 // The tank (1.2 x 1.1 x 0.9 m, open at the top in looks, closed for the fluid).
 const TANK = { min: [-0.6, 0, -0.45], max: [0.6, 1.1, 0.45] } as const;

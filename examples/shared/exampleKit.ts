@@ -4,6 +4,7 @@
  * step), the live-tuning panel (Babylon GUI) and the `window.fluidExample` handle the browser tests use.
  * Uses only the public API of the library.
  */
+import { ArcRotateCamera } from '@babylonjs/core/Cameras/arcRotateCamera';
 import type { TargetCamera } from '@babylonjs/core/Cameras/targetCamera';
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine';
 import { Engine } from '@babylonjs/core/Engines/engine';
@@ -63,6 +64,25 @@ export async function createEngine(parameters: ExampleParameters): Promise<Abstr
     return engine;
   }
   return new Engine(canvas, true, { preserveDrawingBuffer: true, stencil: true, alpha: false });
+}
+
+/**
+ * An orbit camera looking at `target` (m) from angles `alpha`, `beta` (rad) and distance `radius` (m), with
+ * mouse control and near and far planes suited to a tabletop scene of a few metres.
+ */
+export function createOrbitCamera(
+  scene: Scene,
+  alpha: number,
+  beta: number,
+  radius: number,
+  target: Vector3,
+): ArcRotateCamera {
+  const camera = new ArcRotateCamera('camera', alpha, beta, radius, target, scene);
+  camera.attachControl(true);
+  camera.wheelPrecision = 100;
+  camera.minZ = 0.03;
+  camera.maxZ = 30;
+  return camera;
 }
 
 /**

@@ -30,12 +30,22 @@ function checkValue(name: string, eid: number, value: number, min: number, max: 
   }
 }
 
+const EMITTER_VECTOR_FIELDS = [
+  'positionX',
+  'positionY',
+  'positionZ',
+  'directionX',
+  'directionY',
+  'directionZ',
+] as const;
+const DRAIN_VECTOR_FIELDS = ['minX', 'minY', 'minZ', 'maxX', 'maxY', 'maxZ'] as const;
+
 /** Validates every emitter and drain (the values game code may have edited). */
 function checkEmittersAndDrains(ctx: SimulationContext): void {
   const e = ctx.components.Emitter;
   const slotOfMaterial = ctx.materials.slotOfEntity;
   for (const eid of ctx.events.emitters) {
-    for (const field of ['positionX', 'positionY', 'positionZ', 'directionX', 'directionY', 'directionZ'] as const) {
+    for (const field of EMITTER_VECTOR_FIELDS) {
       checkValue(`Emitter.${field}`, eid, e[field][eid], -1e7, 1e7);
     }
     checkValue('Emitter.radius', eid, e.radius[eid], 1e-6, 1e4);
@@ -56,7 +66,7 @@ function checkEmittersAndDrains(ctx: SimulationContext): void {
   }
   const d = ctx.components.Drain;
   for (const eid of ctx.events.drains) {
-    for (const field of ['minX', 'minY', 'minZ', 'maxX', 'maxY', 'maxZ'] as const) {
+    for (const field of DRAIN_VECTOR_FIELDS) {
       checkValue(`Drain.${field}`, eid, d[field][eid], -1e7, 1e7);
     }
     checkValue('Drain.radius', eid, d.radius[eid], 0, 1e7);
