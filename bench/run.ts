@@ -3,6 +3,9 @@
  * colliders: bake times of signed distance fields and the per-step cost of mesh colliders.
  * Prints median milliseconds per frame (one `step()` of 1/60 s) and per system, with the machine.
  * Options: `--counts 5000,10000`, `--frames 60`, `--substeps 2`, `--iterations 3`, `--mesh-count 10000`.
+ * Then the WebGPU backend in headless Chromium (SwiftShader), through the harness of tests/browser and
+ * its 'bench' scenario. Environment: `BENCH_CPU=0` skips the CPU tables, `BENCH_GPU=0` the browser
+ * section; `BENCH_GPU_COUNTS=10000,30000` and `BENCH_GPU_FRAMES=20` set its particle counts and frames.
  */
 import { cpus } from 'node:os';
 import {
@@ -13,6 +16,7 @@ import {
   FluidSimulation,
   type SignedDistanceField,
 } from '../src';
+import { openGpuPage } from '../tests/browser/driver';
 
 function argument(name: string, fallback: string): string {
   const index = process.argv.indexOf(`--${name}`);
@@ -76,7 +80,6 @@ const cpu = cpus();
 console.log(
   `machine: ${cpu.length} cores (${cpu[0]?.model ?? 'unknown'}), Node ${process.version}, ${process.platform}/${process.arch}`,
 );
-console.log(`backend: cpu (one thread); ${frames} measured frames after ${warmup} warm-up frames; dt = 1/60 s`);
 const systemNames = ['neighbours', 'density', 'viscosityVorticity', 'velocity', 'predict', 'gather', 'publish'];
 
 /** Median ms per frame and per system of `simulation` over the measured frames. */
@@ -108,62 +111,135 @@ function printTable(rows: string[][]): void {
   for (const row of rows.slice(1)) console.log(line(row));
 }
 
-const header = ['particles', 'substeps', 'iterations', 'ms/frame', ...systemNames, 'neighbours/particle'];
-const rows: string[][] = [header];
-for (const count of counts) {
-  const simulation = scene(count);
-  const result = measure(simulation);
-  rows.push([
-    String(simulation.particleCount),
-    String(substeps),
-    String(iterations),
-    result.step.toFixed(2),
-    ...systemNames.map((name) => result.systems[name].toFixed(2)),
-    result.neighbours.toFixed(1),
-  ]);
-}
-printTable(rows);
-console.log('ms per system are medians of the per-frame sums over substeps and iterations.');
-
-// Mesh colliders: bake times (median of 3) and the per-step cost against the analytic shapes.
-console.log('\nsigned distance field bake (bakeSignedDistanceField, resolution 128 along the longest side):');
-const bakeRows: string[][] = [['mesh', 'triangles', 'nodes', 'bake ms (median of 3)']];
-for (const [majorSegments, minorSegments] of [
-  [100, 50],
-  [500, 100],
-]) {
-  const mesh = createTorusMesh(1, 0.3, majorSegments, minorSegments);
-  const times: number[] = [];
-  let nodes = 0;
-  for (let run = 0; run < 3; run++) {
-    const start = performance.now();
-    const field = bakeSignedDistanceField(mesh, { resolution: 128 });
-    times.push(performance.now() - start);
-    nodes = field.nodeCounts[0] * field.nodeCounts[1] * field.nodeCounts[2];
+/** The CPU tables: the dam break at each count, signed distance field bakes, mesh colliders. */
+function cpuTables(): void {
+  console.log(`backend: cpu (one thread); ${frames} measured frames after ${warmup} warm-up frames; dt = 1/60 s`);
+  const header = ['particles', 'substeps', 'iterations', 'ms/frame', ...systemNames, 'neighbours/particle'];
+  const rows: string[][] = [header];
+  for (const count of counts) {
+    const simulation = scene(count);
+    const result = measure(simulation);
+    rows.push([
+      String(simulation.particleCount),
+      String(substeps),
+      String(iterations),
+      result.step.toFixed(2),
+      ...systemNames.map((name) => result.systems[name].toFixed(2)),
+      result.neighbours.toFixed(1),
+    ]);
   }
-  bakeRows.push(['torus', String(mesh.indices.length / 3), String(nodes), median(times).toFixed(0)]);
-}
-printTable(bakeRows);
+  printTable(rows);
+  console.log('ms per system are medians of the per-frame sums over substeps and iterations.');
 
-const meshCount = Number(argument('mesh-count', '10000'));
-const [bx, by, bz] = BLOCKS[meshCount] ?? [20, 25, 20];
-const spacing = 0.05;
-const tankMesh = createBoxMesh([0, 0, 0], [4 * bx * spacing, 2 * by * spacing, bz * spacing]);
-const tankField = bakeSignedDistanceField(tankMesh, { cellSize: 0.025 });
-const sphereField = bakeSignedDistanceField(createSphereMesh(1, 48), { resolution: 48 });
-console.log(
-  `\nmesh colliders in the dam break (${bx * by * bz} particles, ${substeps} substeps x ${iterations} iterations; collisions and wall weights run inside "density"):`,
-);
-const colliderRows: string[][] = [['tank', 'obstacle', 'ms/frame', 'density']];
-for (const variant of [
-  { name: 'analytic box' },
-  { name: 'baked box', tankField },
-  { name: 'analytic box', obstacle: 'sphere' as const },
-  { name: 'analytic box', obstacle: sphereField },
-] as ColliderVariant[]) {
-  const result = measure(scene(meshCount, variant));
-  const obstacle =
-    variant.obstacle === undefined ? 'none' : variant.obstacle === 'sphere' ? 'analytic sphere' : 'baked sphere';
-  colliderRows.push([variant.name, obstacle, result.step.toFixed(2), result.systems.density.toFixed(2)]);
+  // Mesh colliders: bake times (median of 3) and the per-step cost against the analytic shapes.
+  console.log('\nsigned distance field bake (bakeSignedDistanceField, resolution 128 along the longest side):');
+  const bakeRows: string[][] = [['mesh', 'triangles', 'nodes', 'bake ms (median of 3)']];
+  for (const [majorSegments, minorSegments] of [
+    [100, 50],
+    [500, 100],
+  ]) {
+    const mesh = createTorusMesh(1, 0.3, majorSegments, minorSegments);
+    const times: number[] = [];
+    let nodes = 0;
+    for (let run = 0; run < 3; run++) {
+      const start = performance.now();
+      const field = bakeSignedDistanceField(mesh, { resolution: 128 });
+      times.push(performance.now() - start);
+      nodes = field.nodeCounts[0] * field.nodeCounts[1] * field.nodeCounts[2];
+    }
+    bakeRows.push(['torus', String(mesh.indices.length / 3), String(nodes), median(times).toFixed(0)]);
+  }
+  printTable(bakeRows);
+
+  const meshCount = Number(argument('mesh-count', '10000'));
+  const [bx, by, bz] = BLOCKS[meshCount] ?? [20, 25, 20];
+  const spacing = 0.05;
+  const tankMesh = createBoxMesh([0, 0, 0], [4 * bx * spacing, 2 * by * spacing, bz * spacing]);
+  const tankField = bakeSignedDistanceField(tankMesh, { cellSize: 0.025 });
+  const sphereField = bakeSignedDistanceField(createSphereMesh(1, 48), { resolution: 48 });
+  console.log(
+    `\nmesh colliders in the dam break (${bx * by * bz} particles, ${substeps} substeps x ${iterations} iterations; collisions and wall weights run inside "density"):`,
+  );
+  const colliderRows: string[][] = [['tank', 'obstacle', 'ms/frame', 'density']];
+  for (const variant of [
+    { name: 'analytic box' },
+    { name: 'baked box', tankField },
+    { name: 'analytic box', obstacle: 'sphere' as const },
+    { name: 'analytic box', obstacle: sphereField },
+  ] as ColliderVariant[]) {
+    const result = measure(scene(meshCount, variant));
+    const obstacle =
+      variant.obstacle === undefined ? 'none' : variant.obstacle === 'sphere' ? 'analytic sphere' : 'baked sphere';
+    colliderRows.push([variant.name, obstacle, result.step.toFixed(2), result.systems.density.toFixed(2)]);
+  }
+  printTable(colliderRows);
 }
-printTable(colliderRows);
+
+/** Result of the page's 'bench' scenario (tests/browser/scenarios.ts): medians over the measured frames. */
+interface GpuBenchResult {
+  adapter: string;
+  timestampQueries: boolean;
+  method: string;
+  rows: {
+    particles: number;
+    substeps: number;
+    iterations: number;
+    frameMilliseconds: number;
+    passMilliseconds: Record<string, number>;
+  }[];
+}
+
+/** The WebGPU tables: the page's 'bench' scenario in headless Chromium. */
+async function gpuTables(): Promise<void> {
+  const gpuCounts = (process.env.BENCH_GPU_COUNTS ?? '10000,30000,100000').split(',').map(Number);
+  const gpuFrames = Number(process.env.BENCH_GPU_FRAMES ?? '20');
+  console.log('\nwebgpu backend in headless Chromium (SwiftShader):');
+  let gpu: Awaited<ReturnType<typeof openGpuPage>>;
+  try {
+    gpu = await openGpuPage();
+  } catch (error) {
+    console.log(`webgpu bench: browser not available: ${error instanceof Error ? error.message : String(error)}`);
+    return;
+  }
+  try {
+    if (!gpu.scenarioNames.includes('bench')) {
+      console.log("webgpu bench: scenario 'bench' not available");
+      return;
+    }
+    const result = await gpu.run<GpuBenchResult>('bench', {
+      counts: gpuCounts,
+      substeps,
+      iterations,
+      frames: gpuFrames,
+    });
+    console.log(
+      `adapter: ${result.adapter}; timestamp queries: ${result.timestampQueries ? 'yes' : 'no'}; method: ${result.method}; ${gpuFrames} measured frames`,
+    );
+    const passNames: string[] = [];
+    for (const row of result.rows) {
+      for (const name of Object.keys(row.passMilliseconds)) if (!passNames.includes(name)) passNames.push(name);
+    }
+    const gpuRows: string[][] = [['particles', 'substeps', 'iterations', 'ms/frame', ...passNames]];
+    for (const row of result.rows) {
+      gpuRows.push([
+        String(row.particles),
+        String(row.substeps),
+        String(row.iterations),
+        row.frameMilliseconds.toFixed(2),
+        ...passNames.map((name) => row.passMilliseconds[name]?.toFixed(2) ?? '-'),
+      ]);
+    }
+    printTable(gpuRows);
+    if (gpu.consoleErrors.length > 0) {
+      console.log(`webgpu bench: console errors in the page:\n${gpu.consoleErrors.join('\n')}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    await gpu.close();
+  }
+}
+
+if (process.env.BENCH_CPU === '0') console.log('cpu tables skipped (BENCH_CPU=0)');
+else cpuTables();
+if (process.env.BENCH_GPU === '0') console.log('webgpu tables skipped (BENCH_GPU=0)');
+else await gpuTables();

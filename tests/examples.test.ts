@@ -13,20 +13,8 @@ import { join, resolve } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserArguments, executablePath } from './browser/driver';
 
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const browserArguments = [
-  '--no-sandbox',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--enable-unsafe-webgpu',
-  '--use-webgpu-adapter=swiftshader',
-  '--enable-features=Vulkan',
-  '--use-vulkan=swiftshader',
-  '--use-angle=swiftshader',
-];
 const artefacts = resolve(process.env.EXAMPLE_SCREENSHOTS ?? 'test-artefacts');
 const saveEveryScreenshot = process.env.EXAMPLE_SCREENSHOTS !== undefined;
 const viewport = { width: 480, height: 360 };

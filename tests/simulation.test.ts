@@ -64,7 +64,9 @@ describe('FluidSimulation API', () => {
       [{ iterations: 1000 }, /iterations is 1000/],
       [{ gravity: [0, Number.POSITIVE_INFINITY, 0] }, /gravity\[1\] is Infinity/],
       [{ kernelRadius: 0.01 }, /kernelRadius is 0.01; allowed range is \[0\.075/],
-      [{ backend: 'webgpu' as 'cpu' }, /backend is 'webgpu'; allowed values are 'cpu'/],
+      [{ backend: 'metal' as 'cpu' }, /backend is 'metal'; allowed values are 'cpu', 'webgpu' and 'auto'/],
+      [{ backend: 'webgpu' }, /backend is 'webgpu' but engine is missing/],
+      [{ mirror: 'sometimes' as 'off' }, /mirror is 'sometimes'; allowed values are/],
     ];
     for (const [options, message] of cases) {
       expect(() => new FluidSimulation(options)).toThrowError(FluidError);

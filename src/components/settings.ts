@@ -3,8 +3,11 @@
  * Data only.
  */
 
-/** Which backend runs the step. */
-export type FluidBackend = 'cpu';
+/**
+ * Which backend runs the step: `'cpu'` (the reference, any environment) or `'webgpu'` (Babylon compute
+ * shaders on a `WebGPUEngine`).
+ */
+export type FluidBackend = 'cpu' | 'webgpu';
 
 /** The resolved settings of a simulation (all values validated, SI units). */
 export interface FluidSettings {
@@ -30,6 +33,6 @@ export interface FluidSettings {
   iterations: number;
   /** Speed clamp in m/s applied after external forces. */
   maxSpeed: number;
-  /** Backend in use. */
+  /** Backend chosen at creation (`'auto'` resolved). The one running now is `stats.backend`. */
   readonly backend: FluidBackend;
 }

@@ -5,6 +5,7 @@
 import type { World } from 'bitecs';
 import type { FluidComponents, FluidSettings } from '../components';
 import { wallWeightTable } from './collide/cpu';
+import type { GpuContext } from './gpu/systems';
 import { latticeGradientSum, latticeKernelSum, latticeNeighbourCount, poly6Coefficient } from './kernels';
 import type { SignedDistanceField } from './sdf/field';
 
@@ -247,6 +248,8 @@ export interface SimulationContext {
   substepTimeStep: number;
   /** Index of the current substep, 0 .. substeps - 1. */
   substepIndex: number;
+  /** The WebGPU backend's state while it runs the step; undefined on the CPU backend. */
+  gpu?: GpuContext;
 }
 
 function nextPowerOfTwo(value: number): number {

@@ -51,6 +51,7 @@ export function createParticle(
   s.entity[s.count] = eid;
   s.placeOfEntity[eid] = s.count;
   s.count++;
+  ctx.gpu?.solver.queueAppend(eid);
   return eid;
 }
 

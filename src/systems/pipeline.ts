@@ -6,8 +6,9 @@
 import { colliderPoseSystem } from './collide/cpu';
 import type { SimulationContext } from './context';
 import { densitySystem } from './density/cpu';
-import { emitSystem } from './emit/cpu';
-import { gatherSystem } from './gather';
+import { emitOnlySystem, emitSystem } from './emit/cpu';
+import { gatherColliders, gatherMaterials, gatherSystem } from './gather';
+import { gpuPublishSystem, gpuStepSystem } from './gpu/systems';
 import { neighbourSystem } from './neighbours/cpu';
 import { predictSystem } from './predict/cpu';
 import { publishSystem } from './publish';
@@ -37,6 +38,24 @@ export const cpuSystems: readonly FluidSystem[] = [
   { name: 'velocity', stage: 'substep', run: velocitySystem },
   { name: 'viscosityVorticity', stage: 'substep', run: viscosityVorticitySystem },
   { name: 'publish', stage: 'step-end', run: publishSystem },
+];
+
+/**
+ * The WebGPU backend's systems, in order. The substep passes (predict, neighbours, density, velocity,
+ * viscosity and vorticity, as on the CPU) are recorded by `gpuStep` as compute dispatches; see gpu/backend.ts.
+ */
+export const webGpuSystems: readonly FluidSystem[] = [
+  { name: 'emit', stage: 'step-start', run: emitOnlySystem },
+  {
+    name: 'gather',
+    stage: 'step-start',
+    run: (context) => {
+      gatherMaterials(context);
+      gatherColliders(context);
+    },
+  },
+  { name: 'gpuStep', stage: 'step-start', run: gpuStepSystem },
+  { name: 'publish', stage: 'step-end', run: gpuPublishSystem },
 ];
 
 const now = (): number => performance.now();

@@ -2,6 +2,8 @@
  * The headless simulation: owns the bitecs world, the component stores and the ordered system list, and
  * offers the calls game code and tests use to drive it without Babylon rendering.
  */
+import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
+import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { addComponent, createWorld, entityExists, hasComponent, removeEntity, type World } from 'bitecs';
 import {
   ColliderShape,
@@ -19,8 +21,10 @@ import { nozzleLayer } from './emit/cpu';
 import { createEntity, createParticle, destroyParticle } from './entities';
 import { FluidCapacityError, FluidError } from './errors';
 import { MAX_SCALE, MIN_SCALE } from './gather';
+import { WebGpuSolver } from './gpu/backend';
+import { applyReadback, type GpuContext, type MirrorMode } from './gpu/systems';
 import { type FluidMaterialOptions, registerMaterial, resolveMaterial, writeMaterial } from './material';
-import { cpuSystems, type FluidSystem, runStep } from './pipeline';
+import { cpuSystems, type FluidSystem, runStep, webGpuSystems } from './pipeline';
 import { SignedDistanceField } from './sdf/field';
 import {
   checkInteger,
@@ -62,8 +66,29 @@ export interface FluidSimulationOptions {
    * Range (0, 10000]. Default h / (timeStep / substeps), 12 m/s for the defaults.
    */
   maxSpeed?: number;
-  /** Backend. Only `'cpu'` exists yet. Default `'cpu'`. */
-  backend?: FluidBackend;
+  /**
+   * Backend: `'cpu'`, `'webgpu'` (needs `engine`, a Babylon `WebGPUEngine` that supports compute shaders) or
+   * `'auto'` (WebGPU when `engine` is such an engine, else CPU). The choice is reported as `stats.backend`.
+   * Default `'cpu'`.
+   */
+  backend?: FluidBackend | 'auto';
+  /** The Babylon engine whose WebGPU device runs the `'webgpu'` backend. Not needed for `'cpu'`. */
+  engine?: AbstractEngine;
+  /**
+   * WebGPU backend only: when the particle components (`Position`, `Velocity`, `Density`, `Particle.age`)
+   * are updated from the GPU, always asynchronously, one or a few frames after the step:
+   * `'every-frame'` (a readback after every step), `'on-demand'` (only after `readback()`), `'off'`.
+   * Removals by drains and lifetimes reach the entity bookkeeping in every mode. Default `'every-frame'`.
+   */
+  mirror?: MirrorMode;
+}
+
+/** What {@link FluidSimulation.onBackendChanged} listeners receive. */
+export interface BackendChange {
+  /** The backend that runs the steps from now on. */
+  readonly backend: FluidBackend;
+  /** Why: `'device-lost'` (the WebGPU device was lost; the CPU continues from the last mirrored state) or `'device-restored'`. */
+  readonly reason: 'device-lost' | 'device-restored';
 }
 
 /** Fields every collider shares. */
@@ -299,8 +324,17 @@ export class FluidSimulation {
   /** All component stores, indexed by entity id. */
   readonly components: FluidComponents;
   private readonly context: SimulationContext;
-  private readonly systems: readonly FluidSystem[];
+  private systems: readonly FluidSystem[];
   private readonly entityCapacity: number;
+  private readonly engine: AbstractEngine | undefined;
+  private gpuContext: GpuContext | undefined;
+  private mirrorMode: MirrorMode = 'every-frame';
+  private readonly observers: { remove(): void }[] = [];
+  /**
+   * Listeners told when the backend changes while running (a lost WebGPU device falls back to the CPU,
+   * a restored one takes over again). Add and delete functions; they are called synchronously.
+   */
+  readonly onBackendChanged = new Set<(change: BackendChange) => void>();
 
   /** Creates a simulation; throws {@link FluidError} naming any invalid option and its allowed range. */
   constructor(options: FluidSimulationOptions = {}) {
@@ -331,8 +365,24 @@ export class FluidSimulation {
       1e-6,
       10000,
     );
-    const backend = withDefault<string>(options.backend, 'cpu');
-    if (backend !== 'cpu') throw new FluidError(`backend is '${backend}'; allowed values are 'cpu'`);
+    const requested = withDefault<string>(options.backend, 'cpu');
+    if (requested !== 'cpu' && requested !== 'webgpu' && requested !== 'auto') {
+      throw new FluidError(`backend is '${requested}'; allowed values are 'cpu', 'webgpu' and 'auto'`);
+    }
+    const mirror = withDefault<string>(options.mirror, 'every-frame');
+    if (mirror !== 'every-frame' && mirror !== 'on-demand' && mirror !== 'off') {
+      throw new FluidError(`mirror is '${mirror}'; allowed values are 'every-frame', 'on-demand' and 'off'`);
+    }
+    this.mirrorMode = mirror;
+    const engine = options.engine;
+    const computeCapable = engine?.isWebGPU === true && engine.getCaps().supportComputeShaders === true;
+    if (requested === 'webgpu' && !computeCapable) {
+      throw new FluidError(
+        `backend is 'webgpu' but engine is ${engine === undefined ? 'missing' : 'not a WebGPUEngine with compute shaders'}; pass a WebGPUEngine as engine, or use backend 'auto' or 'cpu'`,
+      );
+    }
+    const backend: FluidBackend = requested === 'cpu' || !computeCapable ? 'cpu' : 'webgpu';
+    this.engine = engine;
 
     this.settings = {
       particleRadius,
@@ -346,7 +396,7 @@ export class FluidSimulation {
       substeps,
       iterations,
       maxSpeed,
-      backend: 'cpu',
+      backend,
     };
     // Entity ids of bitecs start at 1 and are recycled, so every id is below this bound.
     this.entityCapacity = capacity + maxMaterials + maxColliders + maxEmitters + 1;
@@ -355,6 +405,151 @@ export class FluidSimulation {
     this.context = createSimulationContext(this.settings, this.world, this.components, this.entityCapacity);
     this.systems = cpuSystems;
     for (const system of this.systems) this.context.stats.systemMilliseconds[system.name] = 0;
+    if (backend === 'webgpu') {
+      this.startGpu();
+      const gpuEngine = engine as WebGPUEngine;
+      this.observers.push(
+        gpuEngine.onContextLostObservable.add(() => this.deviceLost()),
+        gpuEngine.onContextRestoredObservable.add(() => this.deviceRestored()),
+      );
+    }
+  }
+
+  /** Creates the GPU solver and makes it run the steps; every live particle is uploaded at the next step. */
+  private startGpu(): void {
+    const solver = new WebGpuSolver(this.engine as WebGPUEngine, this.context);
+    this.gpuContext = {
+      solver,
+      mirror: this.mirrorMode,
+      particlesRequested: false,
+      inFlight: new Set(),
+      gpuCount: 0,
+      onReadbackError: () => {
+        // A readback fails only when the device is lost; the context-lost handler switches backend.
+      },
+    };
+    this.context.gpu = this.gpuContext;
+    const s = this.context.solver;
+    for (let place = 0; place < s.count; place++) solver.queueAppend(s.entity[place]);
+    this.systems = webGpuSystems;
+    this.context.stats.backend = 'webgpu';
+    for (const name in this.context.stats.systemMilliseconds) delete this.context.stats.systemMilliseconds[name];
+    for (const system of this.systems) this.context.stats.systemMilliseconds[system.name] = 0;
+  }
+
+  private stopGpu(): void {
+    this.gpuContext?.solver.dispose();
+    this.gpuContext = undefined;
+    this.context.gpu = undefined;
+    this.systems = cpuSystems;
+    this.context.stats.backend = 'cpu';
+    for (const name in this.context.stats.systemMilliseconds) delete this.context.stats.systemMilliseconds[name];
+    for (const system of this.systems) this.context.stats.systemMilliseconds[system.name] = 0;
+  }
+
+  private notify(change: BackendChange): void {
+    for (const listener of this.onBackendChanged) listener(change);
+  }
+
+  /** The WebGPU device was lost: the CPU backend continues from the components (the last mirrored state). */
+  private deviceLost(): void {
+    if (!this.gpuContext) return;
+    this.stopGpu();
+    this.notify({ backend: 'cpu', reason: 'device-lost' });
+  }
+
+  /** The engine has a new device: the WebGPU backend takes over again from the components. */
+  private deviceRestored(): void {
+    if (this.gpuContext || this.settings.backend !== 'webgpu' || this.disposed) return;
+    this.startGpu();
+    this.notify({ backend: 'webgpu', reason: 'device-restored' });
+  }
+
+  private disposed = false;
+
+  /** The backend running the steps now: `settings.backend`, or `'cpu'` after a lost WebGPU device. */
+  get backend(): FluidBackend {
+    return this.gpuContext ? 'webgpu' : 'cpu';
+  }
+
+  /** True when `step()` may be called (the WebGPU backend's shaders have compiled; always on the CPU). */
+  get isReady(): boolean {
+    return this.gpuContext ? this.gpuContext.solver.isReady() : true;
+  }
+
+  /** Resolves when `step()` may be called (see {@link FluidSimulation.isReady}). */
+  async ready(): Promise<void> {
+    await this.gpuContext?.solver.whenReady();
+  }
+
+  /**
+   * WebGPU backend: the mirror mode (see {@link FluidSimulationOptions.mirror}); may be changed at any time.
+   * On the CPU backend the components are always current after a step.
+   */
+  get mirror(): MirrorMode {
+    return this.mirrorMode;
+  }
+
+  set mirror(mode: MirrorMode) {
+    if (mode !== 'every-frame' && mode !== 'on-demand' && mode !== 'off') {
+      throw new FluidError(`mirror is '${String(mode)}'; allowed values are 'every-frame', 'on-demand' and 'off'`);
+    }
+    this.mirrorMode = mode;
+    if (this.gpuContext) this.gpuContext.mirror = mode;
+  }
+
+  /**
+   * WebGPU backend: reads the particles back from the GPU now and writes them to the components; resolves
+   * when they are there (after any readback already in flight). Resolves at once on the CPU backend.
+   */
+  async readback(): Promise<void> {
+    const gpu = this.gpuContext;
+    if (!gpu) return;
+    await Promise.all([...gpu.inFlight]);
+    let result = await gpu.solver.readback(true);
+    while (result === undefined) {
+      await Promise.all([...gpu.inFlight]);
+      result = await gpu.solver.readback(true);
+    }
+    applyReadback(this.context, result);
+  }
+
+  /**
+   * Tells the simulation that game code changed these particles' components (`Position`, `Velocity`,
+   * `Particle.material`): on the WebGPU backend the next step uploads exactly these (the components are
+   * otherwise only written by the readback). On the CPU backend the step reads every component anyway.
+   * Throws {@link FluidError} for an id that is not a live particle.
+   */
+  markParticlesChanged(ids: number | ArrayLike<number>): void {
+    const list = typeof ids === 'number' ? [ids] : ids;
+    for (let k = 0; k < list.length; k++) {
+      if (!this.isParticle(list[k])) {
+        throw new FluidError(`markParticlesChanged: ${String(list[k])} is not a live particle entity`);
+      }
+    }
+    const gpu = this.gpuContext;
+    if (!gpu) return;
+    for (let k = 0; k < list.length; k++) gpu.solver.queueEdit(list[k]);
+  }
+
+  /**
+   * @internal The context every system works on, for the backend parity tests; not part of the public API.
+   */
+  get internalContext(): SimulationContext {
+    return this.context;
+  }
+
+  /** The WebGPU solver while it runs the steps (rendering binds its position buffer); undefined on the CPU. */
+  get gpuSolver(): WebGpuSolver | undefined {
+    return this.gpuContext?.solver;
+  }
+
+  /** Frees the GPU objects of the WebGPU backend and stops listening to the engine. The CPU state stays. */
+  dispose(): void {
+    this.disposed = true;
+    for (const observer of this.observers) observer.remove();
+    this.observers.length = 0;
+    if (this.gpuContext) this.stopGpu();
   }
 
   /** Particle positions in metres, `Position.x[eid]`; current after each step. */
@@ -490,7 +685,10 @@ export class FluidSimulation {
   /** Removes a particle entity. Throws {@link FluidError} if `id` is not a live particle. */
   removeParticle(id: number): void {
     if (!this.isParticle(id)) throw new FluidError(`removeParticle: ${String(id)} is not a live particle entity`);
-    destroyParticle(this.context, id);
+    const gpu = this.gpuContext;
+    // On the GPU the particle leaves with the next step; its id stays taken until the readback says so.
+    if (gpu && !gpu.solver.cancelAppend(id)) gpu.solver.queueRemove(id);
+    else destroyParticle(this.context, id);
   }
 
   /**

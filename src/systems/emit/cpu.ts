@@ -248,3 +248,12 @@ export function emitSystem(ctx: SimulationContext): void {
   drainParticles(ctx);
   emitParticles(ctx);
 }
+
+/**
+ * The WebGPU backend's step-start system: validate and emit on the CPU (new particles are uploaded before
+ * the step); ageing, lifetimes and drains run on the GPU (predict/predict.wgsl).
+ */
+export function emitOnlySystem(ctx: SimulationContext): void {
+  checkEmittersAndDrains(ctx);
+  emitParticles(ctx);
+}

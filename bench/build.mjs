@@ -1,0 +1,38 @@
+// Bundles bench/run.ts to bench/.build/run.mjs for `npm run bench`. Imports of `*.wgsl?raw` (Vite's raw
+// suffix, used by src/) become the file's text, as in Vite. vite and playwright-core (the WebGPU
+// harness) stay external: Node loads them from node_modules at run time.
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Resolves `./x.wgsl?raw` to the file and loads it as a string (esbuild's text loader). */
+export const wgslRawPlugin = {
+  name: 'wgsl-raw',
+  setup(context) {
+    context.onResolve({ filter: /\.wgsl\?raw$/ }, (args) => ({
+      path: resolve(args.resolveDir, args.path.slice(0, -'?raw'.length)),
+      namespace: 'wgsl-raw',
+    }));
+    context.onLoad({ filter: /.*/, namespace: 'wgsl-raw' }, async (args) => ({
+      contents: await readFile(args.path, 'utf8'),
+      loader: 'text',
+      watchFiles: [args.path],
+    }));
+  },
+};
+
+const entry = process.argv[2] ?? resolve(root, 'bench/run.ts');
+const outfile = process.argv[3] ?? resolve(root, 'bench/.build/run.mjs');
+await build({
+  entryPoints: [entry],
+  outfile,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  logLevel: 'warning',
+  external: ['vite', 'playwright-core'],
+  plugins: [wgslRawPlugin],
+});

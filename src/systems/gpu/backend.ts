@@ -1,0 +1,973 @@
+/**
+ * The WebGPU backend: the step's heavy passes as Babylon compute shaders over storage buffers that stay on
+ * the GPU (DESIGN.md, "Backends"). The CPU keeps the entity bookkeeping (which entities are particles, the
+ * emitters' spawning, validation of every component game code may edit) and uploads, once per step before
+ * any dispatch, the scene (parameters, materials, colliders and their poses for every substep, drains) and
+ * the particles it added or game code edited. The substep index lives in a GPU counter advanced by a pass,
+ * so no parameter is rewritten between the dispatches of one submit. Each pass's WGSL sits next to the CPU
+ * system it mirrors; the structs both sides share come from `structs.ts`.
+ *
+ * Game code reads particles after an asynchronous readback ({@link WebGpuSolver.readback}); removals by
+ * drains and lifetimes are found on the GPU and reach the entity bookkeeping through the same readback.
+ */
+import '@babylonjs/core/Engines/WebGPU/Extensions/engine.computeShader.js';
+import { StorageBuffer } from '@babylonjs/core/Buffers/storageBuffer.js';
+import { ComputeShader } from '@babylonjs/core/Compute/computeShader.js';
+import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
+import collideSource from '../collide/collide.wgsl?raw';
+import { colliderPoseSystem, WALL_WEIGHT_SAMPLES } from '../collide/cpu';
+import poseSource from '../collide/pose.wgsl?raw';
+import shapesSource from '../collide/shapes.wgsl?raw';
+import { COLLIDER_FRAME_STRIDE, POSE_SIZE, type SimulationContext, selfWeight } from '../context';
+import correctSource from '../density/correct.wgsl?raw';
+import lambdaSource from '../density/lambda.wgsl?raw';
+import { FluidError } from '../errors';
+import { poly6Coefficient, spikyGradientCoefficient } from '../kernels';
+import scanSource from '../neighbours/scan.wgsl?raw';
+import sortSource from '../neighbours/sort.wgsl?raw';
+import predictSource from '../predict/predict.wgsl?raw';
+import velocitySource from '../velocity/velocity.wgsl?raw';
+import viscositySource from '../velocity/viscosity.wgsl?raw';
+import vorticitySource from '../velocity/vorticity.wgsl?raw';
+import bookkeepingSource from './bookkeeping.wgsl?raw';
+import commonSource from './common.wgsl?raw';
+import { createWordViews, type StructLayout, type WordViews, word } from './layout';
+import {
+  type Access,
+  type BufferName,
+  ColliderData,
+  DrainData,
+  defineScene,
+  FieldInfo,
+  Material,
+  Params,
+  ParticleInfo,
+  ParticleRecord,
+  Pose,
+  passSource,
+  SCAN_BLOCK,
+  State,
+  WORKGROUP_SIZE,
+} from './structs';
+
+/** Storage buffer creation flags: STORAGE (32) + READ (copy source, 1) + WRITE (copy destination, 2). */
+const STORAGE_FLAGS = 32 | 1 | 2;
+/** The same plus VERTEX (8): the position buffer is also the renderer's vertex buffer. */
+const VERTEX_STORAGE_FLAGS = STORAGE_FLAGS | 8;
+
+/** Picks the section of `source` after `// @entry name` (up to the next marker), after the shared head. */
+function entrySection(source: string, name: string): string {
+  const parts = source.split(/^\/\/ @entry (\w+)$/m);
+  const head = parts[0];
+  for (let k = 1; k < parts.length; k += 2) if (parts[k] === name) return head + parts[k + 1];
+  throw new Error(`no entry ${name}`);
+}
+
+/** One compute pass: a shader and how many threads it runs. */
+interface Pass {
+  readonly name: string;
+  readonly shader: ComputeShader;
+  /** Workgroups to dispatch, evaluated at dispatch time. */
+  readonly groups: () => number;
+}
+
+/** What the readback of one step brings back (typed views over a staging copy). */
+export interface GpuReadback {
+  /** Live particles on the GPU after the step. */
+  readonly count: number;
+  /** Entity ids removed by drains, lifetimes and removals in the step. */
+  readonly removed: Uint32Array;
+  /** When particles were read: xyz + material per particle, in GPU order (else undefined). */
+  readonly position?: Float32Array;
+  /** Velocity xyz (+ unused w) per particle. */
+  readonly velocity?: Float32Array;
+  /** `ParticleInfo` per particle (entity, material, age, lifetime), as words. */
+  readonly info?: Uint32Array;
+  readonly infoFloat?: Float32Array;
+  /** (density, lambda, neighbour count, unused) per particle. */
+  readonly solve?: Float32Array;
+  /** (wall gradient, unused) per particle. */
+  readonly wall?: Float32Array;
+}
+
+/** A pending upload: particles added by the CPU, or edited (a record with lifetime < 0 removes). */
+interface Upload {
+  readonly entity: number;
+  readonly kind: 'append' | 'edit' | 'remove' | 'cancelled';
+}
+
+/**
+ * The WebGPU solver of one simulation. Created by `FluidSimulation` for `backend: 'webgpu'`; holds every GPU
+ * object it uses (created here, once, or when a limit such as the field data grows, never per frame).
+ */
+export class WebGpuSolver {
+  /** Particle positions (xyz, material slot in w) in the GPU's order: the renderer's vertex buffer. */
+  readonly positionBuffer: StorageBuffer;
+  private readonly engine: WebGPUEngine;
+  private readonly ctx: SimulationContext;
+  private readonly scene: StructLayout;
+  private readonly sceneWords: WordViews;
+  private readonly headerBytes: number;
+  private readonly tableSize: number;
+  private readonly bucketLength: number;
+  private readonly buffers: Record<string, StorageBuffer> = {};
+  private fieldBuffer: StorageBuffer;
+  private fieldsVersion: readonly unknown[] = [];
+  private fieldNodeCount = 0;
+  private readonly passes: Record<string, Pass> = {};
+  private readonly scanLevels: { scan: Pass; add: Pass | undefined }[] = [];
+  private readonly records: WordViews;
+  private readonly uploads: Upload[] = [];
+  private readonly uploadIndex = new Map<number, number>();
+  private appendCount = 0;
+  private editCount = 0;
+  private readonly staging: GPUBuffer[] = [];
+  private readonly stagingBusy: boolean[] = [];
+  private readonly stagingBytes: number;
+  /** Upper bound of the live particles on the GPU (the CPU's count: removals reach it later). */
+  private boundCount = 0;
+  private disposed = false;
+  /** Set when a readback took the removed ids: the next step resets their count on the GPU. */
+  private removedRead = false;
+  private readonly zeroWord = new Uint32Array(1);
+
+  constructor(engine: WebGPUEngine, ctx: SimulationContext) {
+    this.engine = engine;
+    this.ctx = ctx;
+    const settings = ctx.settings;
+    const capacity = settings.capacity;
+    this.scene = defineScene({
+      maxMaterials: settings.maxMaterials,
+      maxColliders: settings.maxColliders,
+      maxDrains: settings.maxEmitters,
+    });
+    const poseCount = 32 * settings.maxColliders * 2;
+    this.headerBytes = this.scene.offsets.poses;
+    this.sceneWords = createWordViews(this.headerBytes + poseCount * Pose.size);
+    let table = 1024;
+    while (table < 2 * capacity) table *= 2;
+    this.tableSize = table;
+    this.bucketLength = Math.ceil((table + 1) / SCAN_BLOCK) * SCAN_BLOCK;
+    const vec4 = capacity * 16;
+    const make = (name: string, bytes: number, flags = STORAGE_FLAGS): StorageBuffer => {
+      const buffer = new StorageBuffer(engine, Math.max(16, bytes), flags, `fluid-${name}`);
+      this.buffers[name] = buffer;
+      return buffer;
+    };
+    make('scene', this.sceneWords.buffer.byteLength);
+    make('state', State.size);
+    this.positionBuffer = make('position', vec4, VERTEX_STORAGE_FLAGS);
+    make('velocity', vec4);
+    make('info', capacity * ParticleInfo.size);
+    make('cell', vec4);
+    make('buckets', this.bucketLength * 4);
+    this.buffers.bucketsAtomic = this.buffers.buckets;
+    make('sortedPosition', vec4);
+    make('sortedPredicted', vec4);
+    make('sortedVelocity', vec4);
+    make('sortedInfo', capacity * ParticleInfo.size);
+    make('removed', capacity * 4);
+    make('solve', vec4);
+    make('wall', vec4);
+    make('delta', vec4);
+    make('contact', capacity * 32);
+    make('omega', vec4);
+    make('placeOfEntity', ctx.entityCapacity * 4);
+    make('records', capacity * ParticleRecord.size);
+    this.fieldBuffer = make('fieldValues', 16);
+    this.records = createWordViews(capacity * ParticleRecord.size);
+    this.stagingBytes = State.size + capacity * (4 + 16 * 6);
+    this.createPasses();
+  }
+
+  private shader(name: string, body: string, entry: string, bindings: readonly (readonly [BufferName, Access])[]) {
+    const { source, mapping } = passSource(this.scene, bindings, body);
+    const shader = new ComputeShader(
+      `fluid-${name}`,
+      this.engine,
+      { computeSource: source },
+      { bindingsMapping: mapping, entryPoint: entry },
+    );
+    return shader;
+  }
+
+  private bind(
+    shader: ComputeShader,
+    bindings: readonly (readonly [BufferName, Access])[],
+    names?: Record<string, StorageBuffer>,
+  ): void {
+    for (const [name] of bindings) shader.setStorageBuffer(name, names?.[name] ?? this.buffers[name]);
+  }
+
+  private addPass(
+    name: string,
+    body: string,
+    entry: string,
+    bindings: readonly (readonly [BufferName, Access])[],
+    groups: () => number,
+    buffers?: Record<string, StorageBuffer>,
+  ): Pass {
+    const shader = this.shader(name, body, entry, bindings);
+    this.bind(shader, bindings, buffers);
+    const pass = { name, shader, groups };
+    return pass;
+  }
+
+  private createPasses(): void {
+    const particles = () => Math.ceil(this.boundCount / WORKGROUP_SIZE);
+    const one = () => 1;
+    const R = 'read' as const;
+    const W = 'read_write' as const;
+    const common = commonSource;
+    const shapes = poseSource + shapesSource;
+    const book = (entry: string) => entrySection(bookkeepingSource, entry);
+    const sort = (entry: string) => entrySection(sortSource, entry);
+    const p = this.passes;
+    p.edit = this.addPass(
+      'edit',
+      book('edit'),
+      'edit',
+      [
+        ['scene', R],
+        ['state', R],
+        ['records', R],
+        ['placeOfEntity', R],
+        ['info', W],
+        ['position', W],
+        ['velocity', W],
+      ],
+      () => Math.ceil(this.editCount / WORKGROUP_SIZE),
+    );
+    p.append = this.addPass(
+      'append',
+      book('append'),
+      'append',
+      [
+        ['scene', R],
+        ['state', R],
+        ['records', R],
+        ['placeOfEntity', W],
+        ['info', W],
+        ['position', W],
+        ['velocity', W],
+      ],
+      () => Math.ceil(this.appendCount / WORKGROUP_SIZE),
+    );
+    p.begin = this.addPass(
+      'begin',
+      book('begin'),
+      'begin',
+      [
+        ['scene', R],
+        ['state', W],
+      ],
+      one,
+    );
+    p.advance = this.addPass('advance', book('advance'), 'advance', [['state', W]], one);
+    p.clear = this.addPass(
+      'clear',
+      book('clear'),
+      'clear',
+      [['scanData', W]],
+      () => Math.ceil(this.bucketLength / 256),
+      { scanData: this.buffers.buckets },
+    );
+    p.predict = this.addPass(
+      'predict',
+      common + predictSource,
+      'main',
+      [
+        ['scene', R],
+        ['state', R],
+        ['position', R],
+        ['velocity', W],
+        ['info', W],
+        ['cell', W],
+        ['bucketsAtomic', W],
+      ],
+      particles,
+    );
+    // Scan levels: buckets -> sums1 -> sums2 ... until one block covers the data.
+    let data = this.buffers.buckets;
+    let length = this.bucketLength;
+    let level = 0;
+    const levels: { data: StorageBuffer; sums: StorageBuffer; blocks: number }[] = [];
+    for (;;) {
+      const blocks = Math.ceil(length / SCAN_BLOCK);
+      const sums = new StorageBuffer(this.engine, Math.max(16, blocks * 4), STORAGE_FLAGS, `fluid-scan-${level}`);
+      this.buffers[`scanSums${level}`] = sums;
+      levels.push({ data, sums, blocks });
+      if (blocks === 1) break;
+      data = sums;
+      length = blocks;
+      level++;
+    }
+    for (let k = 0; k < levels.length; k++) {
+      const { data: d, sums, blocks } = levels[k];
+      const scan = this.addPass(
+        `scan${k}`,
+        scanSource,
+        'scanBlocks',
+        [
+          ['scanData', W],
+          ['scanSums', W],
+        ],
+        () => blocks,
+        { scanData: d, scanSums: sums },
+      );
+      const add =
+        k + 1 < levels.length
+          ? this.addPass(
+              `scanAdd${k}`,
+              scanSource,
+              'addSums',
+              [
+                ['scanData', W],
+                ['scanSums', W],
+              ],
+              () => blocks,
+              { scanData: d, scanSums: sums },
+            )
+          : undefined;
+      this.scanLevels.push({ scan, add });
+    }
+    p.destination = this.addPass(
+      'destination',
+      common + sort('destination'),
+      'destination',
+      [
+        ['scene', R],
+        ['state', R],
+        ['cell', W],
+        ['buckets', R],
+        ['info', R],
+        ['sortedInfo', W],
+        ['contact', W],
+        ['removed', W],
+      ],
+      particles,
+    );
+    p.scatter = this.addPass(
+      'scatter',
+      common + sort('scatter'),
+      'scatter',
+      [
+        ['scene', R],
+        ['state', R],
+        ['cell', R],
+        ['position', R],
+        ['velocity', R],
+        ['sortedPosition', W],
+        ['sortedVelocity', W],
+        ['sortedPredicted', W],
+      ],
+      particles,
+    );
+    p.finish = this.addPass(
+      'finish',
+      sort('finish'),
+      'finish',
+      [
+        ['scene', R],
+        ['state', W],
+        ['buckets', R],
+      ],
+      one,
+    );
+    p.lambda = this.addPass(
+      'lambda',
+      common + shapes + lambdaSource,
+      'main',
+      [
+        ['scene', R],
+        ['state', R],
+        ['sortedPredicted', R],
+        ['sortedInfo', R],
+        ['buckets', R],
+        ['solve', W],
+        ['wall', W],
+        ['fieldValues', R],
+      ],
+      particles,
+    );
+    p.correct = this.addPass(
+      'correct',
+      common + correctSource,
+      'main',
+      [
+        ['scene', R],
+        ['state', R],
+        ['sortedPredicted', R],
+        ['sortedInfo', R],
+        ['buckets', R],
+        ['solve', R],
+        ['wall', R],
+        ['delta', W],
+      ],
+      particles,
+    );
+    p.collide = this.addPass(
+      'collide',
+      common + shapes + collideSource,
+      'main',
+      [
+        ['scene', R],
+        ['state', R],
+        ['sortedPosition', R],
+        ['sortedPredicted', W],
+        ['delta', R],
+        ['sortedVelocity', R],
+        ['contact', W],
+        ['fieldValues', R],
+      ],
+      particles,
+    );
+    p.velocity = this.addPass(
+      'velocity',
+      common + poseSource + velocitySource,
+      'main',
+      [
+        ['scene', R],
+        ['state', R],
+        ['sortedPosition', R],
+        ['sortedPredicted', R],
+        ['sortedVelocity', W],
+        ['contact', R],
+        ['solve', R],
+        ['sortedInfo', R],
+      ],
+      particles,
+    );
+    p.viscosity = this.addPass(
+      'viscosity',
+      common + viscositySource,
+      'main',
+      [
+        ['scene', R],
+        ['state', R],
+        ['sortedPredicted', R],
+        ['buckets', R],
+        ['sortedVelocity', R],
+        ['sortedInfo', R],
+        ['delta', W],
+        ['omega', W],
+      ],
+      particles,
+    );
+    p.vorticity = this.addPass(
+      'vorticity',
+      common + vorticitySource,
+      'main',
+      [
+        ['scene', R],
+        ['state', R],
+        ['sortedPredicted', R],
+        ['buckets', R],
+        ['omega', R],
+        ['delta', W],
+        ['sortedVelocity', R],
+        ['sortedInfo', R],
+      ],
+      particles,
+    );
+    p.writeBack = this.addPass(
+      'writeBack',
+      book('writeBack'),
+      'writeBack',
+      [
+        ['state', R],
+        ['sortedInfo', R],
+        ['sortedPredicted', R],
+        ['delta', R],
+        ['position', W],
+        ['velocity', W],
+        ['info', W],
+        ['placeOfEntity', W],
+      ],
+      particles,
+    );
+  }
+
+  /** True once every compute shader has compiled. */
+  isReady(): boolean {
+    for (const name in this.passes) if (!this.passes[name].shader.isReady()) return false;
+    for (const level of this.scanLevels) {
+      if (!level.scan.shader.isReady() || (level.add && !level.add.shader.isReady())) return false;
+    }
+    return true;
+  }
+
+  /** Compilation errors of the passes so far (name: message). */
+  compilationErrors(): string[] {
+    const errors: string[] = [];
+    const shaders = [
+      ...Object.values(this.passes),
+      ...this.scanLevels.flatMap((level) => (level.add ? [level.scan, level.add] : [level.scan])),
+    ];
+    for (const pass of shaders) {
+      // Babylon keeps the compiled effect private; its compilation error is the only thing read here.
+      const effect = (pass.shader as unknown as { _effect?: { getCompilationError(): string } })._effect;
+      const error = effect?.getCompilationError();
+      if (error) errors.push(`${pass.name}: ${error}`);
+    }
+    return errors;
+  }
+
+  /** Resolves when every compute shader has compiled; throws {@link FluidError} if one fails to compile. */
+  async whenReady(): Promise<void> {
+    const start = performance.now();
+    while (!this.isReady()) {
+      const errors = this.compilationErrors();
+      if (errors.length > 0)
+        throw new FluidError(`WebGPU backend: a compute shader failed to compile: ${errors.join('; ')}`);
+      if (performance.now() - start > 60_000)
+        throw new FluidError('WebGPU backend: the compute shaders did not compile within 60 s');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  /** Queues particle `entity`, just created on the CPU, to be added to the GPU at the next step. */
+  queueAppend(entity: number): void {
+    this.queue(entity, 'append');
+  }
+
+  /** Queues the upload of particle `entity`'s components (position, velocity, material) at the next step. */
+  queueEdit(entity: number): void {
+    this.queue(entity, 'edit');
+  }
+
+  /** Queues the removal of particle `entity` at the next step (it leaves with the step's readback). */
+  queueRemove(entity: number): void {
+    this.queue(entity, 'remove');
+  }
+
+  /**
+   * Drops the queued append of `entity` (created and removed before any step): returns true if there was
+   * one, and the entity never reached the GPU.
+   */
+  cancelAppend(entity: number): boolean {
+    const index = this.uploadIndex.get(entity);
+    if (index === undefined || this.uploads[index].kind !== 'append') return false;
+    this.uploads[index] = { entity, kind: 'cancelled' };
+    this.uploadIndex.delete(entity);
+    return true;
+  }
+
+  private queue(entity: number, kind: Upload['kind']): void {
+    const index = this.uploadIndex.get(entity);
+    if (index !== undefined) {
+      const previous = this.uploads[index];
+      // An append carries the latest components anyway; a removal wins over an edit.
+      if (previous.kind === 'append') {
+        if (kind === 'remove') this.uploads[index] = { entity, kind: 'remove' };
+        return;
+      }
+      if (previous.kind === 'remove') return;
+      this.uploads[index] = { entity, kind };
+      return;
+    }
+    this.uploadIndex.set(entity, this.uploads.length);
+    this.uploads.push({ entity, kind });
+  }
+
+  /** True when an upload of `entity` waits for the next step (its components are newer than the GPU's). */
+  isPending(entity: number): boolean {
+    return this.uploadIndex.has(entity);
+  }
+
+  private writeRecord(slot: number, entity: number, lifetime: number): void {
+    const { Position, Velocity, Particle } = this.ctx.components;
+    const f = this.records.f32;
+    const u = this.records.u32;
+    const base = slot * ParticleRecord.size;
+    const position = word(ParticleRecord, 'position', base);
+    const velocity = word(ParticleRecord, 'velocity', base);
+    const info = base + ParticleRecord.offsets.info;
+    const materialSlot = this.ctx.materials.slotOfEntity[Particle.material[entity]];
+    f[position] = Position.x[entity];
+    f[position + 1] = Position.y[entity];
+    f[position + 2] = Position.z[entity];
+    f[position + 3] = materialSlot;
+    f[velocity] = Velocity.x[entity];
+    f[velocity + 1] = Velocity.y[entity];
+    f[velocity + 2] = Velocity.z[entity];
+    f[velocity + 3] = 0;
+    u[word(ParticleInfo, 'entity', info)] = entity;
+    u[word(ParticleInfo, 'material', info)] = materialSlot;
+    f[word(ParticleInfo, 'age', info)] = Particle.age[entity];
+    f[word(ParticleInfo, 'lifetime', info)] = lifetime;
+  }
+
+  /** Writes the queued uploads as records: edits and removals first, then appends. */
+  private writeUploads(): void {
+    const { Position, Velocity, Particle } = this.ctx.components;
+    let edits = 0;
+    for (const upload of this.uploads) {
+      if (upload.kind === 'append' || upload.kind === 'cancelled') continue;
+      const e = upload.entity;
+      if (upload.kind === 'edit') {
+        if (
+          !Number.isFinite(
+            Position.x[e] + Position.y[e] + Position.z[e] + Velocity.x[e] + Velocity.y[e] + Velocity.z[e],
+          )
+        ) {
+          throw new FluidError(`particle ${e} has a non-finite position or velocity`);
+        }
+        if (this.ctx.materials.slotOfEntity[Particle.material[e]] < 0) {
+          throw new FluidError(`Particle.material[${e}] is ${Particle.material[e]}, which is not a material entity`);
+        }
+      }
+      this.writeRecord(edits++, e, upload.kind === 'remove' ? -1 : Particle.lifetime[e]);
+    }
+    let appends = 0;
+    for (const upload of this.uploads) {
+      if (upload.kind !== 'append') continue;
+      this.writeRecord(edits + appends++, upload.entity, this.ctx.components.Particle.lifetime[upload.entity]);
+    }
+    this.editCount = edits;
+    this.appendCount = appends;
+    this.uploads.length = 0;
+    this.uploadIndex.clear();
+    if (edits + appends > 0) {
+      this.buffers.records.update(this.records.u32, 0, (edits + appends) * ParticleRecord.size);
+    }
+  }
+
+  /** Concatenates the simulation's signed distance fields into the field buffer when the list changed. */
+  private writeFields(): void {
+    const fields = this.ctx.colliders.fields;
+    const same = fields.length === this.fieldsVersion.length && fields.every((f, k) => f === this.fieldsVersion[k]);
+    if (same) return;
+    this.fieldsVersion = fields.slice();
+    let nodes = 0;
+    for (const field of fields) if (field) nodes += field.values.length / 4;
+    if (nodes > this.fieldNodeCount) {
+      this.fieldBuffer.dispose();
+      this.fieldBuffer = new StorageBuffer(this.engine, Math.max(16, nodes * 16), STORAGE_FLAGS, 'fluid-fieldValues');
+      this.buffers.fieldValues = this.fieldBuffer;
+      this.fieldNodeCount = nodes;
+      this.passes.lambda.shader.setStorageBuffer('fieldValues', this.fieldBuffer);
+      this.passes.collide.shader.setStorageBuffer('fieldValues', this.fieldBuffer);
+    }
+    const all = new Float32Array(Math.max(4, nodes * 4));
+    const f = this.sceneWords.f32;
+    const u = this.sceneWords.u32;
+    let offset = 0;
+    fields.forEach((field, index) => {
+      if (!field) return;
+      all.set(field.values, offset * 4);
+      const base = this.scene.offsets.fields + index * FieldInfo.size;
+      const origin = word(FieldInfo, 'origin', base);
+      const counts = word(FieldInfo, 'counts', base);
+      f[origin] = field.origin[0];
+      f[origin + 1] = field.origin[1];
+      f[origin + 2] = field.origin[2];
+      f[origin + 3] = field.cellSize;
+      u[counts] = field.nodeCounts[0];
+      u[counts + 1] = field.nodeCounts[1];
+      u[counts + 2] = field.nodeCounts[2];
+      u[counts + 3] = offset;
+      offset += field.values.length / 4;
+    });
+    if (nodes > 0) this.fieldBuffer.update(all);
+  }
+
+  /** Writes parameters, materials, colliders, drains and poses for every substep of this step. */
+  private writeScene(): void {
+    const ctx = this.ctx;
+    const settings = ctx.settings;
+    const f = this.sceneWords.f32;
+    const u = this.sceneWords.u32;
+    const h = settings.kernelRadius;
+    const P = (name: string) => word(Params, name, this.scene.offsets.params);
+    const gravity = P('gravity');
+    f[gravity] = settings.gravity[0];
+    f[gravity + 1] = settings.gravity[1];
+    f[gravity + 2] = settings.gravity[2];
+    f[P('kernelRadius')] = h;
+    f[P('kernelRadiusSquared')] = h * h;
+    f[P('inverseKernelRadius')] = 1 / h;
+    f[P('particleRadius')] = settings.particleRadius;
+    f[P('poly6')] = poly6Coefficient(h);
+    f[P('spiky')] = spikyGradientCoefficient(h);
+    f[P('selfWeight')] = selfWeight(h);
+    f[P('coincidentOffset')] = 1e-6 * h;
+    f[P('timeStep')] = ctx.substepTimeStep;
+    f[P('inverseTimeStep')] = 1 / ctx.substepTimeStep;
+    f[P('frameTimeStep')] = ctx.frameTimeStep;
+    f[P('maxSpeed')] = settings.maxSpeed;
+    const g = settings.gravity;
+    f[P('restingSpeed')] = 2 * Math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * ctx.substepTimeStep;
+    f[P('wallSamplesPerMetre')] = WALL_WEIGHT_SAMPLES / h;
+    f[P('fullNeighbourhood')] = ctx.lattice.fullNeighbourhood;
+    u[P('materialCount')] = ctx.materials.count;
+    u[P('colliderCount')] = ctx.colliders.count;
+    u[P('drainCount')] = ctx.events.drains.length;
+    u[P('tableMask')] = this.tableSize - 1;
+    u[P('deadBucket')] = this.tableSize;
+    u[P('appendCount')] = this.appendCount;
+    u[P('editCount')] = this.editCount;
+    u[P('substeps')] = settings.substeps;
+    const m = ctx.materials;
+    let anyVorticity = 0;
+    for (let slot = 0; slot < m.count; slot++) {
+      const base = this.scene.offsets.materials + slot * Material.size;
+      f[word(Material, 'inverseRestDensity', base)] = m.inverseRestDensity[slot];
+      f[word(Material, 'mass', base)] = m.mass[slot];
+      f[word(Material, 'viscosity', base)] = m.viscosity[slot];
+      f[word(Material, 'vorticity', base)] = m.vorticity[slot];
+      f[word(Material, 'relaxation', base)] = m.relaxation[slot];
+      f[word(Material, 'artificialPressureScale', base)] = m.artificialPressureScale[slot];
+      f[word(Material, 'artificialPressureExponent', base)] = m.artificialPressureExponent[slot];
+      f[word(Material, 'inverseArtificialPressureWeight', base)] = m.inverseArtificialPressureWeight[slot];
+      if (m.vorticity[slot] > 0) anyVorticity = 1;
+    }
+    u[P('anyVorticity')] = anyVorticity;
+    const wall = ctx.lattice.wallWeight;
+    for (let k = 0; k < wall.length; k++) f[(this.scene.offsets.wallTable >> 2) + k] = wall[k];
+    const c = ctx.components.Collider;
+    const table = ctx.colliders;
+    for (let slot = 0; slot < table.count; slot++) {
+      const eid = table.entity[slot];
+      const base = this.scene.offsets.colliders + slot * ColliderData.size;
+      u[word(ColliderData, 'shape', base)] = c.shape[eid];
+      u[word(ColliderData, 'container', base)] = c.container[eid];
+      u[word(ColliderData, 'wallWeights', base)] = c.wallWeights[eid];
+      u[word(ColliderData, 'field', base)] = c.field[eid];
+      f[word(ColliderData, 'friction', base)] = c.friction[eid];
+      f[word(ColliderData, 'restitution', base)] = c.restitution[eid];
+      f[word(ColliderData, 'radius', base)] = c.radius[eid];
+      const a = word(ColliderData, 'a', base);
+      f[a] = c.ax[eid];
+      f[a + 1] = c.ay[eid];
+      f[a + 2] = c.az[eid];
+      const b = word(ColliderData, 'b', base);
+      f[b] = c.bx[eid];
+      f[b + 1] = c.by[eid];
+      f[b + 2] = c.bz[eid];
+    }
+    const d = ctx.components.Drain;
+    ctx.events.drains.forEach((eid, k) => {
+      const base = this.scene.offsets.drains + k * DrainData.size;
+      u[word(DrainData, 'shape', base)] = d.shape[eid];
+      u[word(DrainData, 'enabled', base)] = d.enabled[eid];
+      f[word(DrainData, 'radius', base)] = d.radius[eid];
+      const min = word(DrainData, 'min', base);
+      f[min] = d.minX[eid];
+      f[min + 1] = d.minY[eid];
+      f[min + 2] = d.minZ[eid];
+      const max = word(DrainData, 'max', base);
+      f[max] = d.maxX[eid];
+      f[max + 1] = d.maxY[eid];
+      f[max + 2] = d.maxZ[eid];
+    });
+    // Poses of every collider at the end and start of every substep, as the CPU's pose system computes them.
+    const substeps = settings.substeps;
+    const frames = table.frames;
+    for (let substep = 0; substep < substeps; substep++) {
+      ctx.substepIndex = substep;
+      colliderPoseSystem(ctx);
+      for (let slot = 0; slot < table.count; slot++) {
+        for (let which = 0; which < 2; which++) {
+          const o = slot * COLLIDER_FRAME_STRIDE + which * POSE_SIZE;
+          const base = this.headerBytes + ((substep * table.count + slot) * 2 + which) * Pose.size;
+          const w = base >> 2;
+          for (let row = 0; row < 3; row++) {
+            f[w + 4 * row] = frames[o + 3 * row];
+            f[w + 4 * row + 1] = frames[o + 3 * row + 1];
+            f[w + 4 * row + 2] = frames[o + 3 * row + 2];
+            f[w + 4 * row + 3] = frames[o + 9 + row];
+          }
+          f[w + 12] = frames[o + 12];
+          f[w + 13] = 1 / frames[o + 12];
+        }
+      }
+    }
+    const poseBytes = substeps * table.count * 2 * Pose.size;
+    this.buffers.scene.update(this.sceneWords.u32, 0, this.headerBytes + poseBytes);
+  }
+
+  private dispatch(pass: Pass): void {
+    const groups = pass.groups();
+    if (groups > 0) pass.shader.dispatch(groups);
+  }
+
+  /** The passes of one step, in order (the scan levels expanded). */
+  private stepPasses(): Pass[] {
+    const p = this.passes;
+    const list: Pass[] = [p.edit, p.append, p.begin];
+    const anyVorticity = this.sceneWords.u32[word(Params, 'anyVorticity', this.scene.offsets.params)] === 1;
+    for (let substep = 0; substep < this.ctx.settings.substeps; substep++) {
+      list.push(p.clear, p.predict);
+      for (const level of this.scanLevels) list.push(level.scan);
+      for (let k = this.scanLevels.length - 2; k >= 0; k--) list.push(this.scanLevels[k].add as Pass);
+      list.push(p.destination, p.scatter, p.finish);
+      for (let iteration = 0; iteration < this.ctx.settings.iterations; iteration++) {
+        list.push(p.lambda, p.correct, p.collide);
+      }
+      list.push(p.velocity, p.viscosity);
+      if (anyVorticity) list.push(p.vorticity);
+      list.push(p.writeBack, p.advance);
+    }
+    return list;
+  }
+
+  /** Uploads what changed and records the step's dispatches (they run at the engine's next submit). */
+  step(): void {
+    this.prepare();
+    for (const pass of this.stepPasses()) this.dispatch(pass);
+  }
+
+  private prepare(): void {
+    if (this.disposed) throw new FluidError('the WebGPU solver was disposed');
+    if (!this.isReady())
+      throw new FluidError('the WebGPU backend is not ready yet: await simulation.ready() before stepping');
+    if (this.removedRead) {
+      this.buffers.state.update(this.zeroWord, State.offsets.removedCount, 4);
+      this.removedRead = false;
+    }
+    this.writeUploads();
+    this.writeFields();
+    this.writeScene();
+    this.boundCount = this.ctx.solver.count;
+  }
+
+  /**
+   * For the parity tests: uploads as `step` does and records the step's passes up to and including the
+   * `occurrence`-th pass named `stopAfter` (1 = its first run), leaving the rest of the step undone.
+   */
+  stepUntil(stopAfter: string, occurrence = 1): void {
+    this.prepare();
+    let seen = 0;
+    for (const pass of this.stepPasses()) {
+      this.dispatch(pass);
+      if (pass.name === stopAfter && ++seen === occurrence) return;
+    }
+    throw new Error(`no pass ${stopAfter} (occurrence ${occurrence}) in the step`);
+  }
+
+  /** For the parity tests: the first `bytes` of buffer `name`, read back now. */
+  async readBuffer(name: BufferName, bytes: number): Promise<ArrayBuffer> {
+    const view = await this.buffers[name].read(0, bytes, undefined, true);
+    return view.buffer.slice(view.byteOffset, view.byteOffset + bytes) as ArrayBuffer;
+  }
+
+  /**
+   * The same step as {@link step}, submitted and waited for after every pass: milliseconds per pass name
+   * (summed over substeps and iterations). For the benchmark; slower than `step` by the waits.
+   */
+  async profileStep(): Promise<Record<string, number>> {
+    this.prepare();
+    const device = this.engine._device;
+    const times: Record<string, number> = {};
+    this.engine.flushFramebuffer();
+    await device.queue.onSubmittedWorkDone();
+    for (const pass of this.stepPasses()) {
+      const start = performance.now();
+      this.dispatch(pass);
+      this.engine.flushFramebuffer();
+      await device.queue.onSubmittedWorkDone();
+      const name = pass.name.startsWith('scan') ? 'scan' : pass.name;
+      times[name] = (times[name] ?? 0) + performance.now() - start;
+    }
+    return times;
+  }
+
+  /** Submits what was recorded and resolves when the GPU finished it. */
+  async finish(): Promise<void> {
+    this.engine.flushFramebuffer();
+    await this.engine._device.queue.onSubmittedWorkDone();
+  }
+
+  /**
+   * Copies the step's results to a staging buffer and maps it: the count and removed ids always, and the
+   * particles (positions, velocities, bookkeeping, densities) when `particles` is true. Resolves with
+   * views that stay valid until the next call of `readback`; undefined when every staging buffer is busy.
+   */
+  async readback(particles: boolean): Promise<GpuReadback | undefined> {
+    const device = this.engine._device;
+    let index = this.stagingBusy.indexOf(false);
+    if (index < 0) {
+      if (this.staging.length >= 3) return undefined;
+      this.staging.push(
+        device.createBuffer({ size: this.stagingBytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }),
+      );
+      this.stagingBusy.push(false);
+      index = this.staging.length - 1;
+    }
+    this.stagingBusy[index] = true;
+    const staging = this.staging[index];
+    const bound = this.boundCount;
+    const encoder = device.createCommandEncoder();
+    const source = (name: string) => this.buffers[name].getBuffer().underlyingResource as GPUBuffer;
+    let offset = 0;
+    const layout: Record<string, [number, number]> = {};
+    const copy = (name: string, bytes: number) => {
+      if (bytes === 0) return;
+      encoder.copyBufferToBuffer(source(name), 0, staging, offset, bytes);
+      layout[name] = [offset, bytes];
+      offset += bytes;
+    };
+    copy('state', State.size);
+    copy('removed', bound * 4);
+    if (particles) {
+      copy('position', bound * 16);
+      copy('velocity', bound * 16);
+      copy('info', bound * ParticleInfo.size);
+      copy('solve', bound * 16);
+      copy('wall', bound * 16);
+    }
+    this.engine.flushFramebuffer();
+    device.queue.submit([encoder.finish()]);
+    this.removedRead = true;
+    try {
+      await staging.mapAsync(GPUMapMode.READ, 0, offset);
+    } catch (error) {
+      this.stagingBusy[index] = false;
+      throw error;
+    }
+    const mapped = staging.getMappedRange(0, offset).slice(0);
+    staging.unmap();
+    this.stagingBusy[index] = false;
+    const view = (name: string) => layout[name];
+    const state = new Uint32Array(mapped, 0, State.size / 4);
+    const count = state[State.offsets.count / 4];
+    const removedCount = Math.min(state[State.offsets.removedCount / 4], bound);
+    const removedAt = view('removed');
+    const removed = removedAt ? new Uint32Array(mapped, removedAt[0], removedCount) : new Uint32Array(0);
+    if (!particles) return { count, removed };
+    const floats = (name: string) => {
+      const at = view(name);
+      return at ? new Float32Array(mapped, at[0], count * 4) : new Float32Array(0);
+    };
+    const infoAt = view('info');
+    return {
+      count,
+      removed,
+      position: floats('position'),
+      velocity: floats('velocity'),
+      info: infoAt ? new Uint32Array(mapped, infoAt[0], count * 4) : new Uint32Array(0),
+      infoFloat: infoAt ? new Float32Array(mapped, infoAt[0], count * 4) : new Float32Array(0),
+      solve: floats('solve'),
+      wall: floats('wall'),
+    };
+  }
+
+  /** Makes the GPU state empty: the next step uploads every particle again (after a device loss). */
+  resetParticles(): void {
+    this.buffers.state.update(new Uint32Array(State.size / 4));
+    this.uploads.length = 0;
+    this.uploadIndex.clear();
+  }
+
+  /** Frees every GPU object. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const name in this.buffers) {
+      if (name === 'bucketsAtomic') continue;
+      this.buffers[name].dispose();
+    }
+    for (const buffer of this.staging) buffer.destroy();
+  }
+}

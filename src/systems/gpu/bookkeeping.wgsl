@@ -1,0 +1,69 @@
+// Small passes around the solver: `writeBack` ends a substep (x = x*, v from the velocity passes, in the new
+// sorted order, which becomes the particle order); `edit` applies the particle edits game code uploaded;
+// `append` adds the particles the CPU created (emitters, spawns); `begin` starts a step and `advance` moves
+// to the next substep (the substep index lives on the GPU, so no parameter is rewritten between dispatches).
+
+// @entry writeBack
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn writeBack(@builtin(global_invocation_id) id: vec3<u32>) {
+  let i = id.x;
+  if (i >= state.count) { return; }
+  let particle = sortedInfo[i];
+  position[i] = vec4<f32>(sortedPredicted[i].xyz, f32(particle.material));
+  velocity[i] = vec4<f32>(delta[i].xyz, 0.0);
+  info[i] = particle;
+  placeOfEntity[particle.entity] = i;
+}
+
+// @entry edit
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn edit(@builtin(global_invocation_id) id: vec3<u32>) {
+  let k = id.x;
+  if (k >= scene.params.editCount) { return; }
+  let record = records[k];
+  let place = placeOfEntity[record.info.entity];
+  // A particle the GPU removed since (not yet known on the CPU) is left alone.
+  if (place >= state.count || info[place].entity != record.info.entity) { return; }
+  var particle = info[place];
+  if (record.info.lifetime < 0.0) {
+    particle.lifetime = -1.0;
+    info[place] = particle;
+    return;
+  }
+  particle.material = record.info.material;
+  info[place] = particle;
+  position[place] = vec4<f32>(record.position.xyz, f32(particle.material));
+  velocity[place] = record.velocity;
+}
+
+// @entry append
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn append(@builtin(global_invocation_id) id: vec3<u32>) {
+  let k = id.x;
+  if (k >= scene.params.appendCount) { return; }
+  let record = records[scene.params.editCount + k];
+  let place = state.count + k;
+  position[place] = vec4<f32>(record.position.xyz, f32(record.info.material));
+  velocity[place] = record.velocity;
+  info[place] = record.info;
+  placeOfEntity[record.info.entity] = place;
+}
+
+// @entry begin
+@compute @workgroup_size(1)
+fn begin() {
+  state.count = state.count + scene.params.appendCount;
+  state.substep = 0u;
+}
+
+// @entry advance
+@compute @workgroup_size(1)
+fn advance() {
+  state.substep = state.substep + 1u;
+}
+
+// @entry clear
+@compute @workgroup_size(SCAN_WORKGROUP_SIZE)
+fn clear(@builtin(global_invocation_id) id: vec3<u32>) {
+  if (id.x < arrayLength(&scanData)) { scanData[id.x] = 0u; }
+}

@@ -1,0 +1,226 @@
+/**
+ * The structs the WebGPU backend shares between WGSL and TypeScript, each defined once (see `layout.ts`),
+ * and the per-particle buffers every pass may bind. The WGSL preamble of every pass is generated here: the
+ * structs, the constants (workgroup size, table sizes) and the bindings the pass uses.
+ */
+import { WALL_WEIGHT_SAMPLES } from '../collide/cpu';
+import { arrayOf, defineStruct, type StructLayout } from './layout';
+
+/** Threads per workgroup of every per-particle pass (one define, used by the WGSL and the dispatch sizes). */
+export const WORKGROUP_SIZE = 64;
+/** Threads per workgroup of the prefix scan; each thread scans `SCAN_ELEMENTS` entries. */
+export const SCAN_WORKGROUP_SIZE = 256;
+/** Entries per scan thread. */
+export const SCAN_ELEMENTS = 4;
+/** Entries one scan workgroup covers. */
+export const SCAN_BLOCK = SCAN_WORKGROUP_SIZE * SCAN_ELEMENTS;
+/** vec4s of the wall weight table (its `WALL_WEIGHT_SAMPLES + 1` values, padded). */
+export const WALL_TABLE_VECTORS = Math.ceil((WALL_WEIGHT_SAMPLES + 1) / 4);
+
+/** World-wide parameters of one step, written once before the step's dispatches. */
+export const Params = defineStruct('Params', [
+  ['gravity', 'vec4<f32>'],
+  ['kernelRadius', 'f32'],
+  ['kernelRadiusSquared', 'f32'],
+  ['inverseKernelRadius', 'f32'],
+  ['particleRadius', 'f32'],
+  ['poly6', 'f32'],
+  ['spiky', 'f32'],
+  ['selfWeight', 'f32'],
+  ['coincidentOffset', 'f32'],
+  ['timeStep', 'f32'],
+  ['inverseTimeStep', 'f32'],
+  ['frameTimeStep', 'f32'],
+  ['maxSpeed', 'f32'],
+  ['restingSpeed', 'f32'],
+  ['wallSamplesPerMetre', 'f32'],
+  ['fullNeighbourhood', 'f32'],
+  ['materialCount', 'u32'],
+  ['colliderCount', 'u32'],
+  ['drainCount', 'u32'],
+  ['tableMask', 'u32'],
+  ['deadBucket', 'u32'],
+  ['appendCount', 'u32'],
+  ['editCount', 'u32'],
+  ['substeps', 'u32'],
+  ['anyVorticity', 'u32'],
+]);
+
+/** Per-material solver values (see `MaterialTable`). */
+export const Material = defineStruct('Material', [
+  ['inverseRestDensity', 'f32'],
+  ['mass', 'f32'],
+  ['viscosity', 'f32'],
+  ['vorticity', 'f32'],
+  ['relaxation', 'f32'],
+  ['artificialPressureScale', 'f32'],
+  ['artificialPressureExponent', 'f32'],
+  ['inverseArtificialPressureWeight', 'f32'],
+]);
+
+/** A collider's shape and contact parameters (see the `Collider` component). */
+export const ColliderData = defineStruct('ColliderData', [
+  ['shape', 'u32'],
+  ['container', 'u32'],
+  ['wallWeights', 'u32'],
+  ['field', 'u32'],
+  ['friction', 'f32'],
+  ['restitution', 'f32'],
+  ['radius', 'f32'],
+  ['unused', 'f32'],
+  ['a', 'vec4<f32>'],
+  ['b', 'vec4<f32>'],
+]);
+
+/** A collider pose: rotation rows with the translation in w (local to world), then (s, 1/s, 0, 0). */
+export const Pose = defineStruct('Pose', [
+  ['row0', 'vec4<f32>'],
+  ['row1', 'vec4<f32>'],
+  ['row2', 'vec4<f32>'],
+  ['scale', 'vec4<f32>'],
+]);
+
+/** A drain (see the `Drain` component). */
+export const DrainData = defineStruct('DrainData', [
+  ['shape', 'u32'],
+  ['enabled', 'u32'],
+  ['radius', 'f32'],
+  ['unused', 'f32'],
+  ['min', 'vec4<f32>'],
+  ['max', 'vec4<f32>'],
+]);
+
+/** Where a signed distance field sits in the concatenated field values: origin and cell size, node counts and first node. */
+export const FieldInfo = defineStruct('FieldInfo', [
+  ['origin', 'vec4<f32>'],
+  ['counts', 'vec4<u32>'],
+]);
+
+/** Per-particle bookkeeping: entity id, material slot, age (s) and lifetime (s; 0 = forever, < 0 = removed). */
+export const ParticleInfo = defineStruct('ParticleInfo', [
+  ['entity', 'u32'],
+  ['material', 'u32'],
+  ['age', 'f32'],
+  ['lifetime', 'f32'],
+]);
+
+/** A particle the CPU adds (an emitter, a spawn) or edits (game code), uploaded before the step. */
+export const ParticleRecord = defineStruct('ParticleRecord', [
+  ['position', 'vec4<f32>'],
+  ['velocity', 'vec4<f32>'],
+  ['info', ParticleInfo],
+]);
+
+/** The contact of one particle in the current substep. */
+export const Contact = defineStruct('Contact', [
+  ['normal', 'vec4<f32>'],
+  ['collider', 'i32'],
+  ['approach', 'f32'],
+]);
+
+/** Counters the GPU owns: live particles, substep index, particles removed in this step. */
+export const State = defineStruct('State', [
+  ['count', 'u32'],
+  ['substep', 'u32'],
+  ['removedCount', 'u32'],
+  ['previousCount', 'u32'],
+]);
+
+/** Sizes fixed when the simulation is created. */
+export interface SceneLimits {
+  readonly maxMaterials: number;
+  readonly maxColliders: number;
+  readonly maxDrains: number;
+}
+
+/** The read-only scene buffer: parameters, wall weight table, materials, colliders, drains, fields, poses. */
+export function defineScene(limits: SceneLimits): StructLayout {
+  return defineStruct('Scene', [
+    ['params', Params],
+    ['wallTable', arrayOf('vec4<f32>', WALL_TABLE_VECTORS)],
+    ['materials', arrayOf(Material, limits.maxMaterials)],
+    ['colliders', arrayOf(ColliderData, limits.maxColliders)],
+    ['drains', arrayOf(DrainData, limits.maxDrains)],
+    ['fields', arrayOf(FieldInfo, limits.maxColliders)],
+    // [substep][collider][end, start]
+    ['poses', arrayOf(Pose, 0)],
+  ]);
+}
+
+/** Access of a binding. */
+export type Access = 'read' | 'read_write';
+
+/** The buffers passes bind: WGSL element type per buffer (every one is an array, except scene and state). */
+export const BUFFER_TYPES = {
+  scene: 'Scene',
+  state: 'State',
+  position: 'array<vec4<f32>>',
+  velocity: 'array<vec4<f32>>',
+  info: 'array<ParticleInfo>',
+  cell: 'array<vec4<u32>>',
+  buckets: 'array<u32>',
+  bucketsAtomic: 'array<atomic<u32>>',
+  sortedPosition: 'array<vec4<f32>>',
+  sortedPredicted: 'array<vec4<f32>>',
+  sortedVelocity: 'array<vec4<f32>>',
+  sortedInfo: 'array<ParticleInfo>',
+  removed: 'array<u32>',
+  solve: 'array<vec4<f32>>',
+  wall: 'array<vec4<f32>>',
+  delta: 'array<vec4<f32>>',
+  contact: 'array<Contact>',
+  omega: 'array<vec4<f32>>',
+  fieldValues: 'array<vec4<f32>>',
+  placeOfEntity: 'array<u32>',
+  records: 'array<ParticleRecord>',
+  scanData: 'array<u32>',
+  scanSums: 'array<u32>',
+} as const;
+
+/** Name of a bindable buffer. */
+export type BufferName = keyof typeof BUFFER_TYPES;
+
+/** Every struct declaration, in dependency order, for the WGSL preamble. */
+export function structDeclarations(scene: StructLayout): string {
+  return [
+    Params,
+    Material,
+    ColliderData,
+    Pose,
+    DrainData,
+    FieldInfo,
+    ParticleInfo,
+    ParticleRecord,
+    Contact,
+    State,
+    scene,
+  ]
+    .map((s) => s.wgsl)
+    .join('');
+}
+
+/**
+ * The WGSL preamble of one pass: constants, structs and one binding per buffer it uses, numbered in order.
+ * Returns the source and the bindings mapping Babylon's `ComputeShader` needs.
+ */
+export function passSource(
+  scene: StructLayout,
+  bindings: readonly (readonly [BufferName, Access])[],
+  body: string,
+): { source: string; mapping: Record<string, { group: number; binding: number }> } {
+  const mapping: Record<string, { group: number; binding: number }> = {};
+  const lines = bindings.map(([name, access], index) => {
+    mapping[name] = { group: 0, binding: index };
+    const type = BUFFER_TYPES[name];
+    // Atomic arrays are read_write by WGSL's rules.
+    const mode = type.includes('atomic') ? 'read_write' : access;
+    return `@group(0) @binding(${index}) var<storage, ${mode}> ${name}: ${type};`;
+  });
+  const constants = [
+    `const WORKGROUP_SIZE: u32 = ${WORKGROUP_SIZE}u;`,
+    `const SCAN_WORKGROUP_SIZE: u32 = ${SCAN_WORKGROUP_SIZE}u;`,
+    `const SCAN_ELEMENTS: u32 = ${SCAN_ELEMENTS}u;`,
+    `const WALL_WEIGHT_SAMPLES: u32 = ${WALL_WEIGHT_SAMPLES}u;`,
+  ].join('\n');
+  return { source: `${constants}\n${structDeclarations(scene)}${lines.join('\n')}\n${body}`, mapping };
+}

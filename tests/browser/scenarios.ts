@@ -1,0 +1,106 @@
+/**
+ * Scenarios the WebGPU harness page (gpu.html) can run: `window.gpuHarness.run(name, args)` calls
+ * `scenarios[name](engine, args)` and hands the (JSON-serialisable) result back to Node.
+ * Add a scenario by adding an entry to `scenarios`.
+ */
+import { StorageBuffer } from '@babylonjs/core/Buffers/storageBuffer.js';
+import { ComputeShader } from '@babylonjs/core/Compute/computeShader.js';
+import { Constants } from '@babylonjs/core/Engines/constants.js';
+import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
+import { kernelParity } from './parity';
+
+/** A scenario: runs in the page with the harness's initialised WebGPU engine. */
+// biome-ignore lint/suspicious/noExplicitAny: each scenario declares its own argument type
+export type Scenario = (engine: WebGPUEngine, args: any) => Promise<unknown>;
+
+/** What the page sets as `window.gpuHarness` once the engine is ready. */
+export interface GpuHarness {
+  ready: true;
+  /** The harness's engine (also passed to every scenario). */
+  engine: WebGPUEngine;
+  /** Names of the registered scenarios. */
+  names(): string[];
+  /** Runs scenario `name`; rejects with `unknown scenario` when it is not registered. */
+  run(name: string, args?: unknown): Promise<unknown>;
+}
+
+/** Result of the `smoke` scenario. */
+export interface SmokeResult {
+  adapter: string;
+  timestampQueries: boolean;
+  /** Features the device was created with (Babylon's `engine.enabledExtensions`). */
+  deviceFeatures: string[];
+  /** Features the adapter offers (Babylon's `engine.supportedExtensions`). */
+  adapterFeatures: string[];
+  limits: {
+    maxStorageBufferBindingSize: number;
+    maxComputeWorkgroupSizeX: number;
+    maxStorageBuffersPerShaderStage: number;
+  };
+  computeMatched: boolean;
+}
+
+/** The adapter as `vendor/architecture/description` (fields the browser leaves empty are skipped). */
+export function adapterName(engine: WebGPUEngine): string {
+  const info = engine.getInfo();
+  return [info.vendor, info.renderer, info.version].filter((part) => part && !part.startsWith('unknown')).join('/');
+}
+
+/** Whether the device was created with 'timestamp-query' (the page asks for it when the adapter has it). */
+export function hasTimestampQueries(engine: WebGPUEngine): boolean {
+  return engine.enabledExtensions.includes('timestamp-query');
+}
+
+const DOUBLE_WGSL = /* wgsl */ `
+@group(0) @binding(0) var<storage, read_write> data : array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id : vec3<u32>) {
+  if (id.x < arrayLength(&data)) {
+    data[id.x] = 2.0 * data[id.x];
+  }
+}
+`;
+
+export const scenarios: Record<string, Scenario> = {
+  kernelParity: (engine, args) => kernelParity(engine, args),
+  /** Adapter, limits, and a trivial compute pass (double 1024 floats) read back. */
+  async smoke(engine): Promise<SmokeResult> {
+    const count = 1024;
+    const input = new Float32Array(count);
+    for (let i = 0; i < count; i++) input[i] = i - 100.5;
+    const buffer = new StorageBuffer(
+      engine,
+      input.byteLength,
+      Constants.BUFFER_CREATIONFLAG_READWRITE | Constants.BUFFER_CREATIONFLAG_WRITE,
+      'smoke-data',
+    );
+    buffer.update(input);
+    const shader = new ComputeShader(
+      'smoke-double',
+      engine,
+      { computeSource: DOUBLE_WGSL },
+      { bindingsMapping: { data: { group: 0, binding: 0 } } },
+    );
+    shader.setStorageBuffer('data', buffer);
+    await shader.dispatchWhenReady(Math.ceil(count / 64));
+    const view = await buffer.read(0, input.byteLength, undefined, true);
+    const output = new Float32Array(view.buffer, view.byteOffset, count);
+    let computeMatched = output.length === count;
+    for (let i = 0; i < count && computeMatched; i++) computeMatched = output[i] === 2 * input[i];
+    buffer.dispose();
+    const limits = engine.currentLimits;
+    return {
+      adapter: adapterName(engine),
+      timestampQueries: hasTimestampQueries(engine),
+      deviceFeatures: [...engine.enabledExtensions],
+      adapterFeatures: [...engine.supportedExtensions],
+      limits: {
+        maxStorageBufferBindingSize: limits.maxStorageBufferBindingSize,
+        maxComputeWorkgroupSizeX: limits.maxComputeWorkgroupSizeX,
+        maxStorageBuffersPerShaderStage: limits.maxStorageBuffersPerShaderStage,
+      },
+      computeMatched,
+    };
+  },
+};
