@@ -7,7 +7,7 @@ import { StorageBuffer } from '@babylonjs/core/Buffers/storageBuffer.js';
 import { ComputeShader } from '@babylonjs/core/Compute/computeShader.js';
 import { Constants } from '@babylonjs/core/Engines/constants.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
-import { kernelParity } from './parity';
+import { damBreakParity, emitDrainParity, kernelParity } from './parity';
 
 /** A scenario: runs in the page with the harness's initialised WebGPU engine. */
 // biome-ignore lint/suspicious/noExplicitAny: each scenario declares its own argument type
@@ -64,6 +64,8 @@ fn main(@builtin(global_invocation_id) id : vec3<u32>) {
 
 export const scenarios: Record<string, Scenario> = {
   kernelParity: (engine, args) => kernelParity(engine, args),
+  damBreakParity: (engine) => damBreakParity(engine),
+  emitDrainParity: (engine) => emitDrainParity(engine),
   /** Adapter, limits, and a trivial compute pass (double 1024 floats) read back. */
   async smoke(engine): Promise<SmokeResult> {
     const count = 1024;

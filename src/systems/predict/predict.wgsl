@@ -15,7 +15,9 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let x = position[i].xyz;
   let predicted = x + p.timeStep * v;
   var dead = false;
-  if (state.substep == 0u) {
+  // Particles appended in this step (at the end) are neither aged nor drained until the next step, as on
+  // the CPU, where the drains run before the emitters.
+  if (state.substep == 0u && i < state.count - p.appendCount) {
     var particle = info[i];
     particle.age = particle.age + p.frameTimeStep;
     info[i] = particle;
