@@ -17,7 +17,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GpuPage, openGpuPage } from './browser/driver';
-import type { DamBreakFigures, EmitDrainResult, KernelParityResult } from './browser/parity';
+import type { DamBreakFigures, EmitDrainResult, KernelParityResult, NonFiniteResult } from './browser/parity';
 import type { SmokeResult } from './browser/scenarios';
 
 describe('WebGPU backend in headless Chromium', () => {
@@ -129,5 +129,16 @@ describe('WebGPU backend in headless Chromium', () => {
       const expected = index === 19 ? count + 1 : count;
       expect(result.webgpu.particleCounts[index], `step ${index + 1}`).toBe(expected);
     });
+  });
+
+  it('a non-finite value on the GPU is reported by the next step, which rebuilds the state from the mirror', async () => {
+    const result = await gpu.run<NonFiniteResult>('nonFiniteRecovery');
+    console.log(`non-finite recovery: ${JSON.stringify(result)}`);
+    expect(result.error).toMatch(/FluidError: the WebGPU step produced a non-finite position or velocity/);
+    expect(result.laterErrors).toBe(0);
+    expect(result.nonFinite).toBe(0);
+    expect(result.particles).toBe(216);
+    // Four steps from the mirrored state: particles settle by at most a few centimetres.
+    expect(result.largestMove).toBeLessThan(0.1);
   });
 });

@@ -424,13 +424,13 @@ export class FluidSimulation {
       particlesRequested: false,
       inFlight: new Set(),
       gpuCount: 0,
+      nonFinite: false,
       onReadbackError: () => {
         // A readback fails only when the device is lost; the context-lost handler switches backend.
       },
     };
     this.context.gpu = this.gpuContext;
-    const s = this.context.solver;
-    for (let place = 0; place < s.count; place++) solver.queueAppend(s.entity[place]);
+    solver.resetParticles();
     this.systems = webGpuSystems;
     this.context.stats.backend = 'webgpu';
     for (const name in this.context.stats.systemMilliseconds) delete this.context.stats.systemMilliseconds[name];

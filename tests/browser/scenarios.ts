@@ -7,7 +7,7 @@ import { StorageBuffer } from '@babylonjs/core/Buffers/storageBuffer.js';
 import { ComputeShader } from '@babylonjs/core/Compute/computeShader.js';
 import { Constants } from '@babylonjs/core/Engines/constants.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
-import { damBreakParity, emitDrainParity, kernelParity } from './parity';
+import { damBreakParity, emitDrainParity, kernelParity, nonFiniteRecovery } from './parity';
 
 /** A scenario: runs in the page with the harness's initialised WebGPU engine. */
 // biome-ignore lint/suspicious/noExplicitAny: each scenario declares its own argument type
@@ -66,6 +66,7 @@ export const scenarios: Record<string, Scenario> = {
   kernelParity: (engine, args) => kernelParity(engine, args),
   damBreakParity: (engine) => damBreakParity(engine),
   emitDrainParity: (engine) => emitDrainParity(engine),
+  nonFiniteRecovery: (engine) => nonFiniteRecovery(engine),
   /** Adapter, limits, and a trivial compute pass (double 1024 floats) read back. */
   async smoke(engine): Promise<SmokeResult> {
     const count = 1024;

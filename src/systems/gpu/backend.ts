@@ -77,6 +77,8 @@ export interface GpuReadback {
   readonly count: number;
   /** Entity ids removed by drains, lifetimes and removals in the step. */
   readonly removed: Uint32Array;
+  /** True if a step produced a non-finite position or velocity (the GPU state is then invalid). */
+  readonly nonFinite: boolean;
   /** When particles were read: xyz + material per particle, in GPU order (else undefined). */
   readonly position?: Float32Array;
   /** Velocity xyz (+ unused w) per particle. */
@@ -122,6 +124,8 @@ export class WebGpuSolver {
   private appendCount = 0;
   private editCount = 0;
   private readonly staging: GPUBuffer[] = [];
+  /** CPU copies of the staging buffers, reused: a readback's views stay valid until its slot is reused. */
+  private readonly stagingCopies: ArrayBuffer[] = [];
   private readonly stagingBusy: boolean[] = [];
   private readonly stagingBytes: number;
   /** Upper bound of the live particles on the GPU (the CPU's count: removals reach it later). */
@@ -475,7 +479,7 @@ export class WebGpuSolver {
       book('writeBack'),
       'writeBack',
       [
-        ['state', R],
+        ['state', W],
         ['sortedInfo', R],
         ['sortedPredicted', R],
         ['delta', R],
@@ -792,11 +796,22 @@ export class WebGpuSolver {
     if (groups > 0) pass.shader.dispatch(groups);
   }
 
-  /** The passes of one step, in order (the scan levels expanded). */
+  /** The passes of one step, in order (the scan levels expanded); rebuilt only when its shape changes. */
   private stepPasses(): Pass[] {
+    const anyVorticity = this.sceneWords.u32[word(Params, 'anyVorticity', this.scene.offsets.params)] === 1;
+    const shape = `${this.ctx.settings.substeps}/${this.ctx.settings.iterations}/${anyVorticity}`;
+    if (shape === this.passListShape) return this.passList;
+    this.passListShape = shape;
+    this.passList = this.buildPassList(anyVorticity);
+    return this.passList;
+  }
+
+  private passListShape = '';
+  private passList: Pass[] = [];
+
+  private buildPassList(anyVorticity: boolean): Pass[] {
     const p = this.passes;
     const list: Pass[] = [p.edit, p.append, p.begin];
-    const anyVorticity = this.sceneWords.u32[word(Params, 'anyVorticity', this.scene.offsets.params)] === 1;
     for (let substep = 0; substep < this.ctx.settings.substeps; substep++) {
       list.push(p.clear, p.predict);
       for (const level of this.scanLevels) list.push(level.scan);
@@ -892,6 +907,7 @@ export class WebGpuSolver {
       this.staging.push(
         device.createBuffer({ size: this.stagingBytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }),
       );
+      this.stagingCopies.push(new ArrayBuffer(this.stagingBytes));
       this.stagingBusy.push(false);
       index = this.staging.length - 1;
     }
@@ -926,16 +942,18 @@ export class WebGpuSolver {
       this.stagingBusy[index] = false;
       throw error;
     }
-    const mapped = staging.getMappedRange(0, offset).slice(0);
+    const mapped = this.stagingCopies[index];
+    new Uint8Array(mapped, 0, offset).set(new Uint8Array(staging.getMappedRange(0, offset)));
     staging.unmap();
     this.stagingBusy[index] = false;
     const view = (name: string) => layout[name];
     const state = new Uint32Array(mapped, 0, State.size / 4);
     const count = state[State.offsets.count / 4];
+    const nonFinite = state[State.offsets.nonFinite / 4] !== 0;
     const removedCount = Math.min(state[State.offsets.removedCount / 4], bound);
     const removedAt = view('removed');
     const removed = removedAt ? new Uint32Array(mapped, removedAt[0], removedCount) : new Uint32Array(0);
-    if (!particles) return { count, removed };
+    if (!particles) return { count, removed, nonFinite };
     const floats = (name: string) => {
       const at = view(name);
       return at ? new Float32Array(mapped, at[0], count * 4) : new Float32Array(0);
@@ -944,6 +962,7 @@ export class WebGpuSolver {
     return {
       count,
       removed,
+      nonFinite,
       position: floats('position'),
       velocity: floats('velocity'),
       info: infoAt ? new Uint32Array(mapped, infoAt[0], count * 4) : new Uint32Array(0),
@@ -953,11 +972,17 @@ export class WebGpuSolver {
     };
   }
 
-  /** Makes the GPU state empty: the next step uploads every particle again (after a device loss). */
+  /**
+   * Empties the GPU state and queues every live particle of the entity bookkeeping for upload from its
+   * components: the next step starts from them (after a non-finite step, from the last mirrored state).
+   */
   resetParticles(): void {
     this.buffers.state.update(new Uint32Array(State.size / 4));
+    this.removedRead = false;
     this.uploads.length = 0;
     this.uploadIndex.clear();
+    const s = this.ctx.solver;
+    for (let place = 0; place < s.count; place++) this.queueAppend(s.entity[place]);
   }
 
   /** Frees every GPU object. */

@@ -9,8 +9,14 @@ fn writeBack(@builtin(global_invocation_id) id: vec3<u32>) {
   let i = id.x;
   if (i >= state.count) { return; }
   let particle = sortedInfo[i];
-  position[i] = vec4<f32>(sortedPredicted[i].xyz, f32(particle.material));
-  velocity[i] = vec4<f32>(delta[i].xyz, 0.0);
+  let x = sortedPredicted[i].xyz;
+  let v = delta[i].xyz;
+  // Non-finite: every exponent bit set (NaN or infinity); tested on the bits, which no fast-math can fold.
+  let exponents = (bitcast<vec3<u32>>(x) & vec3<u32>(0x7f800000u)) == vec3<u32>(0x7f800000u);
+  let velocityExponents = (bitcast<vec3<u32>>(v) & vec3<u32>(0x7f800000u)) == vec3<u32>(0x7f800000u);
+  if (any(exponents) || any(velocityExponents)) { state.nonFinite = 1u; }
+  position[i] = vec4<f32>(x, f32(particle.material));
+  velocity[i] = vec4<f32>(v, 0.0);
   info[i] = particle;
   placeOfEntity[particle.entity] = i;
 }

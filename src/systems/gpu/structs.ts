@@ -118,12 +118,16 @@ export const Contact = defineStruct('Contact', [
   ['approach', 'f32'],
 ]);
 
-/** Counters the GPU owns: live particles, substep index, particles removed in this step. */
+/**
+ * Counters the GPU owns: live particles, substep index, removed particles not yet read back, the count
+ * before the last sort, and a flag set when a step produced a non-finite position or velocity.
+ */
 export const State = defineStruct('State', [
   ['count', 'u32'],
   ['substep', 'u32'],
   ['removedCount', 'u32'],
   ['previousCount', 'u32'],
+  ['nonFinite', 'u32'],
 ]);
 
 /** Sizes fixed when the simulation is created. */

@@ -7,6 +7,7 @@
  */
 import type { SimulationContext } from '../context';
 import { destroyParticle } from '../entities';
+import { FluidError } from '../errors';
 import type { GpuReadback, WebGpuSolver } from './backend';
 
 /** When game code sees particle components on the WebGPU backend. */
@@ -26,11 +27,29 @@ export interface GpuContext {
   gpuCount: number;
   /** Called when a readback fails (device lost). */
   onReadbackError: (error: unknown) => void;
+  /**
+   * Set when a readback found a non-finite position or velocity: the next step throws a `FluidError` and
+   * the GPU state is rebuilt from the components (the last mirrored state).
+   */
+  nonFinite: boolean;
 }
 
-/** Records the step's uploads and dispatches. */
+/**
+ * Records the step's uploads and dispatches. After a step that produced a non-finite value it throws a
+ * {@link FluidError} instead and rebuilds the GPU state from the components, so the following step continues
+ * from the last mirrored state.
+ */
 export function gpuStepSystem(ctx: SimulationContext): void {
-  ctx.gpu?.solver.step();
+  const gpu = ctx.gpu;
+  if (!gpu) return;
+  if (gpu.nonFinite) {
+    gpu.nonFinite = false;
+    gpu.solver.resetParticles();
+    throw new FluidError(
+      'the WebGPU step produced a non-finite position or velocity; the GPU state was rebuilt from the last mirrored components',
+    );
+  }
+  gpu.solver.step();
 }
 
 /** Requests this step's readback: counts and removed ids always, particles when mirrored or requested. */
@@ -66,6 +85,11 @@ export function applyReadback(ctx: SimulationContext, result: GpuReadback): void
   }
   ctx.stats.removedCount = removed;
   gpu.gpuCount = result.count;
+  if (result.nonFinite) {
+    // The components keep the last finite state; the next step reports it and starts again from them.
+    gpu.nonFinite = true;
+    return;
+  }
   ctx.stats.particleCount = s.count;
   const { position, velocity, info, infoFloat, solve } = result;
   if (!position || !velocity || !info || !infoFloat || !solve) return;
