@@ -1,6 +1,7 @@
 // Bundles bench/run.ts to bench/.build/run.mjs for `npm run bench`. Imports of `*.wgsl?raw` (Vite's raw
-// suffix, used by src/) become the file's text, as in Vite. vite and playwright-core (the WebGPU
-// harness) stay external: Node loads them from node_modules at run time.
+// suffix, used by src/) become the file's text, as in Vite. vite, playwright-core (the WebGPU harness) and
+// Babylon stay external: Node loads them from node_modules at run time (bundled, Babylon's circular imports
+// come out in an order that breaks its class hierarchy: "Class extends value undefined").
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,15 +25,17 @@ export const wgslRawPlugin = {
   },
 };
 
+// Run as a script (not when imported for its plugin).
+const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 const entry = process.argv[2] ?? resolve(root, 'bench/run.ts');
 const outfile = process.argv[3] ?? resolve(root, 'bench/.build/run.mjs');
-await build({
+if (isMain) await build({
   entryPoints: [entry],
   outfile,
   bundle: true,
   platform: 'node',
   format: 'esm',
   logLevel: 'warning',
-  external: ['vite', 'playwright-core'],
+  external: ['vite', 'playwright-core', '@babylonjs/core', '@babylonjs/core/*'],
   plugins: [wgslRawPlugin],
 });

@@ -5,7 +5,8 @@
  * Options: `--counts 5000,10000`, `--frames 60`, `--substeps 2`, `--iterations 3`, `--mesh-count 10000`.
  * Then the WebGPU backend in headless Chromium (SwiftShader), through the harness of tests/browser and
  * its 'bench' scenario. Environment: `BENCH_CPU=0` skips the CPU tables, `BENCH_GPU=0` the browser
- * section; `BENCH_GPU_COUNTS=10000,30000` and `BENCH_GPU_FRAMES=20` set its particle counts and frames.
+ * section; `BENCH_GPU_COUNTS=10000,30000` and `BENCH_GPU_FRAMES=20` set its particle counts and most frames,
+ * `BENCH_GPU_SECONDS=300` the time the page aims at (large counts get fewer frames, at least 3).
  */
 import { cpus } from 'node:os';
 import {
@@ -16,6 +17,7 @@ import {
   FluidSimulation,
   type SignedDistanceField,
 } from '../src';
+import type { BenchResult } from '../tests/browser/bench';
 import { openGpuPage } from '../tests/browser/driver';
 
 function argument(name: string, fallback: string): string {
@@ -175,24 +177,11 @@ function cpuTables(): void {
   printTable(colliderRows);
 }
 
-/** Result of the page's 'bench' scenario (tests/browser/scenarios.ts): medians over the measured frames. */
-interface GpuBenchResult {
-  adapter: string;
-  timestampQueries: boolean;
-  method: string;
-  rows: {
-    particles: number;
-    substeps: number;
-    iterations: number;
-    frameMilliseconds: number;
-    passMilliseconds: Record<string, number>;
-  }[];
-}
-
 /** The WebGPU tables: the page's 'bench' scenario in headless Chromium. */
 async function gpuTables(): Promise<void> {
   const gpuCounts = (process.env.BENCH_GPU_COUNTS ?? '10000,30000,100000').split(',').map(Number);
   const gpuFrames = Number(process.env.BENCH_GPU_FRAMES ?? '20');
+  const budgetSeconds = Number(process.env.BENCH_GPU_SECONDS ?? '300');
   console.log('\nwebgpu backend in headless Chromium (SwiftShader):');
   let gpu: Awaited<ReturnType<typeof openGpuPage>>;
   try {
@@ -206,30 +195,47 @@ async function gpuTables(): Promise<void> {
       console.log("webgpu bench: scenario 'bench' not available");
       return;
     }
-    const result = await gpu.run<GpuBenchResult>('bench', {
+    const started = performance.now();
+    const result = await gpu.run<BenchResult>('bench', {
       counts: gpuCounts,
       substeps,
       iterations,
       frames: gpuFrames,
+      budgetSeconds,
     });
+    console.log(`adapter: ${result.adapter}; timestamp queries: ${result.timestampQueries ? 'yes' : 'no'}`);
     console.log(
-      `adapter: ${result.adapter}; timestamp queries: ${result.timestampQueries ? 'yes' : 'no'}; method: ${result.method}; ${gpuFrames} measured frames`,
+      `method: ${result.method}; at most ${gpuFrames} frames (columns: warm-up steps, frames, profiled steps)`,
     );
-    const passNames: string[] = [];
-    for (const row of result.rows) {
-      for (const name of Object.keys(row.passMilliseconds)) if (!passNames.includes(name)) passNames.push(name);
-    }
-    const gpuRows: string[][] = [['particles', 'substeps', 'iterations', 'ms/frame', ...passNames]];
-    for (const row of result.rows) {
-      gpuRows.push([
-        String(row.particles),
-        String(row.substeps),
-        String(row.iterations),
-        row.frameMilliseconds.toFixed(2),
-        ...passNames.map((name) => row.passMilliseconds[name]?.toFixed(2) ?? '-'),
-      ]);
-    }
-    printTable(gpuRows);
+    const passTable = (passes: (row: BenchResult['rows'][number]) => Record<string, number> | undefined): void => {
+      const passNames: string[] = [];
+      for (const row of result.rows) {
+        for (const name of Object.keys(passes(row) ?? {})) if (!passNames.includes(name)) passNames.push(name);
+      }
+      const table: string[][] = [
+        ['particles', 'substeps', 'iterations', 'warm-up', 'frames', 'steps', 'ms/frame', ...passNames],
+      ];
+      for (const row of result.rows) {
+        table.push([
+          String(row.particles),
+          String(row.substeps),
+          String(row.iterations),
+          String(row.warmupSteps),
+          String(row.frames),
+          String(row.profiledSteps),
+          row.frameMilliseconds.toFixed(2),
+          ...passNames.map((name) => passes(row)?.[name]?.toFixed(2) ?? '-'),
+        ]);
+      }
+      printTable(table);
+    };
+    console.log('ms per pass: submit and wait around each pass (summed over substeps and iterations):');
+    passTable((row) => row.passMilliseconds);
+    if (result.rows.some((row) => row.gpuPassMilliseconds)) {
+      console.log('GPU ms per pass from timestamp queries (summed over substeps and iterations; total = their sum):');
+      passTable((row) => row.gpuPassMilliseconds);
+    } else if (result.timestampNote) console.log(`no timestamp-query timings: ${result.timestampNote}`);
+    console.log(`webgpu bench: ${((performance.now() - started) / 1000).toFixed(0)} s in the page`);
     if (gpu.consoleErrors.length > 0) {
       console.log(`webgpu bench: console errors in the page:\n${gpu.consoleErrors.join('\n')}`);
       process.exitCode = 1;

@@ -6,6 +6,8 @@ export * from './components';
 export * from './plugin';
 export type { FluidStats } from './systems/context';
 export { FluidCapacityError, FluidError } from './systems/errors';
+export type { GpuReadback, WebGpuSolver } from './systems/gpu/backend';
+export type { MirrorMode } from './systems/gpu/systems';
 export { poly6, spiky, spikyGradient } from './systems/kernels';
 export type { FluidMaterialOptions } from './systems/material';
 export {

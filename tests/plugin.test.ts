@@ -1,7 +1,8 @@
 /**
- * FluidPlugin on a NullEngine: scheduling (one step per render, accumulator cap, pause, time scale),
- * events, disposal, Babylon meshes as colliders on their world pose, emitters following nodes, and the
- * debug views' buffers.
+ * FluidPlugin on a NullEngine: the backend choice ('auto' runs the CPU there, 'webgpu' is refused),
+ * scheduling (one step per render, accumulator cap, pause, time scale, no step before the simulation is
+ * ready, errors reported instead of thrown), events, disposal, Babylon meshes as colliders on their world
+ * pose, emitters following nodes, and the debug views' buffers.
  */
 import { FreeCamera } from '@babylonjs/core/Cameras/freeCamera.js';
 import { NullEngine } from '@babylonjs/core/Engines/nullEngine.js';
@@ -129,6 +130,77 @@ describe('FluidPlugin scheduling', () => {
     scene.render();
     expect(fluid.simulation.stats.stepCount).toBe(2);
     fluid.dispose(); // twice is fine
+  });
+});
+
+describe('FluidPlugin backend', () => {
+  it("picks the CPU backend for 'auto' on a NullEngine and reports it", async () => {
+    const { scene } = createScene();
+    const fluid = await createWaterPlugin(scene, { useDeltaTime: false });
+    expect(fluid.backend).toBe('cpu');
+    expect(fluid.simulation.backend).toBe('cpu');
+    expect(fluid.simulation.settings.backend).toBe('cpu');
+    expect(fluid.simulation.stats.backend).toBe('cpu');
+    expect(fluid.isReady).toBe(true);
+    await fluid.ready();
+    scene.render();
+    await fluid.readback(); // at once on the CPU
+    const eid = fluid.simulation.particles()[0];
+    fluid.simulation.Velocity.y[eid] = 1;
+    fluid.markParticlesChanged(eid);
+    expect(() => fluid.markParticlesChanged(100000)).toThrow(FluidError);
+    expect(fluid.particleBuffers.gpuPositions).toBeUndefined();
+    const cpu = await createWaterPlugin(createScene().scene, { backend: 'cpu' });
+    expect(cpu.backend).toBe('cpu');
+  });
+
+  it("rejects backend 'webgpu' on a NullEngine with a FluidError naming the engine", async () => {
+    const { scene } = createScene();
+    const attempt = FluidPlugin.create(scene, { backend: 'webgpu' });
+    await expect(attempt).rejects.toThrow(FluidError);
+    await expect(attempt).rejects.toThrow(/NullEngine/);
+    await expect(FluidPlugin.create(scene, { backend: 'gpu' as never })).rejects.toThrow(/backend is 'gpu'/);
+    expect(scene.onBeforeRenderObservable.observers.length).toBe(0);
+  });
+
+  it('does not step before the simulation is ready, and reports errors of a frame instead of throwing', async () => {
+    const { scene } = createScene();
+    const fluid = await createWaterPlugin(scene, { useDeltaTime: false, renderMode: 'points' });
+    let ready = false;
+    Object.defineProperty(fluid.simulation, 'isReady', { get: () => ready, configurable: true });
+    scene.render();
+    scene.render();
+    expect(fluid.simulation.stats.stepCount).toBe(0);
+    expect(fluid.particleBuffers.count).toBe(fluid.simulation.particleCount); // drawn while waiting
+    ready = true;
+    scene.render();
+    expect(fluid.simulation.stats.stepCount).toBe(1);
+    const errors: Error[] = [];
+    fluid.onErrorObservable.add((error) => errors.push(error));
+    const eid = fluid.simulation.particles()[3];
+    fluid.simulation.Position.x[eid] = Number.NaN;
+    expect(() => scene.render()).not.toThrow();
+    expect(errors.length).toBe(1);
+    expect(errors[0]).toBeInstanceOf(FluidError);
+    expect(errors[0].message).toMatch(/Position/);
+    expect(fluid.simulation.stats.stepCount).toBe(1);
+    fluid.simulation.Position.x[eid] = 0.2;
+    scene.render();
+    expect(fluid.simulation.stats.stepCount).toBe(2);
+    expect(errors.length).toBe(1);
+  });
+
+  it('forwards backend changes of the simulation and stops listening when disposed', async () => {
+    const { scene } = createScene();
+    const fluid = await createWaterPlugin(scene);
+    const changes: string[] = [];
+    fluid.onBackendChangedObservable.add((change) => changes.push(`${change.backend}:${change.reason}`));
+    expect(fluid.simulation.onBackendChanged.size).toBe(1);
+    for (const listener of fluid.simulation.onBackendChanged) listener({ backend: 'cpu', reason: 'device-lost' });
+    expect(changes).toEqual(['cpu:device-lost']);
+    fluid.dispose();
+    expect(fluid.simulation.onBackendChanged.size).toBe(0);
+    expect(fluid.onBackendChangedObservable.hasObservers()).toBe(false);
   });
 });
 
@@ -295,7 +367,12 @@ describe('FluidPlugin mesh colliders', () => {
     stretched.scaling.set(1, 2, 1);
     await expect(fluid.addMeshCollider(stretched)).rejects.toThrow(/non-uniform world scaling/);
     box.scaling.set(1, 1, 3);
-    expect(() => scene.render()).toThrow(FluidError);
+    // Found by a frame: reported, never thrown into the render loop.
+    const errors: Error[] = [];
+    fluid.onErrorObservable.add((error) => errors.push(error));
+    expect(() => scene.render()).not.toThrow();
+    expect(errors[0]).toBeInstanceOf(FluidError);
+    expect(errors[0].message).toMatch(/non-uniform world scaling/);
   });
 });
 

@@ -146,7 +146,11 @@ export function createGlassTank(
   return tank;
 }
 
-/** Updates the corner stats line every few frames: fps, particle count, ms per step, steps per frame. */
+/**
+ * Updates the corner stats line every few frames: fps, particle count, ms per step (the CPU time of a step:
+ * on the WebGPU backend, recording its passes), the backend running the steps (`webgpu` or `cpu`) and the
+ * render mode.
+ */
 export function showStats(engine: AbstractEngine, scene: Scene, plugin: FluidPlugin, extra?: () => string): void {
   const line = document.getElementById('stats') as HTMLDivElement;
   let frame = 0;
@@ -157,7 +161,7 @@ export function showStats(engine: AbstractEngine, scene: Scene, plugin: FluidPlu
     const fps = engine.getFps();
     line.textContent =
       `${Number.isFinite(fps) ? fps.toFixed(0) : '-'} fps | particles ${plugin.simulation.particleCount} | step ${stats.stepMilliseconds.toFixed(1)} ms ` +
-      `(${settings.substeps}x${settings.iterations}) | ${plugin.renderMode}${extra ? ` | ${extra()}` : ''}`;
+      `(${settings.substeps}x${settings.iterations}) | ${plugin.backend} | ${plugin.renderMode}${extra ? ` | ${extra()}` : ''}`;
   });
 }
 
@@ -308,9 +312,12 @@ export interface FluidExampleHandle {
   camera: TargetCamera;
   /** Frames rendered since the example started. */
   frames: number;
-  /** True once colliders are baked and the first frame with fluid was drawn. */
+  /** True once colliders are baked, the simulation has stepped and the first frame with fluid was drawn. */
   ready: boolean;
-  /** Screen positions (CSS pixels of the canvas) of every particle in front of the camera, x, y pairs. */
+  /**
+   * Screen positions (CSS pixels of the canvas) of every particle in front of the camera, x, y pairs, from
+   * the particle components (on the WebGPU backend: as of the last readback).
+   */
   projectParticles(): number[];
   /** Screen radius (CSS pixels) of a particle at the camera's target distance. */
   particleScreenRadius(): number;
@@ -367,7 +374,8 @@ export function startExample(
   };
   scene.onAfterRenderObservable.add(() => {
     handle.frames++;
-    if (!handle.ready && plugin.simulation.particleCount > 0) {
+    // On the WebGPU backend the first steps wait for its shaders; the fluid is drawn from the first step on.
+    if (!handle.ready && plugin.simulation.particleCount > 0 && plugin.simulation.stats.stepCount > 0) {
       const object = plugin.fluidRenderObject;
       if (plugin.renderMode !== 'fluid' || object?.object.isReady()) handle.ready = true;
     }

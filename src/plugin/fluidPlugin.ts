@@ -1,19 +1,24 @@
 /**
- * `FluidPlugin`: the Babylon adapter of a {@link FluidSimulation}. It steps the simulation from the
- * scene's render loop (fixed time step, accumulator, pause, time scale), keeps mesh colliders and emitters
- * on their nodes' world matrices, forwards the simulation's events as Babylon observables and feeds the
- * renderers. It holds no numerics: every physical quantity comes from `src/systems`.
+ * `FluidPlugin`: the Babylon adapter of a {@link FluidSimulation}. It picks the backend from the scene's
+ * engine, steps the simulation from the scene's render loop (fixed time step, accumulator, pause, time
+ * scale), keeps mesh colliders and emitters on their nodes' world matrices, forwards the simulation's events
+ * as Babylon observables and feeds the renderers. It holds no numerics: every physical quantity comes from
+ * `src/systems`.
  */
 import type { Camera } from '@babylonjs/core/Cameras/camera.js';
+import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import { Quaternion, Vector3 } from '@babylonjs/core/Maths/math.vector.js';
 import type { AbstractMesh } from '@babylonjs/core/Meshes/abstractMesh.js';
 import type { TransformNode } from '@babylonjs/core/Meshes/transformNode.js';
+import { Logger } from '@babylonjs/core/Misc/logger.js';
 import { Observable, type Observer } from '@babylonjs/core/Misc/observable.js';
 import type { Node } from '@babylonjs/core/node.js';
 import type { IFluidRenderingRenderObject } from '@babylonjs/core/Rendering/fluidRenderer/fluidRenderer.js';
 import type { Scene } from '@babylonjs/core/scene.js';
+import type { FluidBackend } from '../components/settings';
 import { FluidError } from '../systems/errors';
 import {
+  type BackendChange,
   type DrainOptions,
   type EmitterOptions,
   FluidSimulation,
@@ -28,11 +33,23 @@ import {
   type FluidColorBy,
   feedParticles,
   type ParticleBuffers,
+  recordStep,
 } from './particleFeed';
 import { type FluidLookOptions, type FluidRenderMode, FluidViews, supportsFluidRenderer } from './renderers';
 
-/** Options of {@link FluidPlugin.create}: the simulation's options plus the plugin's own. */
-export interface FluidPluginOptions extends FluidSimulationOptions {
+/**
+ * Options of {@link FluidPlugin.create}: the simulation's options (its `engine` is the scene's) plus the
+ * plugin's own.
+ */
+export interface FluidPluginOptions extends Omit<FluidSimulationOptions, 'engine' | 'backend'> {
+  /**
+   * Where the simulation runs. `'auto'` (default): the WebGPU backend when the scene's engine is a
+   * `WebGPUEngine` with compute shaders, else the CPU backend. `'webgpu'` throws {@link FluidError} on any
+   * other engine; `'cpu'` always runs on the CPU. {@link FluidPlugin.backend} says which one runs. On the
+   * WebGPU backend the particle components reach game code through readbacks (see `mirror`, default
+   * `'every-frame'`, and {@link FluidPlugin.readback}); edits to them need {@link FluidPlugin.markParticlesChanged}.
+   */
+  backend?: FluidBackend | 'auto';
   /**
    * True (default): each frame advances the simulation by the frame's duration (`engine.getDeltaTime()`,
    * times `timeScale`) in whole fixed steps of `timeStep`, carrying the remainder to the next frame.
@@ -54,7 +71,11 @@ export interface FluidPluginOptions extends FluidSimulationOptions {
    * `FluidRenderer` (WebGPU, WebGL2), `'none'` elsewhere (NullEngine).
    */
   renderMode?: FluidRenderMode;
-  /** What the debug views (and the water's tint when not `'material'`) are coloured by. Default `'material'`. */
+  /**
+   * What the debug views (and the water's tint when not `'material'`) are coloured by. Default `'material'`.
+   * On the WebGPU backend the views draw from the GPU's positions with one colour (the first particle's
+   * material colour; the water uses `look.color` or that colour): `colorBy` applies on the CPU backend only.
+   */
   colorBy?: FluidColorBy;
   /** Camera the screen-space fluid is rendered for. Default: the scene's active camera when first drawn. */
   camera?: Camera;
@@ -132,6 +153,26 @@ function checkTimeScale(value: number): number {
 }
 
 const RENDER_MODES: readonly FluidRenderMode[] = ['fluid', 'points', 'spheres', 'none'];
+const BACKENDS: readonly (FluidBackend | 'auto')[] = ['auto', 'cpu', 'webgpu'];
+
+/** True when `engine` can run the WebGPU backend: a WebGPU engine with compute shaders. */
+function runsCompute(engine: AbstractEngine): boolean {
+  return engine.isWebGPU && engine.getCaps().supportComputeShaders === true;
+}
+
+/** Checks the requested backend against the scene's engine, naming the engine when it cannot run it. */
+function checkBackend(backend: FluidBackend | 'auto', engine: AbstractEngine): FluidBackend | 'auto' {
+  if (!BACKENDS.includes(backend)) {
+    throw new FluidError(`backend is '${String(backend)}'; allowed values are ${BACKENDS.join(', ')}`);
+  }
+  if (backend === 'webgpu' && !runsCompute(engine)) {
+    const kind = engine.isWebGPU ? 'a WebGPUEngine without compute shaders' : `a ${engine.constructor.name}`;
+    throw new FluidError(
+      `backend is 'webgpu' but the scene's engine is ${kind}; the WebGPU backend needs a WebGPUEngine with compute shaders (use backend 'auto' or 'cpu')`,
+    );
+  }
+  return backend;
+}
 const COLOR_BYS: readonly FluidColorBy[] = ['material', 'speed', 'density'];
 
 /**
@@ -144,6 +185,11 @@ const COLOR_BYS: readonly FluidColorBy[] = ['material', 'speed', 'density'];
  * await fluid.addMeshCollider(glassMesh);
  * fluid.addEmitter({ material: water, node: nozzle, litresPerSecond: 0.3 });
  * ```
+ *
+ * On a `WebGPUEngine` the simulation runs on the GPU (backend `'auto'`) and the views draw straight from
+ * its position buffer; nothing the plugin does per frame throws into the render loop: errors go to
+ * {@link FluidPlugin.onErrorObservable}, and a lost device falls back to the CPU (reported by
+ * {@link FluidPlugin.onBackendChangedObservable}).
  */
 export class FluidPlugin {
   /** The scene this plugin steps and draws in. */
@@ -157,8 +203,24 @@ export class FluidPlugin {
    * step; copy it to keep it).
    */
   readonly onParticlesEmittedObservable = new Observable<Uint32Array>();
-  /** Notified after a step that removed particles (drains, lifetimes), with their former entity ids (a view). */
+  /**
+   * Notified after a step that removed particles (drains, lifetimes), with their former entity ids (a view).
+   * On the WebGPU backend removals are found on the GPU and reach the CPU with a readback, a frame or two
+   * later; see the simulation's `lastRemoved()`.
+   */
   readonly onParticlesRemovedObservable = new Observable<Uint32Array>();
+  /**
+   * Notified when the backend changes while running: a lost WebGPU device makes the simulation continue on
+   * the CPU from the last mirrored components (`reason: 'device-lost'`), and a device Babylon restores takes
+   * over again (`'device-restored'`). The views follow by themselves.
+   */
+  readonly onBackendChangedObservable = new Observable<BackendChange>();
+  /**
+   * Notified with any error of a frame's work (a step, a followed mesh's bad scaling, the views), which is
+   * caught here so that nothing throws into the render loop; the frame's remaining steps are skipped. With
+   * no observer, each new message is logged once (Babylon's `Logger.Error`).
+   */
+  readonly onErrorObservable = new Observable<Error>();
   /** See {@link FluidPluginOptions.useDeltaTime}; may be changed at any time. */
   useDeltaTime: boolean;
   /** True stops stepping (rendering goes on). */
@@ -182,6 +244,11 @@ export class FluidPlugin {
   private readonly emitters = new Map<number, EmitterFollower>();
   private readonly beforeRenderObserver: Observer<Scene>;
   private readonly sceneDisposeObserver: Observer<Scene>;
+  private readonly backendListener: (change: BackendChange) => void;
+  private readonly contextObservers: Observer<AbstractEngine>[];
+  /** True between the engine's context (device) loss and its restoration: nothing is drawn then. */
+  private contextLost = false;
+  private lastLoggedError = '';
 
   private constructor(scene: Scene, options: FluidPluginOptions) {
     const {
@@ -193,34 +260,53 @@ export class FluidPlugin {
       colorBy,
       camera,
       look,
+      backend,
       ...simulationOptions
     } = options;
     this.scene = scene;
-    this.simulation = new FluidSimulation(simulationOptions);
+    const engine = scene.getEngine();
+    // The plugin's own options first: the simulation may hold GPU objects as soon as it exists.
     this.useDeltaTime = useDeltaTime ?? true;
     this.maximumSteps = checkPositiveInteger('maxStepsPerFrame', maxStepsPerFrame ?? 3);
     this.scale = checkTimeScale(timeScale ?? 1);
     this.paused = paused ?? false;
     this.mode = FluidPlugin.checkRenderMode(renderMode ?? FluidPlugin.defaultRenderMode(scene));
     this.coloring = FluidPlugin.checkColorBy(colorBy ?? 'material');
+    this.simulation = new FluidSimulation({
+      ...simulationOptions,
+      backend: checkBackend(backend ?? 'auto', engine),
+      engine,
+    });
     this.buffers = createParticleBuffers(this.simulation.settings.capacity);
     const simulation = this.simulation;
     const components = simulation.components;
     this.views = new FluidViews(scene, this.buffers, 2 * simulation.settings.particleRadius, camera, look ?? {}, () => {
-      const material = this.buffers.count > 0 ? components.Particle.material[this.buffers.ids[0]] : 0;
+      const material = this.firstParticleMaterial();
       return [
         components.FluidMaterial.colorRed[material] || 0.2,
         components.FluidMaterial.colorGreen[material] || 0.45,
         components.FluidMaterial.colorBlue[material] || 0.9,
       ];
     });
+    this.backendListener = (change) => this.onBackendChangedObservable.notifyObservers(change);
+    simulation.onBackendChanged.add(this.backendListener);
+    this.contextObservers = [
+      engine.onContextLostObservable.add(() => {
+        this.contextLost = true;
+      }),
+      engine.onContextRestoredObservable.add(() => {
+        this.contextLost = false;
+      }),
+    ];
     this.beforeRenderObserver = scene.onBeforeRenderObservable.add(() => this.frame());
     this.sceneDisposeObserver = scene.onDisposeObservable.add(() => this.dispose());
   }
 
   /**
-   * Creates the plugin and its simulation in `scene`; stepping starts with the next `scene.render()`.
-   * Throws {@link FluidError} for invalid options.
+   * Creates the plugin and its simulation in `scene`; stepping starts with the next `scene.render()` (on
+   * the WebGPU backend, with the first frame after its shaders compiled: see {@link FluidPlugin.ready}).
+   * Throws {@link FluidError} for invalid options, and for `backend: 'webgpu'` on an engine that cannot run
+   * it (the message names the engine).
    */
   static async create(scene: Scene, options: FluidPluginOptions = {}): Promise<FluidPlugin> {
     return new FluidPlugin(scene, options);
@@ -245,6 +331,44 @@ export class FluidPlugin {
     return colorBy;
   }
 
+  /** The backend running the steps now: `'webgpu'` or `'cpu'` (also after a lost device fell back). */
+  get backend(): FluidBackend {
+    return this.simulation.backend;
+  }
+
+  /**
+   * True once the simulation can step (the WebGPU backend's shaders compiled; at once on the CPU). Until
+   * then frames draw without stepping.
+   */
+  get isReady(): boolean {
+    return this.simulation.isReady;
+  }
+
+  /** Resolves when the simulation can step (see {@link FluidPlugin.isReady}). */
+  async ready(): Promise<void> {
+    await this.simulation.ready();
+  }
+
+  /**
+   * WebGPU backend: reads the particles back from the GPU now and writes them to the components
+   * (`Position`, `Velocity`, `Density`, `Particle.age`); resolves when they are there. Needed before reading
+   * components when `mirror` is `'on-demand'` or `'off'`; with `'every-frame'` they are at most a frame or
+   * two behind anyway. Resolves at once on the CPU backend. Rejects if the device is lost meanwhile.
+   */
+  async readback(): Promise<void> {
+    await this.simulation.readback();
+  }
+
+  /**
+   * Tells the simulation that game code changed these particles' `Position`, `Velocity` or
+   * `Particle.material` components: on the WebGPU backend the next step uploads them (without this call
+   * the GPU keeps its own values and the next readback overwrites the edit). Harmless on the CPU backend.
+   * Throws {@link FluidError} for an id that is not a live particle.
+   */
+  markParticlesChanged(ids: number | ArrayLike<number>): void {
+    this.simulation.markParticlesChanged(ids);
+  }
+
   /** How the fluid is drawn; switchable at run time. */
   get renderMode(): FluidRenderMode {
     return this.mode;
@@ -255,7 +379,10 @@ export class FluidPlugin {
     if (!this.disposed) this.render();
   }
 
-  /** What the particles are coloured by; switchable at run time. */
+  /**
+   * What the particles are coloured by; switchable at run time. CPU backend only: on the WebGPU backend the
+   * views draw in one colour (see {@link FluidPluginOptions.colorBy}).
+   */
   get colorBy(): FluidColorBy {
     return this.coloring;
   }
@@ -292,7 +419,10 @@ export class FluidPlugin {
     return this.views.debugMeshes;
   }
 
-  /** The particle buffers the renderers read (positions, colours, ids), as of the last frame. */
+  /**
+   * The particle buffers the renderers read (positions, colours, ids), as of the last frame. On the WebGPU
+   * backend only `count` and `gpuPositions` are written (the positions stay on the GPU).
+   */
   get particleBuffers(): Readonly<ParticleBuffers> {
     return this.buffers;
   }
@@ -306,7 +436,8 @@ export class FluidPlugin {
    *
    * @returns The collider entity id.
    * @throws FluidError (as a rejected promise) if the mesh has no triangles, encloses no volume, or has
-   * a non-uniform or mirroring world scaling (also later, from the frame that finds it so).
+   * a non-uniform or mirroring world scaling (found later, by a frame: reported through
+   * {@link FluidPlugin.onErrorObservable}).
    */
   async addMeshCollider(mesh: AbstractMesh, options: PluginMeshColliderOptions = {}): Promise<number> {
     const fieldOptions: MeshFieldOptions = {};
@@ -493,23 +624,46 @@ export class FluidPlugin {
     return steps;
   }
 
-  /** One frame: steps (with followed poses), events, then the render feed. */
+  /**
+   * One frame: steps (with followed poses), events, then the render feed. No step before the simulation is
+   * ready (WebGPU shaders compiling). Errors are reported, never thrown into the render loop.
+   */
   private frame(): void {
     if (this.disposed) return;
     this.stepsLastFrame = 0;
-    if (!this.paused) {
-      const steps = this.stepsForFrame();
-      if (steps > 0) {
-        this.readFollowedPoses();
-        for (let step = 1; step <= steps; step++) {
-          this.applyFollowedPoses(step / steps);
-          this.simulation.step();
-          this.stepsLastFrame++;
-          this.notifyStep();
+    try {
+      if (!this.paused && this.simulation.isReady) {
+        const steps = this.stepsForFrame();
+        if (steps > 0) {
+          this.readFollowedPoses();
+          for (let step = 1; step <= steps; step++) {
+            this.applyFollowedPoses(step / steps);
+            this.simulation.step();
+            recordStep(this.simulation, this.buffers);
+            this.stepsLastFrame++;
+            this.notifyStep();
+          }
         }
       }
+    } catch (error) {
+      this.reportError(error);
     }
-    this.render();
+    try {
+      this.render();
+    } catch (error) {
+      this.reportError(error);
+    }
+  }
+
+  /** Hands a frame's error to {@link FluidPlugin.onErrorObservable} (or logs a new message once). */
+  private reportError(error: unknown): void {
+    const failure = error instanceof Error ? error : new FluidError(String(error));
+    if (this.onErrorObservable.hasObservers()) {
+      this.onErrorObservable.notifyObservers(failure);
+    } else if (failure.message !== this.lastLoggedError) {
+      this.lastLoggedError = failure.message;
+      Logger.Error(`FluidPlugin: ${failure.message}`);
+    }
   }
 
   /** Notifies the observers of one step. */
@@ -525,14 +679,30 @@ export class FluidPlugin {
     this.onAfterStepObservable.notifyObservers(this);
   }
 
-  /** Feeds the current mode's view (nothing is read in mode `'none'`). */
+  /**
+   * Feeds the current mode's view (nothing is read in mode `'none'`). On the WebGPU backend the views draw
+   * from the simulation's position buffer, in one colour.
+   */
   private render(): void {
+    // A lost context draws nothing; views made now would compile effects that Babylon's restoration then
+    // trips over. Steps go on (on the CPU after a lost WebGPU device), the views catch up once restored.
+    if (this.contextLost) return;
     const mode = this.mode;
+    const onGpu = this.simulation.gpuSolver !== undefined;
     if (mode !== 'none') {
-      this.views.prepare(mode);
+      if (!onGpu) this.views.prepare(mode);
       feedParticles(this.simulation, this.buffers, this.coloring, this.colorRanges);
     }
-    this.views.show(mode, this.coloring !== 'material' || !this.singleMaterial());
+    this.views.show(mode, !onGpu && (this.coloring !== 'material' || !this.singleMaterial()));
+  }
+
+  /** The material of the first live particle (0 when there is none): the views' single colour. */
+  private firstParticleMaterial(): number {
+    const buffers = this.buffers;
+    const material = this.simulation.components.Particle.material;
+    if (buffers.gpuPositions === undefined) return buffers.count > 0 ? material[buffers.ids[0]] : 0;
+    if (this.simulation.particleCount === 0) return 0;
+    return material[this.simulation.particles(buffers.ids)[0]];
   }
 
   /** True when every fed particle has the material of the first one (the water tint is that material's colour). */
@@ -546,24 +716,34 @@ export class FluidPlugin {
   }
 
   /**
-   * Stops stepping, removes the plugin's observers from the scene and the meshes, and disposes the views
-   * (the fluid render object, debug meshes and materials) and the observables. The simulation stays
-   * usable headless. Safe to call twice.
+   * Stops stepping, removes the plugin's observers from the scene and the meshes, disposes the views (the
+   * fluid render object, debug meshes and materials) and the observables, and frees the simulation's GPU
+   * objects (`simulation.dispose()`). The simulation stays usable headless, on the CPU, from its
+   * components (on the WebGPU backend: the last mirrored state). Safe to call twice.
    */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     this.scene.onBeforeRenderObservable.remove(this.beforeRenderObserver);
     this.scene.onDisposeObservable.remove(this.sceneDisposeObserver);
+    this.simulation.onBackendChanged.delete(this.backendListener);
+    const engine = this.scene.getEngine();
+    engine.onContextLostObservable.remove(this.contextObservers[0]);
+    engine.onContextRestoredObservable.remove(this.contextObservers[1]);
     for (const follower of this.colliders.values()) {
       follower.mesh.onDisposeObservable.remove(follower.disposeObserver);
     }
     this.colliders.clear();
     this.emitters.clear();
     this.views.dispose();
+    this.simulation.dispose();
+    this.buffers.gpuPositions = undefined;
+    this.buffers.steppedSolver = undefined;
     this.onAfterStepObservable.clear();
     this.onParticlesEmittedObservable.clear();
     this.onParticlesRemovedObservable.clear();
+    this.onBackendChangedObservable.clear();
+    this.onErrorObservable.clear();
   }
 
   /** True once {@link FluidPlugin.dispose} ran. */

@@ -1,9 +1,12 @@
 /**
- * The one place where particle data leaves the simulation for the renderers: {@link feedParticles} writes
- * positions, colours and (for the sphere view) instance matrices into buffers allocated once, so a frame
- * allocates nothing. On WebGPU a later backend binds the simulation's own GPU buffer instead; that change
- * belongs here and nowhere else.
+ * The one place where particle data leaves the simulation for the renderers. On the CPU backend
+ * {@link feedParticles} writes positions, colours and (for the sphere view) instance matrices into buffers
+ * allocated once, so a frame allocates nothing. On the WebGPU backend nothing is copied: the feed hands the
+ * views the simulation's own position storage buffer (a vec4 per particle, in the GPU's order) and the number
+ * of particles to draw from it, so positions never travel through the CPU.
  */
+import type { DataBuffer } from '@babylonjs/core/Buffers/dataBuffer.js';
+import type { WebGpuSolver } from '../systems/gpu/backend';
 import type { FluidSimulation } from '../systems/simulation';
 
 /** What the debug views colour particles by. */
@@ -30,6 +33,16 @@ export interface ParticleBuffers {
   matrixScale: number;
   /** True once the diagonal of `matrices` holds `matrixScale` for every place. */
   matricesInitialised: boolean;
+  /**
+   * WebGPU backend: the simulation's position storage buffer (xyz + material slot per particle, 16 bytes,
+   * in the GPU's order), which the views draw from directly; `positions`, `colors`, `ids` and `matrices`
+   * are then not written. Undefined on the CPU backend.
+   */
+  gpuPositions: DataBuffer | undefined;
+  /** WebGPU backend: the solver that made the last step recorded by {@link recordStep} (undefined before). */
+  steppedSolver: WebGpuSolver | undefined;
+  /** WebGPU backend: particles on that solver's GPU after that step, at most (the CPU count then). */
+  steppedCount: number;
 }
 
 /** Ranges of the colour maps of {@link feedParticles}. */
@@ -51,7 +64,31 @@ export function createParticleBuffers(capacity: number): ParticleBuffers {
     matrices: undefined,
     matrixScale: 1,
     matricesInitialised: false,
+    gpuPositions: undefined,
+    steppedSolver: undefined,
+    steppedCount: 0,
   };
+}
+
+/**
+ * Records, after a step, how many particles the WebGPU backend's buffers hold at most: the live count then
+ * (particles spawned later reach the GPU with the next step, so they are not drawn from stale slots before).
+ * Does nothing on the CPU backend.
+ */
+export function recordStep(simulation: FluidSimulation, buffers: ParticleBuffers): void {
+  buffers.steppedSolver = simulation.gpuSolver;
+  buffers.steppedCount = simulation.particleCount;
+}
+
+/**
+ * How many particles to draw from the WebGPU backend's position buffer: the count after the last recorded
+ * step, or fewer when readbacks have reported removals since (0 before the solver's first step, e.g. after
+ * a restored device). An upper bound of the live particles on the GPU: particles removed on the GPU in the
+ * last frame or two, not yet read back, may still be drawn where they last were.
+ */
+function gpuDrawCount(simulation: FluidSimulation, solver: WebGpuSolver, buffers: ParticleBuffers): number {
+  if (buffers.steppedSolver !== solver) return 0;
+  return Math.min(buffers.steppedCount, simulation.particleCount, buffers.capacity);
 }
 
 /** Stops of the speed colour map (slow deep blue, through cyan, to white foam), r, g, b each. */
@@ -74,10 +111,12 @@ function writeColorMap(stops: Float32Array, t: number, colors: Float32Array, off
 }
 
 /**
- * Copies the live particles of `simulation` into `buffers`: positions, a colour per particle (by material,
- * speed or density) and, when `buffers.matrices` exists, instance matrices. Allocates nothing.
+ * CPU backend: copies the live particles of `simulation` into `buffers`: positions, a colour per particle
+ * (by material, speed or density) and, when `buffers.matrices` exists, instance matrices. WebGPU backend:
+ * points `buffers.gpuPositions` at the simulation's position storage buffer and sets the count to draw;
+ * nothing is copied (colours are not per particle there). Allocates nothing.
  *
- * @returns The number of particles written (also stored in `buffers.count`).
+ * @returns The number of particles to draw (also stored in `buffers.count`).
  */
 export function feedParticles(
   simulation: FluidSimulation,
@@ -85,6 +124,13 @@ export function feedParticles(
   colorBy: FluidColorBy,
   ranges: ColorMapRanges,
 ): number {
+  const solver = simulation.gpuSolver;
+  if (solver !== undefined) {
+    buffers.gpuPositions = solver.positionBuffer.getBuffer();
+    buffers.count = gpuDrawCount(simulation, solver, buffers);
+    return buffers.count;
+  }
+  buffers.gpuPositions = undefined;
   const count = Math.min(simulation.particleCount, buffers.capacity);
   const ids = simulation.particleCount <= buffers.capacity ? simulation.particles(buffers.ids) : buffers.ids;
   const { Position, Velocity, Density, Particle, FluidMaterial } = simulation.components;

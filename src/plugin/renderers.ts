@@ -1,18 +1,24 @@
 /**
  * The views of the fluid: Babylon's screen-space `FluidRenderer` (water), and debug views as points or
  * instanced spheres. Every view reads the {@link ParticleBuffers} that {@link feedParticles} fills; none
- * reads the simulation itself.
+ * reads the simulation itself. On the WebGPU backend the views draw straight from the simulation's
+ * position storage buffer (`ParticleBuffers.gpuPositions`) through vertex buffers over it (stride 16 bytes,
+ * xyz read): no position is read back or uploaded per frame. Their GPU objects are made once per storage
+ * buffer (again only when the backend changes, e.g. after a lost device).
  */
-import type { VertexBuffer } from '@babylonjs/core/Buffers/buffer.js';
+import { VertexBuffer } from '@babylonjs/core/Buffers/buffer.js';
 import type { DataBuffer } from '@babylonjs/core/Buffers/dataBuffer.js';
 import type { Camera } from '@babylonjs/core/Cameras/camera.js';
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
+import { ShaderLanguage } from '@babylonjs/core/Materials/shaderLanguage.js';
+import { ShaderMaterial } from '@babylonjs/core/Materials/shaderMaterial.js';
 import { StandardMaterial } from '@babylonjs/core/Materials/standardMaterial.js';
 import { Color3 } from '@babylonjs/core/Maths/math.color.js';
 import { Vector3 } from '@babylonjs/core/Maths/math.vector.js';
 import { CreateIcoSphere } from '@babylonjs/core/Meshes/Builders/icoSphereBuilder.js';
 import { Mesh } from '@babylonjs/core/Meshes/mesh.js';
 import { VertexData } from '@babylonjs/core/Meshes/mesh.vertexData.js';
+import type { Observer } from '@babylonjs/core/Misc/observable.js';
 import '@babylonjs/core/Meshes/thinInstanceMesh.js';
 import type {
   FluidRenderer,
@@ -85,6 +91,16 @@ function uploadParticles(
   );
 }
 
+/**
+ * A vertex buffer of `kind` reading xyz from the position storage buffer `storage` (one vec4, 16 bytes, per
+ * particle). Disposing the vertex buffer releases one reference to `storage`: it takes one here, so the
+ * storage buffer lives on until its owner (the simulation's solver) disposes it too.
+ */
+function storagePositions(engine: AbstractEngine, storage: DataBuffer, kind: string, instanced: boolean): VertexBuffer {
+  storage.references++;
+  return new VertexBuffer(engine, storage, kind, false, false, 4, instanced, 0, 3);
+}
+
 /** Looks of the screen-space water; every field is optional. */
 export interface FluidLookOptions {
   /**
@@ -112,9 +128,12 @@ export interface FluidLookOptions {
 /** The screen-space water view. */
 class ScreenSpaceFluidView {
   private renderObject: IFluidRenderingRenderObject | undefined;
+  /** The storage buffer the render object draws from (undefined: the CPU buffers). */
+  private source: DataBuffer | undefined;
   private readonly fluidRenderer: FluidRenderer;
   private diffuse = false;
   private sky: BaseTexture | undefined;
+  private readonly restoreObserver: Observer<AbstractEngine>;
 
   constructor(
     private readonly scene: Scene,
@@ -125,20 +144,45 @@ class ScreenSpaceFluidView {
     private readonly defaultColor: () => [number, number, number],
   ) {
     this.fluidRenderer = scene.enableFluidRenderer() as FluidRenderer;
+    this.restoreObserver = scene.getEngine().onContextRestoredObservable.add(() => this.rebuildSky());
+  }
+
+  /**
+   * Makes the generated sky again after the engine restored a lost context: Babylon's WebGPU engine does
+   * not rebuild raw cube textures, so the old one would still point at the lost device.
+   */
+  private rebuildSky(): void {
+    const old = this.sky;
+    if (old === undefined) return;
+    this.sky = createSkyTexture(this.scene);
+    const target = this.renderObject?.targetRenderer;
+    if (target !== undefined && target.environmentMap === old) target.environmentMap = this.sky;
+    old.dispose();
   }
 
   /** Creates the render object (on first use and after switching back from another mode). */
   private create(useDiffuseColors: boolean): IFluidRenderingRenderObject {
     const buffers = this.buffers;
+    const storage = buffers.gpuPositions;
+    // On the GPU the render object starts with a placeholder position buffer, replaced below by one over
+    // the storage buffer (passing the storage buffer as data would assume 3 floats per particle).
     const renderObject = this.fluidRenderer.addCustomParticles(
-      { position: buffers.positions, color: buffers.colors },
-      buffers.count,
+      storage === undefined
+        ? { position: buffers.positions, color: buffers.colors }
+        : { position: new Float32Array(3) },
+      storage === undefined ? buffers.count : 0,
       useDiffuseColors,
       undefined,
       this.camera,
     );
     const look = this.look;
     const object = renderObject.object;
+    if (storage !== undefined) {
+      const vertexBuffers = (object as FluidRenderingObjectCustomParticles).vertexBuffers;
+      vertexBuffers.position?.dispose();
+      vertexBuffers.position = storagePositions(this.scene.getEngine(), storage, 'position', true);
+    }
+    this.source = storage;
     object.particleSize = this.particleDiameter * (look.particleSizeFactor ?? 1.6);
     object.particleThicknessAlpha = look.particleThickness ?? 0.04;
     const target = renderObject.targetRenderer;
@@ -170,8 +214,14 @@ class ScreenSpaceFluidView {
     return renderObject;
   }
 
-  /** Uploads the first `buffers.count` particles; `useDiffuseColors` renders the per-particle colours. */
+  /**
+   * Uploads the first `buffers.count` particles; `useDiffuseColors` renders the per-particle colours. On the
+   * GPU (`buffers.gpuPositions` set) nothing is uploaded: the render object reads the storage buffer, and is
+   * made again only when that buffer changes (a new backend).
+   */
   update(useDiffuseColors: boolean): void {
+    const storage = this.buffers.gpuPositions;
+    if (this.renderObject !== undefined && this.source !== storage) this.release();
     if (this.renderObject !== undefined && this.diffuse !== useDiffuseColors) {
       this.renderObject.targetRenderer.generateDiffuseTexture = useDiffuseColors;
       this.diffuse = useDiffuseColors;
@@ -179,10 +229,12 @@ class ScreenSpaceFluidView {
     this.renderObject ??= this.create(useDiffuseColors);
     const object = this.renderObject.object;
     const count = this.buffers.count;
-    const buffers = object.vertexBuffers;
-    const engine = this.scene.getEngine();
-    uploadParticles(engine, buffers.position, this.buffers.positions, 3, count);
-    if (useDiffuseColors) uploadParticles(engine, buffers.color, this.buffers.colors, 4, count);
+    if (storage === undefined) {
+      const buffers = object.vertexBuffers;
+      const engine = this.scene.getEngine();
+      uploadParticles(engine, buffers.position, this.buffers.positions, 3, count);
+      if (useDiffuseColors) uploadParticles(engine, buffers.color, this.buffers.colors, 4, count);
+    }
     (object as FluidRenderingObjectCustomParticles).setNumParticles(count);
   }
 
@@ -196,9 +248,11 @@ class ScreenSpaceFluidView {
     if (this.renderObject === undefined) return;
     this.fluidRenderer.removeRenderObject(this.renderObject, true);
     this.renderObject = undefined;
+    this.source = undefined;
   }
 
   dispose(): void {
+    this.scene.getEngine().onContextRestoredObservable.remove(this.restoreObserver);
     this.release();
     this.sky?.dispose();
     this.sky = undefined;
@@ -209,6 +263,8 @@ class ScreenSpaceFluidView {
 /** The point-cloud debug view: one vertex per particle, coloured per vertex. */
 class PointsView {
   readonly mesh: Mesh;
+  /** It reads the CPU buffers. */
+  readonly source: DataBuffer | undefined = undefined;
   private readonly material: StandardMaterial;
 
   constructor(
@@ -261,6 +317,8 @@ class PointsView {
 /** The sphere debug view: thin instances of a low-poly sphere, one per particle. */
 class SpheresView {
   readonly mesh: Mesh;
+  /** It reads the CPU buffers. */
+  readonly source: DataBuffer | undefined = undefined;
   private readonly material: StandardMaterial;
 
   constructor(
@@ -307,11 +365,148 @@ class SpheresView {
   }
 }
 
-/** Owns the views, creates each on first use, shows the one of the current mode. */
+/** The point-cloud view on the GPU: one vertex per particle read from the position storage buffer, one colour. */
+class GpuPointsView {
+  readonly mesh: Mesh;
+  private readonly material: StandardMaterial;
+
+  constructor(
+    scene: Scene,
+    private readonly buffers: ParticleBuffers,
+    readonly source: DataBuffer,
+    color: [number, number, number],
+  ) {
+    this.mesh = new Mesh('fluidPoints', scene);
+    this.mesh.isUnIndexed = true;
+    this.mesh.setVerticesBuffer(
+      storagePositions(scene.getEngine(), source, VertexBuffer.PositionKind, false),
+      true,
+      buffers.capacity,
+    );
+    this.mesh.alwaysSelectAsActiveMesh = true;
+    this.mesh.isPickable = false;
+    this.mesh.doNotSyncBoundingInfo = true;
+    this.material = new StandardMaterial('fluidPointsMaterial', scene);
+    this.material.pointsCloud = true;
+    this.material.pointSize = 4;
+    this.material.disableLighting = true;
+    this.material.emissiveColor = new Color3(color[0], color[1], color[2]);
+    this.mesh.material = this.material;
+    this.mesh.setEnabled(false);
+  }
+
+  update(): void {
+    const count = this.buffers.count;
+    const mesh = this.mesh;
+    mesh.setEnabled(count > 0);
+    const subMesh = mesh.subMeshes?.[0];
+    if (count === 0 || subMesh === undefined) return;
+    subMesh.verticesStart = 0;
+    subMesh.verticesCount = count;
+  }
+
+  hide(): void {
+    this.mesh.setEnabled(false);
+  }
+
+  dispose(): void {
+    this.mesh.dispose();
+    this.material.dispose();
+  }
+}
+
+/** The GPU sphere view's vertex shader: the unit-diameter sphere scaled and moved to its instance's particle. */
+const GPU_SPHERE_VERTEX = /* wgsl */ `
+attribute position : vec3f;
+attribute normal : vec3f;
+attribute particlePosition : vec3f;
+uniform viewProjection : mat4x4f;
+uniform diameter : f32;
+varying vNormal : vec3f;
+
+@vertex
+fn main(input : VertexInputs) -> FragmentInputs {
+  let world = vertexInputs.position * uniforms.diameter + vertexInputs.particlePosition;
+  vertexOutputs.position = uniforms.viewProjection * vec4f(world, 1.0);
+  vertexOutputs.vNormal = vertexInputs.normal;
+}
+`;
+
+/** The GPU sphere view's fragment shader: one colour, lit by a fixed sky light. */
+const GPU_SPHERE_FRAGMENT = /* wgsl */ `
+uniform color : vec3f;
+varying vNormal : vec3f;
+
+@fragment
+fn main(input : FragmentInputs) -> FragmentOutputs {
+  let normal = normalize(fragmentInputs.vNormal);
+  let light = 0.45 + 0.55 * max(dot(normal, normalize(vec3f(0.3, 1.0, -0.4))), 0.0);
+  fragmentOutputs.color = vec4f(uniforms.color * light, 1.0);
+}
+`;
+
+/**
+ * The sphere view on the GPU: a low-poly sphere drawn once per particle (instanced), each instance placed
+ * by a vertex buffer over the position storage buffer; one colour.
+ */
+class GpuSpheresView {
+  readonly mesh: Mesh;
+  private readonly material: ShaderMaterial;
+
+  constructor(
+    scene: Scene,
+    private readonly buffers: ParticleBuffers,
+    readonly source: DataBuffer,
+    diameter: number,
+    color: [number, number, number],
+  ) {
+    this.mesh = CreateIcoSphere('fluidSpheres', { radius: 0.5, subdivisions: 1, flat: false }, scene);
+    this.mesh.isPickable = false;
+    this.mesh.alwaysSelectAsActiveMesh = true;
+    this.mesh.doNotSyncBoundingInfo = true;
+    this.mesh.setVerticesBuffer(storagePositions(scene.getEngine(), source, 'particlePosition', true));
+    this.material = new ShaderMaterial(
+      'fluidSpheresMaterial',
+      scene,
+      { vertexSource: GPU_SPHERE_VERTEX, fragmentSource: GPU_SPHERE_FRAGMENT },
+      {
+        attributes: ['position', 'normal', 'particlePosition'],
+        uniforms: ['viewProjection', 'diameter', 'color'],
+        shaderLanguage: ShaderLanguage.WGSL,
+      },
+    );
+    this.material.setFloat('diameter', diameter);
+    this.material.setColor3('color', new Color3(color[0], color[1], color[2]));
+    this.mesh.material = this.material;
+    this.mesh.setEnabled(false);
+  }
+
+  update(): void {
+    const count = this.buffers.count;
+    // A forced instance count of 0 would draw one sphere: the mesh is off instead.
+    this.mesh.setEnabled(count > 0);
+    this.mesh.forcedInstanceCount = count;
+  }
+
+  hide(): void {
+    this.mesh.setEnabled(false);
+  }
+
+  dispose(): void {
+    this.mesh.dispose();
+    this.material.dispose();
+  }
+}
+
+/**
+ * Owns the views, creates each on first use, shows the one of the current mode. The views match the
+ * buffers' source: when `gpuPositions` changes (the backend changed), the views made for the old source
+ * are disposed and made again for the new one.
+ */
 export class FluidViews {
   private fluid: ScreenSpaceFluidView | undefined;
-  private points: PointsView | undefined;
-  private spheres: SpheresView | undefined;
+  private points: PointsView | GpuPointsView | undefined;
+  private spheres: SpheresView | GpuSpheresView | undefined;
   private shown: FluidRenderMode = 'none';
 
   constructor(
@@ -328,9 +523,17 @@ export class FluidViews {
     return mode === 'spheres';
   }
 
-  /** Prepares the view of `mode` (before the feed runs, so the sphere view's matrices exist). */
+  /**
+   * Prepares the view of `mode` for a feed from the CPU buffers (before the feed runs, so the sphere view's
+   * matrices exist). Not needed before a GPU feed.
+   */
   prepare(mode: FluidRenderMode): void {
-    if (mode === 'spheres') this.spheres ??= new SpheresView(this.scene, this.buffers, this.particleDiameter);
+    if (mode !== 'spheres') return;
+    if (this.spheres !== undefined && this.spheres.source !== undefined) {
+      this.spheres.dispose();
+      this.spheres = undefined;
+    }
+    this.spheres ??= new SpheresView(this.scene, this.buffers, this.particleDiameter);
   }
 
   /** Shows `mode` with the data now in the buffers. */
@@ -340,6 +543,15 @@ export class FluidViews {
       if (this.shown === 'points') this.points?.hide();
       if (this.shown === 'spheres') this.spheres?.hide();
       this.shown = mode;
+    }
+    const storage = this.buffers.gpuPositions;
+    if (this.points !== undefined && this.points.source !== storage) {
+      this.points.dispose();
+      this.points = undefined;
+    }
+    if (this.spheres !== undefined && this.spheres.source !== storage) {
+      this.spheres.dispose();
+      this.spheres = undefined;
     }
     switch (mode) {
       case 'fluid':
@@ -354,11 +566,23 @@ export class FluidViews {
         this.fluid.update(useDiffuseColors);
         break;
       case 'points':
-        this.points ??= new PointsView(this.scene, this.buffers);
+        this.points ??=
+          storage === undefined
+            ? new PointsView(this.scene, this.buffers)
+            : new GpuPointsView(this.scene, this.buffers, storage, this.defaultColor());
         this.points.update();
         break;
       case 'spheres':
-        this.prepare('spheres');
+        if (storage === undefined) this.prepare('spheres');
+        else {
+          this.spheres ??= new GpuSpheresView(
+            this.scene,
+            this.buffers,
+            storage,
+            this.particleDiameter,
+            this.defaultColor(),
+          );
+        }
         this.spheres?.update();
         break;
       case 'none':

@@ -7,6 +7,7 @@ import { StorageBuffer } from '@babylonjs/core/Buffers/storageBuffer.js';
 import { ComputeShader } from '@babylonjs/core/Compute/computeShader.js';
 import { Constants } from '@babylonjs/core/Engines/constants.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
+import { benchScenario } from './bench';
 import { damBreakParity, emitDrainParity, kernelParity, nonFiniteRecovery } from './parity';
 
 /** A scenario: runs in the page with the harness's initialised WebGPU engine. */
@@ -64,9 +65,11 @@ fn main(@builtin(global_invocation_id) id : vec3<u32>) {
 
 export const scenarios: Record<string, Scenario> = {
   kernelParity: (engine, args) => kernelParity(engine, args),
+  deviceLoss: async (engine, args) => (await import('./deviceLoss')).deviceLoss(engine, args),
   damBreakParity: (engine) => damBreakParity(engine),
   emitDrainParity: (engine) => emitDrainParity(engine),
   nonFiniteRecovery: (engine) => nonFiniteRecovery(engine),
+  bench: (engine, args) => benchScenario(engine, args),
   /** Adapter, limits, and a trivial compute pass (double 1024 floats) read back. */
   async smoke(engine): Promise<SmokeResult> {
     const count = 1024;
