@@ -424,6 +424,7 @@ export class FluidSimulation {
       particlesRequested: false,
       inFlight: new Set(),
       gpuCount: 0,
+      removedSinceStep: 0,
       nonFinite: false,
       onReadbackError: () => {
         // A readback fails only when the device is lost; the context-lost handler switches backend.
@@ -1030,7 +1031,12 @@ export class FluidSimulation {
     return this.context.events.emitted.subarray(0, this.context.stats.emittedCount);
   }
 
-  /** Ids of the particles drains and lifetimes removed in the last step (a view, valid until the next step). */
+  /**
+   * Ids of the particles drains and lifetimes removed in the last step (a view, valid until the next step).
+   * On the WebGPU backend, removals are found on the GPU and reach the CPU with the readbacks: this lists
+   * those that arrived between the previous step and this one, each id once (`Drain.removedCount` is not
+   * counted there).
+   */
   lastRemoved(): Uint32Array {
     return this.context.events.removed.subarray(0, this.context.stats.removedCount);
   }

@@ -2,10 +2,9 @@
 // and SignedDistanceField.sampleWithGradient, sdf/field.ts). Result: (d, n) with d measured on the fluid
 // side (positive where the fluid belongs) and n the unit normal towards the fluid side.
 
-// Trilinear sample of field `index` at local point l: (distance, gradient); the gradient is only
+// Trilinear sample of the field `info` at local point l: (distance, gradient); the gradient is only
 // interpolated when the distance lies in (gradientAbove, gradientBelow).
-fn sampleField(index: u32, l: vec3<f32>, gradientAbove: f32, gradientBelow: f32) -> vec4<f32> {
-  let info = scene.fields[index];
+fn sampleField(info: FieldInfo, l: vec3<f32>, gradientAbove: f32, gradientBelow: f32) -> vec4<f32> {
   let cellSize = info.origin.w;
   let counts = info.counts.xyz;
   let limit = vec3<f32>(counts - vec3<u32>(1u));
@@ -55,10 +54,22 @@ const SHAPE_CAPSULE: u32 = 2u;
 const SHAPE_PLANE: u32 = 3u;
 const SHAPE_MESH: u32 = 4u;
 
-// Fluid-side distance and normal of local point l to collider `slot` (local units). For a mesh the normal
-// is only computed where the fluid-side distance is below `normalWithin`.
-fn fluidSideDistance(slot: u32, l: vec3<f32>, normalWithin: f32) -> vec4<f32> {
+// A collider's data and its field (see `loadShape`), loaded once and passed by value: SwiftShader runs
+// every branch of a shader (masked), so each load from the scene buffer here costs on every call.
+struct Shape {
+  c: ColliderData,
+  field: FieldInfo,
+};
+
+fn loadShape(slot: u32) -> Shape {
   let c = scene.colliders[slot];
+  return Shape(c, scene.fields[c.field]);
+}
+
+// Fluid-side distance and normal of local point l to collider `shape` (local units). For a mesh the normal
+// is only computed where the fluid-side distance is below `normalWithin`.
+fn fluidSideDistance(shape: Shape, l: vec3<f32>, normalWithin: f32) -> vec4<f32> {
+  let c = shape.c;
   let a = c.a.xyz;
   let b = c.b.xyz;
   var d: f32;
@@ -84,9 +95,9 @@ fn fluidSideDistance(slot: u32, l: vec3<f32>, normalWithin: f32) -> vec4<f32> {
   } else if (c.shape == SHAPE_MESH) {
     var sampled: vec4<f32>;
     if (c.container == 1u) {
-      sampled = sampleField(c.field, l, -normalWithin, 3.0e38);
+      sampled = sampleField(shape.field, l, -normalWithin, 3.0e38);
     } else {
-      sampled = sampleField(c.field, l, -3.0e38, normalWithin);
+      sampled = sampleField(shape.field, l, -3.0e38, normalWithin);
     }
     d = sampled.x;
     g = sampled.yzw;

@@ -1,8 +1,8 @@
 // Position correction of each particle (mirrors computeCorrections in density/cpu.ts; Macklin & Müller 2013,
 // eq. 13-14): delta_i = lambda_i (m_i / rho0_i) grad Z_i + sum_j (lambda_i + lambda_j + s_corr) (m_j / rho0_i) grad W_ij.
 
-fn artificialPressure(material: u32, weight: f32) -> f32 {
-  let m = scene.materials[material];
+// Artificial pressure s_corr (eq. 13) of material m at poly6 weight w.
+fn artificialPressure(m: Material, weight: f32) -> f32 {
   let ratio = weight * m.inverseArtificialPressureWeight;
   var power: f32;
   if (m.artificialPressureExponent == 4.0) {
@@ -18,41 +18,63 @@ fn artificialPressure(material: u32, weight: f32) -> f32 {
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let i = id.x;
   if (i >= state.count) { return; }
-  let p = scene.params;
+  let k = loadKernel();
+  let materialCount = scene.params.materialCount;
+  let coincidentOffset = scene.params.coincidentOffset;
   let own = sortedPredicted[i];
   let xi = own.xyz;
   let materialI = sortedInfo[i].material;
-  let mi = scene.materials[materialI].mass;
-  let inverseRestDensity = scene.materials[materialI].inverseRestDensity;
+  let ownMaterial = scene.materials[materialI];
+  let inverseRestDensity = ownMaterial.inverseRestDensity;
   let lambdaI = solve[i].y;
-  var sum = lambdaI * mi * inverseRestDensity * wall[i].xyz;
+  var sum = lambdaI * ownMaterial.mass * inverseRestDensity * wall[i].xyz;
   let home = keyCell(u32(own.w));
-  for (var dz = -1; dz <= 1; dz = dz + 1) {
-    for (var dy = -1; dy <= 1; dy = dy + 1) {
-      for (var dx = -1; dx <= 1; dx = dx + 1) {
-        let key = cellKey(home + vec3<i32>(dx, dy, dz));
-        let bucket = bucketOfKey(key);
-        let end = buckets[bucket + 1u];
-        for (var j = buckets[bucket]; j < end; j = j + 1u) {
-          let other = sortedPredicted[j];
-          if (u32(other.w) != key || j == i) { continue; }
-          var r = xi - other.xyz;
-          if (all(r == vec3<f32>(0.0))) { r.x = select(-p.coincidentOffset, p.coincidentOffset, i < j); }
-          let r2 = dot(r, r);
-          if (r2 >= p.kernelRadiusSquared) { continue; }
-          var materialJ = materialI;
-          if (p.materialCount > 1u) { materialJ = sortedInfo[j].material; }
-          let weight = poly6(r2);
-          var scorr: f32;
-          if (materialJ == materialI) {
-            scorr = artificialPressure(materialI, weight);
-          } else {
-            scorr = 0.5 * (artificialPressure(materialI, weight) + artificialPressure(materialJ, weight));
+  var near = 0;
+  loop {
+    let key = neighbourKey(home, near);
+    // Keys are below 2^24, exact as f32 (predicted.w).
+    let keyValue = f32(key);
+    let bucket = bucketOfKey(key, k.tableMask);
+    let end = buckets[bucket + 1u];
+    var j = buckets[bucket];
+    if (j < end) {
+      loop {
+        let other = sortedPredicted[j];
+        if (other.w != keyValue || j == i) { continue; }
+        var r = xi - other.xyz;
+        if (all(r == vec3<f32>(0.0))) { r.x = select(-coincidentOffset, coincidentOffset, i < j); }
+        let r2 = dot(r, r);
+        if (r2 >= k.radiusSquared) { continue; }
+        let weight = poly6(k, r2);
+        // @general
+        var scorr = artificialPressure(ownMaterial, weight);
+        var mj = ownMaterial.mass;
+        if (materialCount > 1u) {
+          let materialJ = sortedInfo[j].material;
+          if (materialJ != materialI) {
+            let otherMaterial = scene.materials[materialJ];
+            scorr = 0.5 * (scorr + artificialPressure(otherMaterial, weight));
+            mj = otherMaterial.mass;
           }
-          let f = (lambdaI + solve[j].y + scorr) * spikyScale(sqrt(r2));
-          sum = sum + f * scene.materials[materialJ].mass * inverseRestDensity * r;
+        }
+        // @simple
+        // One material, exponent 4 (see `simpleMaterials` in gpu/backend.ts): artificialPressure's first case.
+        let ratio = weight * ownMaterial.inverseArtificialPressureWeight;
+        let ratio2 = ratio * ratio;
+        let scorr = -ownMaterial.artificialPressureScale * (ratio2 * ratio2);
+        let mj = ownMaterial.mass;
+        // @end
+        let f = (lambdaI + solve[j].y + scorr) * spikyScale(k, sqrt(r2));
+        sum = sum + f * mj * inverseRestDensity * r;
+        continuing {
+          j = j + 1u;
+          break if j >= end;
         }
       }
+    }
+    continuing {
+      near = near + 1;
+      break if near == 27;
     }
   }
   delta[i] = vec4<f32>(sum, 0.0);

@@ -22,8 +22,11 @@ fn wallTerm(d: f32, n: vec3<f32>) -> vec4<f32> {
 fn wallWeights(x: vec3<f32>) -> vec4<f32> {
   var sum = vec4<f32>(0.0);
   let h = scene.params.kernelRadius;
-  for (var slot = 0u; slot < scene.params.colliderCount; slot = slot + 1u) {
-    let c = scene.colliders[slot];
+  // Called with colliderCount > 0 (a loop runs its body once at least, see common.wgsl).
+  var slot = 0u;
+  loop {
+    let shape = loadShape(slot);
+    let c = shape.c;
     if (c.wallWeights == 0u) { continue; }
     let pose = poseOf(slot, false);
     let scale = pose.scale.x;
@@ -44,9 +47,13 @@ fn wallWeights(x: vec3<f32>) -> vec4<f32> {
       if (high.z < localH) { sum = sum + wallTerm(scale * high.z, -axisZ); }
       continue;
     }
-    let surface = fluidSideDistance(slot, l, localH);
+    let surface = fluidSideDistance(shape, l, localH);
     if (surface.x >= localH) { continue; }
     sum = sum + wallTerm(scale * surface.x, rotate(pose, surface.yzw));
+    continuing {
+      slot = slot + 1u;
+      break if slot >= scene.params.colliderCount;
+    }
   }
   return sum;
 }
@@ -56,6 +63,9 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let i = id.x;
   if (i >= state.count) { return; }
   let p = scene.params;
+  let k = loadKernel();
+  let materialCount = p.materialCount;
+  let coincidentOffset = p.coincidentOffset;
   let own = sortedPredicted[i];
   let xi = own.xyz;
   let materialI = sortedInfo[i].material;
@@ -68,28 +78,41 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   var squares = 0.0;
   var neighbours = 0u;
   let home = keyCell(u32(own.w));
-  for (var dz = -1; dz <= 1; dz = dz + 1) {
-    for (var dy = -1; dy <= 1; dy = dy + 1) {
-      for (var dx = -1; dx <= 1; dx = dx + 1) {
-        let key = cellKey(home + vec3<i32>(dx, dy, dz));
-        let bucket = bucketOfKey(key);
-        let end = buckets[bucket + 1u];
-        for (var j = buckets[bucket]; j < end; j = j + 1u) {
-          let other = sortedPredicted[j];
-          if (u32(other.w) != key || j == i) { continue; }
-          var r = xi - other.xyz;
-          if (all(r == vec3<f32>(0.0))) { r.x = select(-p.coincidentOffset, p.coincidentOffset, i < j); }
-          let r2 = dot(r, r);
-          if (r2 >= p.kernelRadiusSquared) { continue; }
-          neighbours = neighbours + 1u;
-          var mj = mi;
-          if (p.materialCount > 1u) { mj = scene.materials[sortedInfo[j].material].mass; }
-          density = density + mj * poly6(r2);
-          let a = spikyScale(sqrt(r2)) * mj * inverseRestDensity;
-          gradient = gradient + a * r;
-          squares = squares + a * a * r2;
+  var near = 0;
+  loop {
+    let key = neighbourKey(home, near);
+    // Keys are below 2^24, exact as f32 (predicted.w).
+    let keyValue = f32(key);
+    let bucket = bucketOfKey(key, k.tableMask);
+    let end = buckets[bucket + 1u];
+    var j = buckets[bucket];
+    if (j < end) {
+      loop {
+        let other = sortedPredicted[j];
+        if (other.w != keyValue || j == i) { continue; }
+        var r = xi - other.xyz;
+        if (all(r == vec3<f32>(0.0))) { r.x = select(-coincidentOffset, coincidentOffset, i < j); }
+        let r2 = dot(r, r);
+        if (r2 >= k.radiusSquared) { continue; }
+        neighbours = neighbours + 1u;
+        var mj = mi;
+        // @general
+        if (materialCount > 1u) { mj = scene.materials[sortedInfo[j].material].mass; }
+        // @simple
+        // @end
+        density = density + mj * poly6(k, r2);
+        let a = spikyScale(k, sqrt(r2)) * mj * inverseRestDensity;
+        gradient = gradient + a * r;
+        squares = squares + a * a * r2;
+        continuing {
+          j = j + 1u;
+          break if j >= end;
         }
       }
+    }
+    continuing {
+      near = near + 1;
+      break if near == 27;
     }
   }
   let constraint = density * inverseRestDensity - 1.0;

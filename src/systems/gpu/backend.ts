@@ -46,6 +46,7 @@ import {
   Pose,
   passSource,
   SCAN_BLOCK,
+  SCAN_WORKGROUP_SIZE,
   State,
   WORKGROUP_SIZE,
 } from './structs';
@@ -61,6 +62,18 @@ function entrySection(source: string, name: string): string {
   const head = parts[0];
   for (let k = 1; k < parts.length; k += 2) if (parts[k] === name) return head + parts[k + 1];
   throw new Error(`no entry ${name}`);
+}
+
+/**
+ * The `// @general` or the `// @simple` lines of each `// @general ... // @simple ... // @end` block of a pass:
+ * the simple variant serves scenes with one material whose artificial pressure exponent is 4 (see
+ * `stepPasses`). SwiftShader runs every branch of a shader, so code for other cases costs even when unused.
+ */
+function materialVariant(source: string, simple: boolean): string {
+  return source.replace(
+    /^[ \t]*\/\/ @general\n([\s\S]*?)^[ \t]*\/\/ @simple\n([\s\S]*?)^[ \t]*\/\/ @end\n/gm,
+    (_block, general: string, simpleLines: string) => (simple ? simpleLines : general),
+  );
 }
 
 /** One compute pass: a shader and how many threads it runs. */
@@ -273,7 +286,7 @@ export class WebGpuSolver {
       book('clear'),
       'clear',
       [['scanData', W]],
-      () => Math.ceil(this.bucketLength / 256),
+      () => Math.ceil(this.bucketLength / SCAN_WORKGROUP_SIZE),
       { scanData: this.buffers.buckets },
     );
     p.predict = this.addPass(
@@ -378,38 +391,33 @@ export class WebGpuSolver {
       ],
       one,
     );
-    p.lambda = this.addPass(
-      'lambda',
-      common + shapes + lambdaSource,
-      'main',
-      [
-        ['scene', R],
-        ['state', R],
-        ['sortedPredicted', R],
-        ['sortedInfo', R],
-        ['buckets', R],
-        ['solve', W],
-        ['wall', W],
-        ['fieldValues', R],
-      ],
-      particles,
-    );
-    p.correct = this.addPass(
-      'correct',
-      common + correctSource,
-      'main',
-      [
-        ['scene', R],
-        ['state', R],
-        ['sortedPredicted', R],
-        ['sortedInfo', R],
-        ['buckets', R],
-        ['solve', R],
-        ['wall', R],
-        ['delta', W],
-      ],
-      particles,
-    );
+    // Lambda and correct come in two variants, chosen per step (see `stepPasses` and `materialVariant`).
+    const lambdaBindings = [
+      ['scene', R],
+      ['state', R],
+      ['sortedPredicted', R],
+      ['sortedInfo', R],
+      ['buckets', R],
+      ['solve', W],
+      ['wall', W],
+      ['fieldValues', R],
+    ] as const;
+    const correctBindings = [
+      ['scene', R],
+      ['state', R],
+      ['sortedPredicted', R],
+      ['sortedInfo', R],
+      ['buckets', R],
+      ['solve', R],
+      ['wall', R],
+      ['delta', W],
+    ] as const;
+    const lambda = common + shapes + lambdaSource;
+    const correct = common + correctSource;
+    p.lambda = this.addPass('lambda', materialVariant(lambda, false), 'main', lambdaBindings, particles);
+    p.lambdaSimple = this.addPass('lambda', materialVariant(lambda, true), 'main', lambdaBindings, particles);
+    p.correct = this.addPass('correct', materialVariant(correct, false), 'main', correctBindings, particles);
+    p.correctSimple = this.addPass('correct', materialVariant(correct, true), 'main', correctBindings, particles);
     p.collide = this.addPass(
       'collide',
       common + shapes + collideSource,
@@ -799,17 +807,19 @@ export class WebGpuSolver {
   /** The passes of one step, in order (the scan levels expanded); rebuilt only when its shape changes. */
   private stepPasses(): Pass[] {
     const anyVorticity = this.sceneWords.u32[word(Params, 'anyVorticity', this.scene.offsets.params)] === 1;
-    const shape = `${this.ctx.settings.substeps}/${this.ctx.settings.iterations}/${anyVorticity}`;
+    const m = this.ctx.materials;
+    const simpleMaterials = m.count <= 1 && (m.count === 0 || Math.fround(m.artificialPressureExponent[0]) === 4);
+    const shape = `${this.ctx.settings.substeps}/${this.ctx.settings.iterations}/${anyVorticity}/${simpleMaterials}`;
     if (shape === this.passListShape) return this.passList;
     this.passListShape = shape;
-    this.passList = this.buildPassList(anyVorticity);
+    this.passList = this.buildPassList(anyVorticity, simpleMaterials);
     return this.passList;
   }
 
   private passListShape = '';
   private passList: Pass[] = [];
 
-  private buildPassList(anyVorticity: boolean): Pass[] {
+  private buildPassList(anyVorticity: boolean, simpleMaterials: boolean): Pass[] {
     const p = this.passes;
     const list: Pass[] = [p.edit, p.append, p.begin];
     for (let substep = 0; substep < this.ctx.settings.substeps; substep++) {
@@ -818,7 +828,8 @@ export class WebGpuSolver {
       for (let k = this.scanLevels.length - 2; k >= 0; k--) list.push(this.scanLevels[k].add as Pass);
       list.push(p.destination, p.scatter, p.finish);
       for (let iteration = 0; iteration < this.ctx.settings.iterations; iteration++) {
-        list.push(p.lambda, p.correct, p.collide);
+        if (simpleMaterials) list.push(p.lambdaSimple, p.correctSimple, p.collide);
+        else list.push(p.lambda, p.correct, p.collide);
       }
       list.push(p.velocity, p.viscosity);
       if (anyVorticity) list.push(p.vorticity);
@@ -827,10 +838,13 @@ export class WebGpuSolver {
     return list;
   }
 
-  /** Uploads what changed and records the step's dispatches (they run at the engine's next submit). */
+  /** Uploads what changed, records the step's dispatches and submits them. */
   step(): void {
     this.prepare();
     for (const pass of this.stepPasses()) this.dispatch(pass);
+    // Submit now: the next step's uploads (queue writes) must not overtake this step's dispatches, which
+    // otherwise wait in the engine's command encoder until the end of the frame.
+    this.engine.flushFramebuffer();
   }
 
   private prepare(): void {

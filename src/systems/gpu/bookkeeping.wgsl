@@ -7,7 +7,12 @@
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn writeBack(@builtin(global_invocation_id) id: vec3<u32>) {
   let i = id.x;
-  if (i >= state.count) { return; }
+  if (i >= state.count) {
+    // Places the sort just freed (removed particles) hold stale copies until reused: the renderer may still
+    // draw them until the CPU learns the new count, so they are parked far below the scene.
+    if (i < state.previousCount) { position[i] = vec4<f32>(0.0, -1.0e7, 0.0, 0.0); }
+    return;
+  }
   let particle = sortedInfo[i];
   let x = sortedPredicted[i].xyz;
   let v = delta[i].xyz;

@@ -7,11 +7,11 @@ import { WALL_WEIGHT_SAMPLES } from '../collide/cpu';
 import { arrayOf, defineStruct, type StructLayout } from './layout';
 
 /** Threads per workgroup of every per-particle pass (one define, used by the WGSL and the dispatch sizes). */
-export const WORKGROUP_SIZE = 64;
+export const WORKGROUP_SIZE = 256;
 /** Threads per workgroup of the prefix scan; each thread scans `SCAN_ELEMENTS` entries. */
-export const SCAN_WORKGROUP_SIZE = 256;
+export const SCAN_WORKGROUP_SIZE = 64;
 /** Entries per scan thread. */
-export const SCAN_ELEMENTS = 4;
+export const SCAN_ELEMENTS = 16;
 /** Entries one scan workgroup covers. */
 export const SCAN_BLOCK = SCAN_WORKGROUP_SIZE * SCAN_ELEMENTS;
 /** vec4s of the wall weight table (its `WALL_WEIGHT_SAMPLES + 1` values, padded). */

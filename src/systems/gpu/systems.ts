@@ -25,6 +25,8 @@ export interface GpuContext {
   readonly inFlight: Set<Promise<void>>;
   /** Live particles on the GPU at the last applied readback. */
   gpuCount: number;
+  /** Removed ids that readbacks brought since the last step began; the next step reports them. */
+  removedSinceStep: number;
   /** Called when a readback fails (device lost). */
   onReadbackError: (error: unknown) => void;
   /**
@@ -42,6 +44,9 @@ export interface GpuContext {
 export function gpuStepSystem(ctx: SimulationContext): void {
   const gpu = ctx.gpu;
   if (!gpu) return;
+  // The removals the readbacks brought since the previous step are this step's `lastRemoved()`.
+  ctx.stats.removedCount = gpu.removedSinceStep;
+  gpu.removedSinceStep = 0;
   if (gpu.nonFinite) {
     gpu.nonFinite = false;
     gpu.solver.resetParticles();
@@ -75,15 +80,14 @@ export function applyReadback(ctx: SimulationContext, result: GpuReadback): void
   const gpu = ctx.gpu;
   if (!gpu) return;
   const s = ctx.solver;
-  let removed = 0;
+  const removedIds = ctx.events.removed;
   for (let k = 0; k < result.removed.length; k++) {
     const eid = result.removed[k];
     if (eid < s.placeOfEntity.length && s.placeOfEntity[eid] >= 0) {
       destroyParticle(ctx, eid);
-      removed++;
+      if (gpu.removedSinceStep < removedIds.length) removedIds[gpu.removedSinceStep++] = eid;
     }
   }
-  ctx.stats.removedCount = removed;
   gpu.gpuCount = result.count;
   if (result.nonFinite) {
     // The components keep the last finite state; the next step reports it and starts again from them.

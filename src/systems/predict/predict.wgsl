@@ -35,7 +35,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     }
   }
   let key = cellKey(cellOf(predicted));
-  var bucket = bucketOfKey(key);
+  var bucket = bucketOfKey(key, p.tableMask);
   if (dead) { bucket = p.deadBucket; }
   let slot = atomicAdd(&bucketsAtomic[bucket], 1u);
   cell[i] = vec4<u32>(key, bucket, slot, select(0u, 1u, dead));

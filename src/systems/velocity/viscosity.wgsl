@@ -6,7 +6,7 @@
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let i = id.x;
   if (i >= state.count) { return; }
-  let p = scene.params;
+  let k = loadKernel();
   let own = sortedPredicted[i];
   let xi = own.xyz;
   let velocityI = sortedVelocity[i];
@@ -14,26 +14,36 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   var xsph = vec3<f32>(0.0);
   var vorticity = vec3<f32>(0.0);
   let home = keyCell(u32(own.w));
-  for (var dz = -1; dz <= 1; dz = dz + 1) {
-    for (var dy = -1; dy <= 1; dy = dy + 1) {
-      for (var dx = -1; dx <= 1; dx = dx + 1) {
-        let key = cellKey(home + vec3<i32>(dx, dy, dz));
-        let bucket = bucketOfKey(key);
-        let end = buckets[bucket + 1u];
-        for (var j = buckets[bucket]; j < end; j = j + 1u) {
-          let other = sortedPredicted[j];
-          if (u32(other.w) != key || j == i) { continue; }
-          let r = xi - other.xyz;
-          let r2 = dot(r, r);
-          if (r2 >= p.kernelRadiusSquared) { continue; }
-          let velocityJ = sortedVelocity[j];
-          let u = vi - velocityJ.xyz;
-          xsph = xsph - velocityJ.w * poly6(r2) * u;
-          if (r2 > 0.0) {
-            vorticity = vorticity + velocityJ.w * cross(u, spikyScale(sqrt(r2)) * r);
-          }
+  var near = 0;
+  loop {
+    let key = neighbourKey(home, near);
+    // Keys are below 2^24, exact as f32 (predicted.w).
+    let keyValue = f32(key);
+    let bucket = bucketOfKey(key, k.tableMask);
+    let end = buckets[bucket + 1u];
+    var j = buckets[bucket];
+    if (j < end) {
+      loop {
+        let other = sortedPredicted[j];
+        if (other.w != keyValue || j == i) { continue; }
+        let r = xi - other.xyz;
+        let r2 = dot(r, r);
+        if (r2 >= k.radiusSquared) { continue; }
+        let velocityJ = sortedVelocity[j];
+        let u = vi - velocityJ.xyz;
+        xsph = xsph - velocityJ.w * poly6(k, r2) * u;
+        if (r2 > 0.0) {
+          vorticity = vorticity + velocityJ.w * cross(u, spikyScale(k, sqrt(r2)) * r);
+        }
+        continuing {
+          j = j + 1u;
+          break if j >= end;
         }
       }
+    }
+    continuing {
+      near = near + 1;
+      break if near == 27;
     }
   }
   let viscosity = scene.materials[sortedInfo[i].material].viscosity;

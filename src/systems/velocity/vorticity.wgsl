@@ -5,7 +5,8 @@
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let i = id.x;
   if (i >= state.count) { return; }
-  let p = scene.params;
+  let k = loadKernel();
+  let timeStep = scene.params.timeStep;
   let epsilon = scene.materials[sortedInfo[i].material].vorticity;
   if (epsilon == 0.0) { return; }
   let own = sortedPredicted[i];
@@ -13,26 +14,36 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let omegaI = omega[i];
   var eta = vec3<f32>(0.0);
   let home = keyCell(u32(own.w));
-  for (var dz = -1; dz <= 1; dz = dz + 1) {
-    for (var dy = -1; dy <= 1; dy = dy + 1) {
-      for (var dx = -1; dx <= 1; dx = dx + 1) {
-        let key = cellKey(home + vec3<i32>(dx, dy, dz));
-        let bucket = bucketOfKey(key);
-        let end = buckets[bucket + 1u];
-        for (var j = buckets[bucket]; j < end; j = j + 1u) {
-          let other = sortedPredicted[j];
-          if (u32(other.w) != key || j == i) { continue; }
-          let r = xi - other.xyz;
-          let r2 = dot(r, r);
-          if (r2 >= p.kernelRadiusSquared || r2 == 0.0) { continue; }
-          eta = eta + spikyScale(sqrt(r2)) * (omega[j].w - omegaI.w) * sortedVelocity[j].w * r;
+  var near = 0;
+  loop {
+    let key = neighbourKey(home, near);
+    // Keys are below 2^24, exact as f32 (predicted.w).
+    let keyValue = f32(key);
+    let bucket = bucketOfKey(key, k.tableMask);
+    let end = buckets[bucket + 1u];
+    var j = buckets[bucket];
+    if (j < end) {
+      loop {
+        let other = sortedPredicted[j];
+        if (other.w != keyValue || j == i) { continue; }
+        let r = xi - other.xyz;
+        let r2 = dot(r, r);
+        if (r2 >= k.radiusSquared || r2 == 0.0) { continue; }
+        eta = eta + spikyScale(k, sqrt(r2)) * (omega[j].w - omegaI.w) * sortedVelocity[j].w * r;
+        continuing {
+          j = j + 1u;
+          break if j >= end;
         }
       }
+    }
+    continuing {
+      near = near + 1;
+      break if near == 27;
     }
   }
   let etaLength = length(eta);
   if (etaLength < 1e-9) { return; }
   let n = eta / etaLength;
   let v = delta[i];
-  delta[i] = vec4<f32>(v.xyz + p.timeStep * epsilon * cross(n, omegaI.xyz), v.w);
+  delta[i] = vec4<f32>(v.xyz + timeStep * epsilon * cross(n, omegaI.xyz), v.w);
 }
