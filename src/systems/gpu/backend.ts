@@ -80,6 +80,8 @@ function materialVariant(source: string, simple: boolean): string {
 interface Pass {
   readonly name: string;
   readonly shader: ComputeShader;
+  /** The buffer names it binds (to rebind a buffer that was replaced). */
+  readonly bindings: readonly BufferName[];
   /** Workgroups to dispatch, evaluated at dispatch time. */
   readonly groups: () => number;
 }
@@ -226,7 +228,7 @@ export class WebGpuSolver {
   ): Pass {
     const shader = this.shader(name, body, entry, bindings);
     this.bind(shader, bindings, buffers);
-    const pass = { name, shader, groups };
+    const pass = { name, shader, groups, bindings: bindings.map(([bufferName]) => bufferName) };
     return pass;
   }
 
@@ -658,8 +660,10 @@ export class WebGpuSolver {
       this.fieldBuffer = new StorageBuffer(this.engine, Math.max(16, nodes * 16), STORAGE_FLAGS, 'fluid-fieldValues');
       this.buffers.fieldValues = this.fieldBuffer;
       this.fieldNodeCount = nodes;
-      this.passes.lambda.shader.setStorageBuffer('fieldValues', this.fieldBuffer);
-      this.passes.collide.shader.setStorageBuffer('fieldValues', this.fieldBuffer);
+      for (const name in this.passes) {
+        const pass = this.passes[name];
+        if (pass.bindings.includes('fieldValues')) pass.shader.setStorageBuffer('fieldValues', this.fieldBuffer);
+      }
     }
     const all = new Float32Array(Math.max(4, nodes * 4));
     const f = this.sceneWords.f32;
