@@ -29,18 +29,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let lambdaI = solve[i].y;
   var sum = lambdaI * ownMaterial.mass * inverseRestDensity * wall[i].xyz;
   let home = keyCell(u32(own.w));
-  var near = 0;
-  loop {
-    let key = neighbourKey(home, near);
-    // Keys are below 2^24, exact as f32 (predicted.w).
-    let keyValue = f32(key);
-    let bucket = bucketOfKey(key, k.tableMask);
-    let end = buckets[bucket + 1u];
-    var j = buckets[bucket];
-    if (j < end) {
-      loop {
-        let other = sortedPredicted[j];
-        if (other.w != keyValue || j == i) { continue; }
+  // @neighbours
         var r = xi - other.xyz;
         if (all(r == vec3<f32>(0.0))) { r.x = select(-coincidentOffset, coincidentOffset, i < j); }
         let r2 = dot(r, r);
@@ -66,16 +55,6 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         // @end
         let f = (lambdaI + solve[j].y + scorr) * spikyScale(k, sqrt(r2));
         sum = sum + f * mj * inverseRestDensity * r;
-        continuing {
-          j = j + 1u;
-          break if j >= end;
-        }
-      }
-    }
-    continuing {
-      near = near + 1;
-      break if near == 27;
-    }
-  }
+  // @end neighbours
   delta[i] = vec4<f32>(sum, 0.0);
 }

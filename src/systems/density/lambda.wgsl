@@ -78,18 +78,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   var squares = 0.0;
   var neighbours = 0u;
   let home = keyCell(u32(own.w));
-  var near = 0;
-  loop {
-    let key = neighbourKey(home, near);
-    // Keys are below 2^24, exact as f32 (predicted.w).
-    let keyValue = f32(key);
-    let bucket = bucketOfKey(key, k.tableMask);
-    let end = buckets[bucket + 1u];
-    var j = buckets[bucket];
-    if (j < end) {
-      loop {
-        let other = sortedPredicted[j];
-        if (other.w != keyValue || j == i) { continue; }
+  // @neighbours
         var r = xi - other.xyz;
         if (all(r == vec3<f32>(0.0))) { r.x = select(-coincidentOffset, coincidentOffset, i < j); }
         let r2 = dot(r, r);
@@ -104,17 +93,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         let a = spikyScale(k, sqrt(r2)) * mj * inverseRestDensity;
         gradient = gradient + a * r;
         squares = squares + a * a * r2;
-        continuing {
-          j = j + 1u;
-          break if j >= end;
-        }
-      }
-    }
-    continuing {
-      near = near + 1;
-      break if near == 27;
-    }
-  }
+  // @end neighbours
   let constraint = density * inverseRestDensity - 1.0;
   var lambda = 0.0;
   if (constraint > 0.0) {

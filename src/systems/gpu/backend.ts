@@ -23,6 +23,7 @@ import correctSource from '../density/correct.wgsl?raw';
 import lambdaSource from '../density/lambda.wgsl?raw';
 import { FluidError } from '../errors';
 import { poly6Coefficient, spikyGradientCoefficient } from '../kernels';
+import neighbourLoopSource from '../neighbours/neighbourLoop.wgsl?raw';
 import scanSource from '../neighbours/scan.wgsl?raw';
 import sortSource from '../neighbours/sort.wgsl?raw';
 import predictSource from '../predict/predict.wgsl?raw';
@@ -69,6 +70,15 @@ function entrySection(source: string, name: string): string {
  * the simple variant serves scenes with one material whose artificial pressure exponent is 4 (see
  * `stepPasses`). SwiftShader runs every branch of a shader, so code for other cases costs even when unused.
  */
+/** Wraps each `// @neighbours` ... `// @end neighbours` body in the shared neighbour loop (neighbourLoop.wgsl). */
+function expandNeighbourLoops(source: string): string {
+  const [before, after] = neighbourLoopSource.split(/^\/\/ @body\n/m);
+  return source.replace(
+    /^[ \t]*\/\/ @neighbours\n([\s\S]*?)^[ \t]*\/\/ @end neighbours\n/gm,
+    (_block, body: string) => before.replace(/^\/\/.*\n/gm, '') + body + after,
+  );
+}
+
 function materialVariant(source: string, simple: boolean): string {
   return source.replace(
     /^[ \t]*\/\/ @general\n([\s\S]*?)^[ \t]*\/\/ @simple\n([\s\S]*?)^[ \t]*\/\/ @end\n/gm,
@@ -200,7 +210,7 @@ export class WebGpuSolver {
   }
 
   private shader(name: string, body: string, entry: string, bindings: readonly (readonly [BufferName, Access])[]) {
-    const { source, mapping } = passSource(this.scene, bindings, body);
+    const { source, mapping } = passSource(this.scene, bindings, expandNeighbourLoops(body));
     const shader = new ComputeShader(
       `fluid-${name}`,
       this.engine,

@@ -14,18 +14,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   var xsph = vec3<f32>(0.0);
   var vorticity = vec3<f32>(0.0);
   let home = keyCell(u32(own.w));
-  var near = 0;
-  loop {
-    let key = neighbourKey(home, near);
-    // Keys are below 2^24, exact as f32 (predicted.w).
-    let keyValue = f32(key);
-    let bucket = bucketOfKey(key, k.tableMask);
-    let end = buckets[bucket + 1u];
-    var j = buckets[bucket];
-    if (j < end) {
-      loop {
-        let other = sortedPredicted[j];
-        if (other.w != keyValue || j == i) { continue; }
+  // @neighbours
         let r = xi - other.xyz;
         let r2 = dot(r, r);
         if (r2 >= k.radiusSquared) { continue; }
@@ -35,17 +24,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         if (r2 > 0.0) {
           vorticity = vorticity + velocityJ.w * cross(u, spikyScale(k, sqrt(r2)) * r);
         }
-        continuing {
-          j = j + 1u;
-          break if j >= end;
-        }
-      }
-    }
-    continuing {
-      near = near + 1;
-      break if near == 27;
-    }
-  }
+  // @end neighbours
   let viscosity = scene.materials[sortedInfo[i].material].viscosity;
   delta[i] = vec4<f32>(vi + viscosity * xsph, velocityI.w);
   omega[i] = vec4<f32>(vorticity, length(vorticity));

@@ -14,33 +14,12 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let omegaI = omega[i];
   var eta = vec3<f32>(0.0);
   let home = keyCell(u32(own.w));
-  var near = 0;
-  loop {
-    let key = neighbourKey(home, near);
-    // Keys are below 2^24, exact as f32 (predicted.w).
-    let keyValue = f32(key);
-    let bucket = bucketOfKey(key, k.tableMask);
-    let end = buckets[bucket + 1u];
-    var j = buckets[bucket];
-    if (j < end) {
-      loop {
-        let other = sortedPredicted[j];
-        if (other.w != keyValue || j == i) { continue; }
+  // @neighbours
         let r = xi - other.xyz;
         let r2 = dot(r, r);
         if (r2 >= k.radiusSquared || r2 == 0.0) { continue; }
         eta = eta + spikyScale(k, sqrt(r2)) * (omega[j].w - omegaI.w) * sortedVelocity[j].w * r;
-        continuing {
-          j = j + 1u;
-          break if j >= end;
-        }
-      }
-    }
-    continuing {
-      near = near + 1;
-      break if near == 27;
-    }
-  }
+  // @end neighbours
   let etaLength = length(eta);
   if (etaLength < 1e-9) { return; }
   let n = eta / etaLength;
