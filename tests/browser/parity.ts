@@ -531,6 +531,7 @@ export async function nonFiniteRecovery(engine: WebGPUEngine): Promise<NonFinite
   const solver = simulation.gpuSolver;
   if (!solver) throw new Error('no GPU solver');
   // Test-only access to the solver's buffers: a NaN in the first particle's velocity.
+  // biome-ignore lint/complexity/useLiteralKeys: `buffers` is private; the bracket reaches it for this test only
   solver['buffers'].velocity.update(new Float32Array([Number.NaN, 0, 0, 0]), 0, 16);
   simulation.step();
   await simulation.readback();
