@@ -16,27 +16,11 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { wgslRawPlugin } from '../build.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const out = join(here, '.build');
 const WEBGPU_VERSION = '0.6.2';
-
-// Copy of wgslRawPlugin in bench/build.mjs: that module runs its build at import time, so it cannot be
-// imported from here without also building bench/run.ts.
-const wgslRawPlugin = {
-  name: 'wgsl-raw',
-  setup(context) {
-    context.onResolve({ filter: /\.wgsl\?raw$/ }, (args) => ({
-      path: resolve(args.resolveDir, args.path.slice(0, -'?raw'.length)),
-      namespace: 'wgsl-raw',
-    }));
-    context.onLoad({ filter: /.*/, namespace: 'wgsl-raw' }, async (args) => ({
-      contents: await readFile(args.path, 'utf8'),
-      loader: 'text',
-      watchFiles: [args.path],
-    }));
-  },
-};
 
 function webgpuPackage() {
   if (process.env.WEBGPU_DIR) return resolve(process.env.WEBGPU_DIR);
