@@ -132,6 +132,15 @@ export function gatherParticles(ctx: SimulationContext): void {
   }
 }
 
+/**
+ * The WebGPU backend's frame-start system: materials and colliders (the particles live on the GPU; edits
+ * game code marks are validated when they are uploaded).
+ */
+export function gatherSceneSystem(ctx: SimulationContext): void {
+  gatherMaterials(ctx);
+  gatherColliders(ctx);
+}
+
 /** The frame-start system: materials, colliders, then particles. */
 export function gatherSystem(ctx: SimulationContext): void {
   gatherMaterials(ctx);

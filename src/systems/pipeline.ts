@@ -7,7 +7,7 @@ import { colliderPoseSystem } from './collide/cpu';
 import type { SimulationContext } from './context';
 import { densitySystem } from './density/cpu';
 import { emitOnlySystem, emitSystem } from './emit/cpu';
-import { gatherColliders, gatherMaterials, gatherSystem } from './gather';
+import { gatherSceneSystem, gatherSystem } from './gather';
 import { gpuPublishSystem, gpuStepSystem } from './gpu/systems';
 import { neighbourSystem } from './neighbours/cpu';
 import { predictSystem } from './predict/cpu';
@@ -46,14 +46,7 @@ export const cpuSystems: readonly FluidSystem[] = [
  */
 export const webGpuSystems: readonly FluidSystem[] = [
   { name: 'emit', stage: 'step-start', run: emitOnlySystem },
-  {
-    name: 'gather',
-    stage: 'step-start',
-    run: (context) => {
-      gatherMaterials(context);
-      gatherColliders(context);
-    },
-  },
+  { name: 'gather', stage: 'step-start', run: gatherSceneSystem },
   { name: 'gpuStep', stage: 'step-start', run: gpuStepSystem },
   { name: 'publish', stage: 'step-end', run: gpuPublishSystem },
 ];

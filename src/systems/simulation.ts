@@ -404,7 +404,7 @@ export class FluidSimulation {
     this.world = createWorld({ components: this.components });
     this.context = createSimulationContext(this.settings, this.world, this.components, this.entityCapacity);
     this.systems = cpuSystems;
-    for (const system of this.systems) this.context.stats.systemMilliseconds[system.name] = 0;
+    this.useSystems(cpuSystems, 'cpu');
     if (backend === 'webgpu') {
       this.startGpu();
       const gpuEngine = engine as WebGPUEngine;
@@ -432,20 +432,23 @@ export class FluidSimulation {
     };
     this.context.gpu = this.gpuContext;
     solver.resetParticles();
-    this.systems = webGpuSystems;
-    this.context.stats.backend = 'webgpu';
-    for (const name in this.context.stats.systemMilliseconds) delete this.context.stats.systemMilliseconds[name];
-    for (const system of this.systems) this.context.stats.systemMilliseconds[system.name] = 0;
+    this.useSystems(webGpuSystems, 'webgpu');
+  }
+
+  /** Makes `systems` the step's list and resets the per-system timings to its names. */
+  private useSystems(systems: readonly FluidSystem[], backend: FluidBackend): void {
+    this.systems = systems;
+    this.context.stats.backend = backend;
+    const times = this.context.stats.systemMilliseconds;
+    for (const name in times) delete times[name];
+    for (const system of systems) times[system.name] = 0;
   }
 
   private stopGpu(): void {
     this.gpuContext?.solver.dispose();
     this.gpuContext = undefined;
     this.context.gpu = undefined;
-    this.systems = cpuSystems;
-    this.context.stats.backend = 'cpu';
-    for (const name in this.context.stats.systemMilliseconds) delete this.context.stats.systemMilliseconds[name];
-    for (const system of this.systems) this.context.stats.systemMilliseconds[system.name] = 0;
+    this.useSystems(cpuSystems, 'cpu');
   }
 
   private notify(change: BackendChange): void {

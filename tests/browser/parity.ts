@@ -7,7 +7,7 @@ import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { bakeSignedDistanceField, createBoxMesh, FluidSimulation } from '../../src';
 import { collideParticles, colliderPoseSystem, computeWallWeights } from '../../src/systems/collide/cpu';
 import { applyCorrections, computeCorrections, computeLambda } from '../../src/systems/density/cpu';
-import { gatherColliders, gatherMaterials, gatherSystem } from '../../src/systems/gather';
+import { gatherSceneSystem, gatherSystem } from '../../src/systems/gather';
 import { ParticleInfo } from '../../src/systems/gpu/structs';
 import { neighbourSystem } from '../../src/systems/neighbours/cpu';
 import { predictSystem } from '../../src/systems/predict/cpu';
@@ -195,8 +195,7 @@ export async function kernelParity(
   const solver = gpu.gpuSolver;
   if (!solver) throw new Error('no GPU solver');
   // The CPU part of the GPU step (pipeline.ts: webGpuSystems) before the passes.
-  gatherMaterials(gpu.internalContext);
-  gatherColliders(gpu.internalContext);
+  gatherSceneSystem(gpu.internalContext);
   solver.stepUntil('collide', iterations);
   const n = gpu.particleCount;
   const info = new Uint32Array(await solver.readBuffer('sortedInfo', n * ParticleInfo.size));
