@@ -1,11 +1,13 @@
 /**
  * Components: data only. bitecs 0.4 stores (typed arrays indexed by entity id) and their defaults.
  */
+import { type BodyCouplingStore, createBodyCouplingStore } from './bodyCoupling';
 import { type ColliderStore, createColliderStore } from './collider';
 import { createDrainStore, createEmitterStore, type DrainStore, type EmitterStore } from './emitter';
 import { createFluidMaterialStore, type FluidMaterialStore } from './material';
 import { createParticleComponents, type ParticleComponents } from './particle';
 
+export * from './bodyCoupling';
 export * from './collider';
 export * from './emitter';
 export * from './material';
@@ -18,6 +20,8 @@ export interface FluidComponents extends ParticleComponents {
   readonly FluidMaterial: FluidMaterialStore;
   /** Colliders (analytic shapes and mesh fields), indexed by collider entity id. */
   readonly Collider: ColliderStore;
+  /** Two-way coupling of colliders with rigid bodies (the fluid's impulses), indexed by collider entity id. */
+  readonly BodyCoupling: BodyCouplingStore;
   /** Nozzle emitters, indexed by emitter entity id. */
   readonly Emitter: EmitterStore;
   /** Drain regions, indexed by drain entity id. */
@@ -30,6 +34,7 @@ export function createFluidComponents(size: number): FluidComponents {
     ...createParticleComponents(size),
     FluidMaterial: createFluidMaterialStore(size),
     Collider: createColliderStore(size),
+    BodyCoupling: createBodyCouplingStore(size),
     Emitter: createEmitterStore(size),
     Drain: createDrainStore(size),
   };

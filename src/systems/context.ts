@@ -5,6 +5,7 @@
 import type { World } from 'bitecs';
 import type { FluidComponents, FluidSettings } from '../components';
 import { wallWeightTable } from './collide/cpu';
+import { type CouplingWallList, createCouplingWallList } from './couple/cpu';
 import type { GpuContext } from './gpu/systems';
 import { latticeGradientSum, latticeKernelSum, latticeNeighbourCount, poly6Coefficient } from './kernels';
 import type { SignedDistanceField } from './sdf/field';
@@ -135,6 +136,11 @@ export interface SolverState {
   readonly wallGradientX: Float64Array;
   readonly wallGradientY: Float64Array;
   readonly wallGradientZ: Float64Array;
+  /**
+   * Factor (<= 1) the last correction of each particle was scaled by when clamped to one particle radius;
+   * the coupling scales a body's share of the correction by it.
+   */
+  readonly correctionScale: Float64Array;
   /** Collider slot of the particle's last contact in this substep, -1 if none. */
   readonly contactCollider: Int32Array;
   /** Contact normal pointing into the fluid side. */
@@ -242,6 +248,8 @@ export interface SimulationContext {
   readonly entityCapacity: number;
   /** Emitters, drains and the particles they added and removed. */
   readonly events: EntityEvents;
+  /** Wall-weight gradients of coupled colliders in the current solver iteration (see couple/cpu.ts). */
+  readonly coupling: CouplingWallList;
   /** Duration of the current step (s). */
   frameTimeStep: number;
   /** Duration of one substep (s). */
@@ -302,6 +310,7 @@ export function createSolverState(capacity: number, entityCapacity: number): Sol
     wallGradientX: f(),
     wallGradientY: f(),
     wallGradientZ: f(),
+    correctionScale: f(),
     contactCollider: i32(),
     contactNormalX: f(),
     contactNormalY: f(),
@@ -405,6 +414,7 @@ export function createSimulationContext(
       emitterBlocked: false,
     },
     entityCapacity,
+    coupling: createCouplingWallList(1024),
     events: {
       emitters: [],
       drains: [],

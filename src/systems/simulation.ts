@@ -6,6 +6,7 @@ import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { addComponent, createWorld, entityExists, hasComponent, removeEntity, type World } from 'bitecs';
 import {
+  type BodyCouplingStore,
   ColliderShape,
   createFluidComponents,
   DrainShape,
@@ -105,6 +106,27 @@ export interface ColliderCommonOptions {
    * short of it. False leaves only the collision projection.
    */
   wallWeights?: boolean;
+  /**
+   * Couples the collider with a rigid body: the impulses the fluid gives it (collisions, wall-weight
+   * pressure, contact response; Newton's third law) are accumulated in its `BodyCoupling` component, for
+   * {@link FluidSimulation.takeBodyImpulse}. The plugin's `addRigidBody` does this for Havok bodies.
+   * Default: not coupled.
+   */
+  rigidBody?: RigidBodyCouplingOptions;
+}
+
+/** Options of a collider coupled with a rigid body. */
+export interface RigidBodyCouplingOptions {
+  /** The body's centre of mass in the collider's local space (local units). Default [0, 0, 0]. */
+  centreOfMass?: Vector3Tuple;
+}
+
+/** What the fluid gave a coupled collider's body since the last {@link FluidSimulation.takeBodyImpulse}. */
+export interface BodyImpulse {
+  /** Linear impulse (N s, world space). */
+  impulse: [number, number, number];
+  /** Angular impulse about the centre of mass (N m s, world space). */
+  angularImpulse: [number, number, number];
 }
 
 /** A box, axis-aligned in the collider's local space. */
@@ -316,6 +338,16 @@ function checkScaling(value: unknown): number {
  * const { Position } = simulation;
  * ```
  */
+/** Zeroes the impulse accumulators of collider `id`. */
+function clearBodyImpulse(b: BodyCouplingStore, id: number): void {
+  b.impulseX[id] = 0;
+  b.impulseY[id] = 0;
+  b.impulseZ[id] = 0;
+  b.angularImpulseX[id] = 0;
+  b.angularImpulseY[id] = 0;
+  b.angularImpulseZ[id] = 0;
+}
+
 export class FluidSimulation {
   /** The resolved settings. `gravity`, `timeStep`, `substeps` and `iterations` may be edited between steps. */
   readonly settings: FluidSettings;
@@ -713,6 +745,12 @@ export class FluidSimulation {
     if (typeof wallWeights !== 'boolean') {
       throw new FluidError(`wallWeights is ${String(wallWeights)}; it must be a boolean`);
     }
+    const rigidBody = options.rigidBody;
+    if (rigidBody !== undefined && (typeof rigidBody !== 'object' || rigidBody === null)) {
+      throw new FluidError(`rigidBody is ${String(rigidBody)}; it must be an object ({ centreOfMass })`);
+    }
+    const centreOfMass =
+      rigidBody?.centreOfMass === undefined ? [0, 0, 0] : checkVector3('rigidBody.centreOfMass', rigidBody.centreOfMass);
     let shape: number;
     let field: SignedDistanceField | undefined;
     let a: [number, number, number] = [0, 0, 0];
@@ -788,6 +826,12 @@ export class FluidSimulation {
     c.rotationZ[eid] = 0;
     c.rotationW[eid] = 1;
     commitColliderPose(this.context, eid);
+    const coupling = this.components.BodyCoupling;
+    coupling.coupled[eid] = rigidBody === undefined ? 0 : 1;
+    coupling.centreOfMassX[eid] = centreOfMass[0];
+    coupling.centreOfMassY[eid] = centreOfMass[1];
+    coupling.centreOfMassZ[eid] = centreOfMass[2];
+    clearBodyImpulse(coupling, eid);
     table.entity[table.count] = eid;
     table.count++;
     return eid;
@@ -840,6 +884,28 @@ export class FluidSimulation {
     if (transform.teleport === true) commitColliderPose(this.context, id);
   }
 
+  /**
+   * The impulses the fluid gave collider `id`'s rigid body since the last call (the `BodyCoupling`
+   * accumulators), and clears them: apply them to the body once per physics step. On the WebGPU backend
+   * they arrive with the step's readback, one frame or two after the step that produced them. Throws
+   * {@link FluidError} if `id` is not a collider coupled with `rigidBody`.
+   */
+  takeBodyImpulse(id: number, out?: BodyImpulse): BodyImpulse {
+    if (!this.isCollider(id) || this.components.BodyCoupling.coupled[id] !== 1) {
+      throw new FluidError(`takeBodyImpulse: ${String(id)} is not a collider coupled with a rigid body`);
+    }
+    const b = this.components.BodyCoupling;
+    const result = out ?? { impulse: [0, 0, 0], angularImpulse: [0, 0, 0] };
+    result.impulse[0] = b.impulseX[id];
+    result.impulse[1] = b.impulseY[id];
+    result.impulse[2] = b.impulseZ[id];
+    result.angularImpulse[0] = b.angularImpulseX[id];
+    result.angularImpulse[1] = b.angularImpulseY[id];
+    result.angularImpulse[2] = b.angularImpulseZ[id];
+    clearBodyImpulse(b, id);
+    return result;
+  }
+
   /** Removes a collider entity. */
   removeCollider(id: number): void {
     if (!this.isCollider(id)) throw new FluidError(`removeCollider: ${String(id)} is not a collider entity`);
@@ -851,6 +917,8 @@ export class FluidSimulation {
         break;
       }
     }
+    this.components.BodyCoupling.coupled[id] = 0;
+    clearBodyImpulse(this.components.BodyCoupling, id);
     const c = this.components.Collider;
     const fieldIndex = c.field[id];
     c.field[id] = -1;

@@ -10,7 +10,8 @@
  * sphere-traced, so a fast or thin wall cannot be crossed within one substep (no tunnelling).
  */
 import { ColliderShape } from '../../components';
-import { COLLIDER_FRAME_STRIDE, POSE_SIZE, type SimulationContext, type SolverState } from '../context';
+import { COLLIDER_FRAME_STRIDE, POSE_SIZE, type SimulationContext } from '../context';
+import { addBodyImpulse, recordWallGradient } from '../couple/cpu';
 import { poly6 } from '../kernels';
 
 /**
@@ -134,7 +135,7 @@ export function collideParticles(ctx: SimulationContext): void {
   const frames = table.frames;
   const dt = ctx.substepTimeStep;
   const { positionX, positionY, positionZ, predictedX, predictedY, predictedZ, velocityX, velocityY, velocityZ } = s;
-  const { contactCollider, contactNormalX, contactNormalY, contactNormalZ, contactApproachSpeed } = s;
+  const { contactCollider, contactNormalX, contactNormalY, contactNormalZ, contactApproachSpeed, mass } = s;
   const out = distanceScratch;
   for (let visit = 0; visit < 2 * table.count; visit++) {
     const slot = visit % table.count;
@@ -163,6 +164,7 @@ export function collideParticles(ctx: SimulationContext): void {
     // Everything below is in local units: the particle radius too.
     const localRadius = r * inverseScale;
     const container = c.container[eid] === 1;
+    const coupled = ctx.components.BodyCoupling.coupled[eid] === 1;
     const containerBox = c.shape[eid] === ColliderShape.box && container;
     const minX = c.ax[eid] + localRadius;
     const minY = c.ay[eid] + localRadius;
@@ -185,6 +187,7 @@ export function collideParticles(ctx: SimulationContext): void {
       let pushX: number;
       let pushY: number;
       let pushZ: number;
+      let penetrating = false;
       if (containerBox) {
         // Exact projection into the box shrunk by r, axis by axis (a corner is fixed in one go).
         const cx = lx < minX ? minX : lx > maxX ? maxX : lx;
@@ -207,6 +210,7 @@ export function collideParticles(ctx: SimulationContext): void {
         let ex = lx;
         let ey = ly;
         let ez = lz;
+        let startDistance = Number.NaN;
         // Swept test: the path from the particle's start-of-substep position (in the collider's start pose)
         // to its current one (end pose) is the relative motion. If it enters the wall, the particle is put
         // back where it entered, not pushed through the nearest face, which for a thin or fast wall may be
@@ -224,7 +228,7 @@ export function collideParticles(ctx: SimulationContext): void {
         // The distance is 1-Lipschitz: a path shorter than both distances cannot touch the surface.
         if (pathLength > (endDistance > 0 ? endDistance : 0)) {
           fluidSideDistance(ctx, eid, sx, sy, sz, out, 0);
-          const startDistance = out[0];
+          startDistance = out[0];
           if (startDistance > 0 && pathLength > startDistance + (endDistance > 0 ? endDistance : 0)) {
             // Sphere tracing along the path to the first surface contact.
             let t = 0;
@@ -267,14 +271,46 @@ export function collideParticles(ctx: SimulationContext): void {
         pushX = fx - lx;
         pushY = fy - ly;
         pushZ = fz - lz;
+        if (Number.isNaN(startDistance)) {
+          fluidSideDistance(ctx, eid, sx, sy, sz, out, 0);
+          startDistance = out[0];
+        }
+        // A particle whose centre was already inside the wall at the start of the substep (a collider
+        // added or teleported onto the fluid, a particle spawned inside) is moved out without gaining
+        // velocity: its start position moves with it (pre-stabilisation, Macklin et al. 2014, section
+        // 4.4), so the overlap neither explodes nor pushes a coupled body.
+        penetrating = startDistance < 0;
       }
       // Back to world space: the push (s R push) and the normal (R n).
-      predictedX[i] += scale * (r00 * pushX + r01 * pushY + r02 * pushZ);
-      predictedY[i] += scale * (r10 * pushX + r11 * pushY + r12 * pushZ);
-      predictedZ[i] += scale * (r20 * pushX + r21 * pushY + r22 * pushZ);
+      const worldPushX = scale * (r00 * pushX + r01 * pushY + r02 * pushZ);
+      const worldPushY = scale * (r10 * pushX + r11 * pushY + r12 * pushZ);
+      const worldPushZ = scale * (r20 * pushX + r21 * pushY + r22 * pushZ);
+      predictedX[i] += worldPushX;
+      predictedY[i] += worldPushY;
+      predictedZ[i] += worldPushZ;
+      if (penetrating) {
+        positionX[i] += worldPushX;
+        positionY[i] += worldPushY;
+        positionZ[i] += worldPushZ;
+      }
       const wnx = r00 * nx + r01 * ny + r02 * nz;
       const wny = r10 * nx + r11 * ny + r12 * nz;
       const wnz = r20 * nx + r21 * ny + r22 * nz;
+      if (coupled && !penetrating) {
+        // The body receives -m dx / dt at the contact point (the particle lifted off the surface by r).
+        const a = -mass[i] / dt;
+        addBodyImpulse(
+          ctx,
+          slot,
+          eid,
+          a * worldPushX,
+          a * worldPushY,
+          a * worldPushZ,
+          predictedX[i] - r * wnx,
+          predictedY[i] - r * wny,
+          predictedZ[i] - r * wnz,
+        );
+      }
       // Velocity of the collider's surface at this particle over the substep (rigid motion and scaling):
       // where the local point l was at the start of the substep, s0 R0 l + t0.
       const px = startScale * (frames[s0] * lx + frames[s0 + 1] * ly + frames[s0 + 2] * lz) + frames[s0 + 9];
@@ -370,7 +406,9 @@ export function wallWeightTable(particleRadius: number, kernelRadius: number): F
  * world space) to particle i: Z(d) to `wallWeight[i]` and Z'(d) n to `wallGradient[i]`.
  */
 function addWall(
-  s: SolverState,
+  ctx: SimulationContext,
+  slot: number,
+  coupled: boolean,
   table: Float64Array,
   samplesPerMetre: number,
   i: number,
@@ -379,6 +417,7 @@ function addWall(
   ny: number,
   nz: number,
 ): void {
+  const s = ctx.solver;
   const position = (d > 0 ? d : 0) * samplesPerMetre;
   const k = position < WALL_WEIGHT_SAMPLES - 1 ? Math.floor(position) : WALL_WEIGHT_SAMPLES - 1;
   const t = position - k;
@@ -388,6 +427,7 @@ function addWall(
   s.wallGradientX[i] += slope * nx;
   s.wallGradientY[i] += slope * ny;
   s.wallGradientZ[i] += slope * nz;
+  if (coupled) recordWallGradient(ctx.coupling, i, slot, slope * nx, slope * ny, slope * nz);
 }
 
 /**
@@ -524,6 +564,7 @@ export function computeWallWeights(ctx: SimulationContext): void {
   s.wallGradientX.fill(0, 0, n);
   s.wallGradientY.fill(0, 0, n);
   s.wallGradientZ.fill(0, 0, n);
+  ctx.coupling.count = 0;
   const table = ctx.colliders;
   const c = ctx.components.Collider;
   const frames = table.frames;
@@ -553,6 +594,7 @@ export function computeWallWeights(ctx: SimulationContext): void {
     // Distances below are local; a wall within h in the world is within h / s locally.
     const localH = h * inverseScale;
     const containerBox = c.shape[eid] === ColliderShape.box && c.container[eid] === 1;
+    const coupled = ctx.components.BodyCoupling.coupled[eid] === 1;
     const minX = c.ax[eid];
     const minY = c.ay[eid];
     const minZ = c.az[eid];
@@ -574,12 +616,12 @@ export function computeWallWeights(ctx: SimulationContext): void {
         const dMaxY = maxY - ly;
         const dMinZ = lz - minZ;
         const dMaxZ = maxZ - lz;
-        if (dMinX < localH) addWall(s, wallTable, samplesPerMetre, i, scale * dMinX, r00, r10, r20);
-        if (dMaxX < localH) addWall(s, wallTable, samplesPerMetre, i, scale * dMaxX, -r00, -r10, -r20);
-        if (dMinY < localH) addWall(s, wallTable, samplesPerMetre, i, scale * dMinY, r01, r11, r21);
-        if (dMaxY < localH) addWall(s, wallTable, samplesPerMetre, i, scale * dMaxY, -r01, -r11, -r21);
-        if (dMinZ < localH) addWall(s, wallTable, samplesPerMetre, i, scale * dMinZ, r02, r12, r22);
-        if (dMaxZ < localH) addWall(s, wallTable, samplesPerMetre, i, scale * dMaxZ, -r02, -r12, -r22);
+        if (dMinX < localH) addWall(ctx, slot, coupled, wallTable, samplesPerMetre, i, scale * dMinX, r00, r10, r20);
+        if (dMaxX < localH) addWall(ctx, slot, coupled, wallTable, samplesPerMetre, i, scale * dMaxX, -r00, -r10, -r20);
+        if (dMinY < localH) addWall(ctx, slot, coupled, wallTable, samplesPerMetre, i, scale * dMinY, r01, r11, r21);
+        if (dMaxY < localH) addWall(ctx, slot, coupled, wallTable, samplesPerMetre, i, scale * dMaxY, -r01, -r11, -r21);
+        if (dMinZ < localH) addWall(ctx, slot, coupled, wallTable, samplesPerMetre, i, scale * dMinZ, r02, r12, r22);
+        if (dMaxZ < localH) addWall(ctx, slot, coupled, wallTable, samplesPerMetre, i, scale * dMaxZ, -r02, -r12, -r22);
         continue;
       }
       fluidSideDistance(ctx, eid, lx, ly, lz, out, localH);
@@ -588,7 +630,9 @@ export function computeWallWeights(ctx: SimulationContext): void {
       const ny = out[2];
       const nz = out[3];
       addWall(
-        s,
+        ctx,
+        slot,
+        coupled,
         wallTable,
         samplesPerMetre,
         i,

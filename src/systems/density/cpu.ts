@@ -22,6 +22,7 @@
  */
 import { collideParticles, computeWallWeights } from '../collide/cpu';
 import type { SimulationContext } from '../context';
+import { accumulateWallImpulses } from '../couple/cpu';
 import { selfWeight } from '../context';
 import { poly6Coefficient, spikyGradientCoefficient } from '../kernels';
 
@@ -200,7 +201,7 @@ export function applyCorrections(ctx: SimulationContext): void {
   const n = s.count;
   const maxCorrection = ctx.settings.particleRadius;
   const maxCorrectionSquared = maxCorrection * maxCorrection;
-  const { predictedX, predictedY, predictedZ, deltaX, deltaY, deltaZ } = s;
+  const { predictedX, predictedY, predictedZ, deltaX, deltaY, deltaZ, correctionScale } = s;
   for (let i = 0; i < n; i++) {
     let dx = deltaX[i];
     let dy = deltaY[i];
@@ -208,9 +209,12 @@ export function applyCorrections(ctx: SimulationContext): void {
     const lengthSquared = dx * dx + dy * dy + dz * dz;
     if (lengthSquared > maxCorrectionSquared) {
       const scale = maxCorrection / Math.sqrt(lengthSquared);
+      correctionScale[i] = scale;
       dx *= scale;
       dy *= scale;
       dz *= scale;
+    } else {
+      correctionScale[i] = 1;
     }
     predictedX[i] += dx;
     predictedY[i] += dy;
@@ -218,7 +222,10 @@ export function applyCorrections(ctx: SimulationContext): void {
   }
 }
 
-/** The substep system: `iterations` x (wall weights, lambda, corrections, apply, collide). */
+/**
+ * The substep system: `iterations` x (wall weights, lambda, corrections, apply, the coupled colliders'
+ * share of the wall pressure, collide).
+ */
 export function densitySystem(ctx: SimulationContext): void {
   const s = ctx.solver;
   s.contactCollider.fill(-1, 0, s.count);
@@ -235,6 +242,7 @@ export function densitySystem(ctx: SimulationContext): void {
     computeLambda(ctx);
     computeCorrections(ctx);
     applyCorrections(ctx);
+    if (walls) accumulateWallImpulses(ctx);
     collideParticles(ctx);
   }
 }

@@ -11,6 +11,7 @@
 
 import { colliderSurfaceVelocity } from '../collide/cpu';
 import type { SimulationContext } from '../context';
+import { addBodyImpulse } from '../couple/cpu';
 import { poly6Coefficient, spikyGradientCoefficient } from '../kernels';
 
 const surfaceVelocity = new Float64Array(3);
@@ -23,6 +24,7 @@ export function velocitySystem(ctx: SimulationContext): void {
   const { positionX, positionY, positionZ, predictedX, predictedY, predictedZ, velocityX, velocityY, velocityZ } = s;
   const { contactCollider, contactNormalX, contactNormalY, contactNormalZ, contactApproachSpeed } = s;
   const collider = ctx.components.Collider;
+  const coupling = ctx.components.BodyCoupling;
   const colliderEntity = ctx.colliders.entity;
   const gravity = ctx.settings.gravity;
   const gx = gravity[0];
@@ -65,9 +67,28 @@ export function velocitySystem(ctx: SimulationContext): void {
           ty *= keep;
           tz *= keep;
         }
-        vx = surfaceVelocity[0] + tx + normalSpeed * nx;
-        vy = surfaceVelocity[1] + ty + normalSpeed * ny;
-        vz = surfaceVelocity[2] + tz + normalSpeed * nz;
+        const newX = surfaceVelocity[0] + tx + normalSpeed * nx;
+        const newY = surfaceVelocity[1] + ty + normalSpeed * ny;
+        const newZ = surfaceVelocity[2] + tz + normalSpeed * nz;
+        if (coupling.coupled[eid] === 1) {
+          // The body receives -m (v_after - v_before), at the contact point.
+          const m = s.mass[i];
+          const r = ctx.settings.particleRadius;
+          addBodyImpulse(
+            ctx,
+            slot,
+            eid,
+            m * (vx - newX),
+            m * (vy - newY),
+            m * (vz - newZ),
+            predictedX[i] - r * nx,
+            predictedY[i] - r * ny,
+            predictedZ[i] - r * nz,
+          );
+        }
+        vx = newX;
+        vy = newY;
+        vz = newZ;
       }
     }
     velocityX[i] = vx;
