@@ -30,7 +30,11 @@ export default defineConfig(({ command }) =>
     ? {
         root: resolve(import.meta.dirname, 'examples'),
         server: { port: 5173, strictPort: false },
-        optimizeDeps: { include: ['bitecs', ...babylonDeepImports()] },
+        optimizeDeps: {
+          include: ['bitecs', ...babylonDeepImports()],
+          // Havok's ES module finds its wasm next to itself (import.meta.url): a pre-bundled copy would not.
+          exclude: ['@babylonjs/havok'],
+        },
       }
     : {
         build: {

@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: CPU backend timings of a dam-break scene at several particle counts, then mesh
- * colliders: bake times of signed distance fields and the per-step cost of mesh colliders.
+ * colliders: bake times of signed distance fields and the per-step cost of mesh colliders, and the cost of
+ * coupling colliders with rigid bodies.
  * Prints median milliseconds per frame (one `step()` of 1/60 s) and per system, with the machine.
  * Options: `--counts 5000,10000`, `--frames 60`, `--substeps 2`, `--iterations 3`, `--mesh-count 10000`.
  * Then the WebGPU backend in headless Chromium (SwiftShader), through the harness of tests/browser and
@@ -175,6 +176,48 @@ function cpuTables(): void {
     colliderRows.push([variant.name, obstacle, result.step.toFixed(2), result.systems.density.toFixed(2)]);
   }
   printTable(colliderRows);
+
+  // Rigid-body coupling: the same floating boxes as plain mesh colliders and as coupled ones (their impulse
+  // accumulation: collisions, wall-weight pressure, contact response). Havok's own step is not included.
+  const poolSpacing = 0.05;
+  const boxField = bakeSignedDistanceField(createBoxMesh([-0.15, -0.1, -0.15], [0.15, 0.1, 0.15]), {
+    resolution: 32,
+  });
+  console.log(
+    `\nrigid-body coupling: floating 0.3 x 0.2 x 0.3 m box meshes in a pool (${meshCount} particles, ${substeps} substeps x ${iterations} iterations):`,
+  );
+  const couplingRows: string[][] = [['boxes', 'coupled', 'ms/frame', 'density', 'coupling ms per body per frame']];
+  for (const boxes of [1, 4]) {
+    const times: Record<string, number> = {};
+    for (const coupled of [false, true]) {
+      const simulation = new FluidSimulation({
+        particleRadius: poolSpacing / 2,
+        capacity: meshCount + 16,
+        substeps,
+        iterations,
+      });
+      const water = simulation.addMaterial({});
+      const width = Math.sqrt(meshCount / 10) * poolSpacing;
+      simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [width, 1, width], container: true });
+      simulation.spawnBlock({ min: [0, 0, 0], max: [width, 10 * poolSpacing, width], material: water });
+      for (let k = 0; k < boxes; k++) {
+        const box = simulation.addCollider({ shape: 'mesh', field: boxField, rigidBody: coupled ? {} : undefined });
+        const x = ((k % 2) + 0.5) * (width / 2);
+        const z = (Math.floor(k / 2) + 0.5) * (width / 2);
+        simulation.setColliderTransform(box, { position: [x, 10 * poolSpacing, z], teleport: true });
+      }
+      const result = measure(simulation);
+      times[String(coupled)] = result.step;
+      couplingRows.push([
+        String(boxes),
+        coupled ? 'yes' : 'no',
+        result.step.toFixed(2),
+        result.systems.density.toFixed(2),
+        coupled ? ((times.true - times.false) / boxes).toFixed(3) : '',
+      ]);
+    }
+  }
+  printTable(couplingRows);
 }
 
 /** The WebGPU tables: the page's 'bench' scenario in headless Chromium. */

@@ -26,4 +26,5 @@ export {
   type GlassMeshOptions,
 } from './systems/sdf/shapes';
 export * from './systems/simulation';
+export { type FromSnapshotOptions, SNAPSHOT_FORMAT_VERSION } from './systems/snapshot';
 export type { QuaternionTuple, Vector3Tuple } from './systems/validate';

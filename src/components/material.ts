@@ -35,13 +35,21 @@ export interface FluidMaterialStore {
 
 /** Default material values (water). See {@link FluidMaterialStore} for units. */
 export const MATERIAL_DEFAULTS = {
+  /** Rest density rho0: 1000 kg/m^3 (water). */
   restDensity: 1000,
+  /** XSPH viscosity coefficient c: 0.01 (dimensionless, per substep). */
   viscosity: 0.01,
+  /** Vorticity confinement strength epsilon: 0.01 m/s. */
   vorticity: 0.01,
+  /** Artificial pressure strength k: 0.1 (dimensionless). */
   artificialPressureStrength: 0.1,
+  /** Artificial pressure exponent n: 4. */
   artificialPressureExponent: 4,
+  /** Artificial pressure distance |delta q|: 0.2 of the kernel radius h. */
   artificialPressureDistance: 0.2,
+  /** CFM relaxation epsilon: 0.01 of the rest-lattice sum of |grad C|^2. */
   relaxation: 0.01,
+  /** Render colour (red, green, blue in [0, 1]): a water blue. */
   color: [0.2, 0.45, 0.9] as readonly [number, number, number],
 } as const;
 

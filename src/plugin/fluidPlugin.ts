@@ -15,6 +15,7 @@ import { Observable, type Observer } from '@babylonjs/core/Misc/observable.js';
 import type { Node } from '@babylonjs/core/node.js';
 import type { IFluidRenderingRenderObject } from '@babylonjs/core/Rendering/fluidRenderer/fluidRenderer.js';
 import type { Scene } from '@babylonjs/core/scene.js';
+import { ColliderShape } from '../components/collider';
 import type { FluidBackend } from '../components/settings';
 import { FluidError } from '../systems/errors';
 import {
@@ -23,9 +24,10 @@ import {
   type EmitterOptions,
   FluidSimulation,
   type FluidSimulationOptions,
+  type RigidBodyCouplingOptions,
   type SpawnOptions,
 } from '../systems/simulation';
-import type { Vector3Tuple } from '../systems/validate';
+import { checkNumber, checkVector3, type Vector3Tuple } from '../systems/validate';
 import { bakeMeshField, createWorldPose, type MeshFieldOptions, readWorldPose, type WorldPose } from './meshCollider';
 import {
   type ColorMapRanges,
@@ -36,6 +38,7 @@ import {
   recordStep,
 } from './particleFeed';
 import { type FluidLookOptions, type FluidRenderMode, FluidViews, supportsFluidRenderer } from './renderers';
+import { centreOfMassInMesh, RigidBodyBridge, type RigidBodyLike, resolvePhysicsBody } from './rigidBodies';
 
 /**
  * Options of {@link FluidPlugin.create}: the simulation's options (its `engine` is the scene's) plus the
@@ -52,14 +55,16 @@ export interface FluidPluginOptions extends Omit<FluidSimulationOptions, 'engine
   backend?: FluidBackend | 'auto';
   /**
    * True (default): each frame advances the simulation by the frame's duration (`engine.getDeltaTime()`,
-   * times `timeScale`) in whole fixed steps of `timeStep`, carrying the remainder to the next frame.
-   * False: each `scene.render()` advances exactly one `timeStep` (times `timeScale` on average), for
+   * times `timeScale`) in whole fixed steps of `timeStep`, carrying the remainder to the next frame (a
+   * non-finite or negative frame duration counts as 0). False: each `scene.render()` advances exactly one `timeStep` (times `timeScale` on average), for
    * deterministic replays, lockstep with Havok and tests.
    */
   useDeltaTime?: boolean;
   /**
-   * Most steps one frame may take (integer >= 1, default 3). Time beyond it is dropped (counted in
-   * {@link FluidPlugin.droppedTime}), so a slow frame cannot make the next one slower.
+   * Most steps one frame may take (integer in [1, 1000], default 3). Time beyond it is dropped (counted in
+   * {@link FluidPlugin.droppedTime} and announced by {@link FluidPlugin.onTimeDroppedObservable}), so a
+   * slow frame (a tab switch, a breakpoint: a 1 s frame) neither makes the next one slower nor makes the
+   * fluid take one long step: it takes its usual steps and the rest of the frame's time is skipped.
    */
   maxStepsPerFrame?: number;
   /** Simulated seconds per real second (>= 0, default 1; 0.5 is slow motion). */
@@ -95,6 +100,24 @@ export interface PluginMeshColliderOptions extends MeshFieldOptions {
   wallWeights?: boolean;
 }
 
+/** Options of {@link FluidPlugin.addRigidBody}. */
+export interface PluginRigidBodyOptions extends Omit<PluginMeshColliderOptions, 'container'> {
+  /**
+   * The mesh whose triangles are baked into the body's signed distance field and whose world pose the
+   * collider follows; it must move with the body (the body's node or one of its children). Default: the
+   * body's transform node, which must then be a mesh.
+   */
+  mesh?: AbstractMesh;
+  /**
+   * For a body added overlapping the water (some particle centres inside it): seconds over which its
+   * collider grows from a tenth of its size to full size, so it pushes the water aside at a finite speed
+   * rather than all at once (which would squeeze the displaced water against the body and throw the
+   * body out). A body added clear of the water is full size at once. Range [0, 10]; 0 gives the full
+   * size at once. Default 0.25.
+   */
+  insertionTime?: number;
+}
+
 /** Options of {@link FluidPlugin.addEmitter}: the simulation's emitter options, optionally following a node. */
 export interface PluginEmitterOptions extends Omit<EmitterOptions, 'position'> {
   /** Nozzle centre, world space (m). Required without `node`; with `node` it is ignored. */
@@ -117,6 +140,18 @@ interface ColliderFollower {
   readonly previous: WorldPose;
   readonly current: WorldPose;
   readonly disposeObserver: Observer<Node> | null;
+  /** Steps over which the collider grows to full size after it was added (0: none). */
+  readonly growthSteps: number;
+  /** Steps of the growth done so far. */
+  grownSteps: number;
+}
+
+/** Size of a growing collider at its first step, as a fraction of its full size. */
+const INITIAL_GROWTH = 0.1;
+
+/** The size fraction of a growing collider after its `grownSteps` steps. */
+function bodyGrowth(follower: ColliderFollower): number {
+  return INITIAL_GROWTH + ((1 - INITIAL_GROWTH) * follower.grownSteps) / follower.growthSteps;
 }
 
 /** An emitter kept on its node. */
@@ -229,6 +264,12 @@ export class FluidPlugin {
   readonly colorRanges: ColorMapRanges = { speed: 3, density: 0.2 };
   /** Simulated seconds dropped so far because a frame needed more than `maxStepsPerFrame` steps. */
   droppedTime = 0;
+  /**
+   * Notified, before the frame's steps, when a frame needed more than `maxStepsPerFrame` steps, with the
+   * simulated seconds it drops (the frame's time beyond its `maxStepsPerFrame` steps, less the fraction of
+   * a step carried to the next frame). The same seconds are added to {@link FluidPlugin.droppedTime}.
+   */
+  readonly onTimeDroppedObservable = new Observable<number>();
   /** Steps taken in the last frame. */
   stepsLastFrame = 0;
 
@@ -242,12 +283,19 @@ export class FluidPlugin {
   private readonly views: FluidViews;
   private readonly colliders = new Map<number, ColliderFollower>();
   private readonly emitters = new Map<number, EmitterFollower>();
+  /** The Havok bridge, made by the first {@link FluidPlugin.addRigidBody}. */
+  private bodies: RigidBodyBridge | undefined;
+  /** Calls of {@link FluidPlugin.addRigidBody} still baking their mesh. */
+  private pendingBodies = 0;
+
   private readonly beforeRenderObserver: Observer<Scene>;
   private readonly sceneDisposeObserver: Observer<Scene>;
   private readonly backendListener: (change: BackendChange) => void;
   private readonly contextObservers: Observer<AbstractEngine>[];
   /** True between the engine's context (device) loss and its restoration: nothing is drawn then. */
   private contextLost = false;
+  /** True while `restore` waits for the readbacks in flight: frames draw without stepping. */
+  private restoring = false;
   private lastLoggedError = '';
 
   private constructor(scene: Scene, options: FluidPluginOptions) {
@@ -309,6 +357,10 @@ export class FluidPlugin {
    * it (the message names the engine).
    */
   static async create(scene: Scene, options: FluidPluginOptions = {}): Promise<FluidPlugin> {
+    if (typeof (scene as { getEngine?: unknown } | null)?.getEngine !== 'function') {
+      throw new FluidError(`scene is ${String(scene)}; FluidPlugin.create needs a Babylon Scene`);
+    }
+    if (typeof options !== 'object' || options === null) throw new FluidError('FluidPlugin options must be an object');
     return new FluidPlugin(scene, options);
   }
 
@@ -360,12 +412,77 @@ export class FluidPlugin {
   }
 
   /**
+   * Save: the simulation's snapshot (see `FluidSimulation.snapshot`), after reading the particles back on
+   * the WebGPU backend so it holds the GPU's current state. The plugin's own settings (scheduling, render
+   * mode) and which meshes and nodes colliders and emitters follow are not in it.
+   */
+  async snapshot(): Promise<Uint8Array> {
+    await this.simulation.readback();
+    return this.simulation.snapshot();
+  }
+
+  /**
+   * Load: restores a snapshot into the running scene (see `FluidSimulation.restore`; rejects with its
+   * {@link FluidError}, changing nothing, for a wrong or corrupt snapshot). No step runs until it is done;
+   * on the WebGPU backend the readbacks in flight are awaited first. Mesh colliders and emitters that
+   * follow meshes and nodes keep following where the same id is a mesh collider (an emitter) in the
+   * snapshot and the mesh still exists, starting from the restored pose: the next frame moves them from
+   * there to their mesh's (node's) pose, so put the meshes back where they were when the snapshot was
+   * taken for a seamless continuation. Followers of ids that are not such entities in the snapshot stop.
+   */
+  async restore(snapshot: Uint8Array): Promise<void> {
+    this.restoring = true;
+    try {
+      await this.simulation.readback();
+      this.simulation.restore(snapshot);
+    } finally {
+      this.restoring = false;
+    }
+    this.followRestoredState();
+  }
+
+  /** After a restore: drops the followers of ids that are gone and starts the others from the restored poses. */
+  private followRestoredState(): void {
+    const simulation = this.simulation;
+    const c = simulation.components.Collider;
+    for (const [id, follower] of this.colliders) {
+      if (!simulation.isCollider(id) || c.shape[id] !== ColliderShape.mesh || follower.mesh.isDisposed()) {
+        follower.mesh.onDisposeObservable.remove(follower.disposeObserver);
+        this.colliders.delete(id);
+        continue;
+      }
+      for (const pose of [follower.previous, follower.current]) {
+        pose.position[0] = c.positionX[id];
+        pose.position[1] = c.positionY[id];
+        pose.position[2] = c.positionZ[id];
+        pose.rotation[0] = c.rotationX[id];
+        pose.rotation[1] = c.rotationY[id];
+        pose.rotation[2] = c.rotationZ[id];
+        pose.rotation[3] = c.rotationW[id];
+        pose.scaling = c.scale[id];
+      }
+    }
+    const e = simulation.components.Emitter;
+    for (const [id, follower] of this.emitters) {
+      if (!simulation.isEmitter(id)) {
+        this.emitters.delete(id);
+        continue;
+      }
+      follower.currentPosition.set(e.positionX[id], e.positionY[id], e.positionZ[id]);
+      follower.currentDirection.set(e.directionX[id], e.directionY[id], e.directionZ[id]);
+      follower.previousPosition.copyFrom(follower.currentPosition);
+      follower.previousDirection.copyFrom(follower.currentDirection);
+    }
+  }
+
+  /**
    * Tells the simulation that game code changed these particles' `Position`, `Velocity` or
    * `Particle.material` components: on the WebGPU backend the next step uploads them (without this call
    * the GPU keeps its own values and the next readback overwrites the edit). Harmless on the CPU backend.
    * Throws {@link FluidError} for an id that is not a live particle.
    */
   markParticlesChanged(ids: number | ArrayLike<number>): void {
+    this.checkNotDisposed('markParticlesChanged');
     this.simulation.markParticlesChanged(ids);
   }
 
@@ -374,6 +491,7 @@ export class FluidPlugin {
     return this.mode;
   }
 
+  /** Switches the view; an unknown mode throws `FluidError`. */
   set renderMode(mode: FluidRenderMode) {
     this.mode = FluidPlugin.checkRenderMode(mode);
     if (!this.disposed) this.render();
@@ -387,6 +505,7 @@ export class FluidPlugin {
     return this.coloring;
   }
 
+  /** Switches the colouring; an unknown value throws `FluidError`. */
   set colorBy(colorBy: FluidColorBy) {
     this.coloring = FluidPlugin.checkColorBy(colorBy);
   }
@@ -396,6 +515,7 @@ export class FluidPlugin {
     return this.maximumSteps;
   }
 
+  /** Sets the most steps per frame; anything but an integer in [1, 1000] throws `FluidError`. */
   set maxStepsPerFrame(steps: number) {
     this.maximumSteps = checkPositiveInteger('maxStepsPerFrame', steps);
   }
@@ -405,6 +525,7 @@ export class FluidPlugin {
     return this.scale;
   }
 
+  /** Sets the time scale; anything outside [0, 100] throws `FluidError`. */
   set timeScale(scale: number) {
     this.scale = checkTimeScale(scale);
   }
@@ -440,6 +561,68 @@ export class FluidPlugin {
    * {@link FluidPlugin.onErrorObservable}).
    */
   async addMeshCollider(mesh: AbstractMesh, options: PluginMeshColliderOptions = {}): Promise<number> {
+    this.checkNotDisposed('addMeshCollider');
+    if (typeof (mesh as { getVerticesData?: unknown } | null)?.getVerticesData !== 'function') {
+      throw new FluidError(`addMeshCollider: mesh is ${String(mesh)}; it must be a Babylon mesh`);
+    }
+    if (typeof options !== 'object' || options === null)
+      throw new FluidError('addMeshCollider options must be an object');
+    return this.addFollowedMesh(mesh, options, undefined);
+  }
+
+  /**
+   * Couples a Babylon Physics V2 body (on the `HavokPlugin`, `@babylonjs/havok`) with the fluid, both
+   * ways. Its mesh is baked into a signed distance field in the mesh's space (as
+   * {@link FluidPlugin.addMeshCollider}) and becomes a collider that follows the body: the body pushes the
+   * fluid with the motion Havok gave it (linear and angular), and a body started inside the fluid moves
+   * the overlapped particles out without giving them velocity. The fluid pushes back: the impulses of the
+   * collisions, the wall-weight pressure and the contact response on the body (Newton's third law: what
+   * the body gets, the fluid loses) are applied to it before each physics step, with `applyImpulse` at its
+   * centre of mass and `applyAngularImpulse`. So a body half as dense as the water floats half submerged,
+   * with no buoyancy factor to tune. On the WebGPU backend the impulses arrive with the step's readback,
+   * one or two frames late. The scene must have physics enabled (`scene.enablePhysics`).
+   *
+   * @returns The collider entity id (remove it with {@link FluidPlugin.removeCollider}).
+   * @throws FluidError (as a rejected promise) if the scene has no physics engine, the body is not a
+   * physics body, or the mesh is missing or has no triangles.
+   */
+  async addRigidBody(body: RigidBodyLike, options: PluginRigidBodyOptions = {}): Promise<number> {
+    if (this.disposed) throw new FluidError('addRigidBody: the plugin is disposed');
+    const physicsBody = resolvePhysicsBody(body);
+    const mesh = options.mesh ?? (physicsBody.transformNode as AbstractMesh);
+    if (typeof (mesh as { getVerticesData?: unknown }).getVerticesData !== 'function') {
+      throw new FluidError(
+        `addRigidBody: the body's node '${physicsBody.transformNode.name}' is not a mesh; pass options.mesh`,
+      );
+    }
+    const insertionTime = checkNumber('insertionTime', options.insertionTime ?? 0.25, 0, 10);
+    this.bodies ??= new RigidBodyBridge(this.scene, this.simulation);
+    const bodies = this.bodies;
+    const steps = Math.round(insertionTime / this.simulation.settings.timeStep);
+    // From now on the plugin steps the physics: none while the mesh bakes, or the body would fall into
+    // the water uncoupled.
+    this.pendingBodies++;
+    bodies.hold(true);
+    try {
+      const collider = await this.addFollowedMesh(
+        mesh,
+        options,
+        { centreOfMass: centreOfMassInMesh(physicsBody, mesh) },
+        (collider) => (this.simulation.particlesInsideCollider(collider) > 0 ? steps : 0),
+      );
+      bodies.add(collider, physicsBody, mesh);
+      return collider;
+    } finally {
+      this.pendingBodies--;
+    }
+  }
+
+  private async addFollowedMesh(
+    mesh: AbstractMesh,
+    options: PluginMeshColliderOptions,
+    rigidBody: RigidBodyCouplingOptions | undefined,
+    growth?: (collider: number) => number,
+  ): Promise<number> {
     const fieldOptions: MeshFieldOptions = {};
     if (options.cellSize !== undefined) fieldOptions.cellSize = options.cellSize;
     if (options.resolution !== undefined) fieldOptions.resolution = options.resolution;
@@ -454,14 +637,15 @@ export class FluidPlugin {
       friction: options.friction,
       restitution: options.restitution,
       wallWeights: options.wallWeights,
+      rigidBody,
     });
     readWorldPose(mesh, pose);
-    this.simulation.setColliderTransform(collider, {
-      position: pose.position,
-      rotation: pose.rotation,
-      scaling: pose.scaling,
-      teleport: true,
-    });
+    this.simulation.setColliderTransform(collider, { ...pose, teleport: true });
+    // A body placed into the water grows into it (see PluginRigidBodyOptions.insertionTime).
+    const growthSteps = growth === undefined ? 0 : growth(collider);
+    if (growthSteps > 0) {
+      this.simulation.setColliderTransform(collider, { scaling: INITIAL_GROWTH * pose.scaling, teleport: true });
+    }
     const disposeObserver = mesh.onDisposeObservable.add(() => {
       if (this.colliders.has(collider)) this.removeCollider(collider);
     });
@@ -471,12 +655,16 @@ export class FluidPlugin {
       previous: pose,
       current: { position: [...pose.position], rotation: [...pose.rotation], scaling: pose.scaling },
       disposeObserver,
+      growthSteps,
+      grownSteps: 0,
     });
     return collider;
   }
 
   /** Removes a collider (mesh or analytic) and stops following its mesh. */
   removeCollider(collider: number): void {
+    this.checkNotDisposed('removeCollider');
+    this.bodies?.remove(collider);
     const follower = this.colliders.get(collider);
     if (follower !== undefined) {
       follower.mesh.onDisposeObservable.remove(follower.disposeObserver);
@@ -493,16 +681,21 @@ export class FluidPlugin {
    * @returns The emitter entity id.
    */
   addEmitter(options: PluginEmitterOptions): number {
+    this.checkNotDisposed('addEmitter');
+    if (typeof options !== 'object' || options === null) throw new FluidError('addEmitter options must be an object');
     const { node, localPosition, localDirection, position, ...rest } = options;
     if (node === undefined) {
       if (position === undefined) throw new FluidError('addEmitter: give a position or a node to follow');
       return this.simulation.addEmitter({ ...rest, position });
     }
+    if (typeof (node as { computeWorldMatrix?: unknown } | null)?.computeWorldMatrix !== 'function') {
+      throw new FluidError(`addEmitter: node is ${String(node)}; it must be a Babylon TransformNode`);
+    }
     const follower: EmitterFollower = {
       emitter: 0,
       node,
-      localPosition: Vector3.FromArray(localPosition ?? [0, 0, 0]),
-      localDirection: Vector3.FromArray(localDirection ?? [0, -1, 0]),
+      localPosition: Vector3.FromArray(checkVector3('localPosition', localPosition ?? [0, 0, 0])),
+      localDirection: Vector3.FromArray(checkVector3('localDirection', localDirection ?? [0, -1, 0])),
       previousPosition: new Vector3(),
       currentPosition: new Vector3(),
       previousDirection: new Vector3(),
@@ -522,23 +715,36 @@ export class FluidPlugin {
 
   /** Removes an emitter and stops following its node. */
   removeEmitter(emitter: number): void {
+    this.checkNotDisposed('removeEmitter');
     this.emitters.delete(emitter);
     this.simulation.removeEmitter(emitter);
   }
 
   /** Adds a drain region that removes every particle entering it (see the simulation's `addDrain`). */
   addDrain(options: DrainOptions): number {
+    this.checkNotDisposed('addDrain');
     return this.simulation.addDrain(options);
   }
 
   /** Removes a drain. */
   removeDrain(drain: number): void {
+    this.checkNotDisposed('removeDrain');
     this.simulation.removeDrain(drain);
   }
 
   /** Fills a box, sphere or baked mesh with particles at rest (see the simulation's `spawn`). */
   spawn(options: SpawnOptions): Uint32Array {
+    this.checkNotDisposed('spawn');
     return this.simulation.spawn(options);
+  }
+
+  /** Throws {@link FluidError} naming `call` once the plugin is disposed. */
+  private checkNotDisposed(call: string): void {
+    if (this.disposed) {
+      throw new FluidError(
+        `${call}: the plugin is disposed; use its simulation headless (fluid.simulation) or create a new plugin`,
+      );
+    }
   }
 
   /** Reads a followed emitter node's world position and direction into `current*`. */
@@ -554,8 +760,9 @@ export class FluidPlugin {
   }
 
   /** Reads every followed node's current world pose (start of a frame's steps). */
-  private readFollowedPoses(): void {
+  private readFollowedPoses(bodiesOnly = false): void {
     for (const follower of this.colliders.values()) {
+      if (bodiesOnly && !this.bodies?.has(follower.collider)) continue;
       const { previous, current } = follower;
       previous.position[0] = current.position[0];
       previous.position[1] = current.position[1];
@@ -564,6 +771,7 @@ export class FluidPlugin {
       previous.scaling = current.scaling;
       readWorldPose(follower.mesh, current);
     }
+    if (bodiesOnly) return;
     for (const follower of this.emitters.values()) {
       follower.previousPosition.copyFrom(follower.currentPosition);
       follower.previousDirection.copyFrom(follower.currentDirection);
@@ -575,11 +783,13 @@ export class FluidPlugin {
    * Hands the simulation the followed poses at `fraction` of the way from the last frame's poses to this
    * frame's (1 at the frame's last step), so several steps in one frame move colliders smoothly.
    */
-  private applyFollowedPoses(fraction: number): void {
+  private applyFollowedPoses(frameFraction: number): void {
     const simulation = this.simulation;
     for (const follower of this.colliders.values()) {
       const { previous, current } = follower;
       const pose = scratchPose;
+      // A coupled body's poses are read after every physics step: its collider goes the whole way.
+      const fraction = this.bodies?.has(follower.collider) === true ? 1 : frameFraction;
       for (let k = 0; k < 3; k++) {
         pose.position[k] = previous.position[k] + fraction * (current.position[k] - previous.position[k]);
       }
@@ -591,14 +801,18 @@ export class FluidPlugin {
       pose.rotation[2] = scratchRotationA.z;
       pose.rotation[3] = scratchRotationA.w;
       pose.scaling = previous.scaling + fraction * (current.scaling - previous.scaling);
+      if (follower.grownSteps < follower.growthSteps) {
+        follower.grownSteps++;
+        pose.scaling *= bodyGrowth(follower);
+      }
       simulation.setColliderTransform(follower.collider, pose);
     }
     for (const follower of this.emitters.values()) {
-      Vector3.LerpToRef(follower.previousPosition, follower.currentPosition, fraction, scratchVector);
+      Vector3.LerpToRef(follower.previousPosition, follower.currentPosition, frameFraction, scratchVector);
       scratchPosition[0] = scratchVector.x;
       scratchPosition[1] = scratchVector.y;
       scratchPosition[2] = scratchVector.z;
-      Vector3.LerpToRef(follower.previousDirection, follower.currentDirection, fraction, scratchVector);
+      Vector3.LerpToRef(follower.previousDirection, follower.currentDirection, frameFraction, scratchVector);
       if (scratchVector.lengthSquared() < 1e-12) scratchVector.copyFrom(follower.currentDirection);
       scratchDirection[0] = scratchVector.x;
       scratchDirection[1] = scratchVector.y;
@@ -616,9 +830,15 @@ export class FluidPlugin {
     this.accumulator += Number.isFinite(frameTime) && frameTime > 0 ? frameTime : 0;
     let steps = Math.floor(this.accumulator / timeStep + 1e-9);
     if (steps > this.maximumSteps) {
-      this.droppedTime += (steps - this.maximumSteps) * timeStep;
-      this.accumulator -= (steps - this.maximumSteps) * timeStep;
+      // Keep the fraction of a step already due; for an absurd frame (1e300 ms) the difference is rounding
+      // noise as large as the frame, and nothing is kept.
+      let remainder = this.accumulator - steps * timeStep;
+      if (!(remainder >= 0 && remainder < timeStep)) remainder = 0;
+      const dropped = this.accumulator - remainder - this.maximumSteps * timeStep;
+      this.accumulator = remainder + this.maximumSteps * timeStep;
+      this.droppedTime += dropped;
       steps = this.maximumSteps;
+      this.onTimeDroppedObservable.notifyObservers(dropped);
     }
     this.accumulator = Math.max(0, this.accumulator - steps * timeStep);
     return steps;
@@ -632,7 +852,12 @@ export class FluidPlugin {
     if (this.disposed) return;
     this.stepsLastFrame = 0;
     try {
-      if (!this.paused && this.simulation.isReady) {
+      const coupled = this.bodies !== undefined && (this.bodies.count > 0 || this.pendingBodies > 0);
+      // Without coupled bodies Babylon's render loop steps the physics again.
+      if (!coupled) this.bodies?.hold(false);
+      if (coupled && this.bodies !== undefined) {
+        this.frameWithBodies(this.bodies);
+      } else if (!this.paused && !this.restoring && this.simulation.isReady) {
         const steps = this.stepsForFrame();
         if (steps > 0) {
           this.readFollowedPoses();
@@ -653,6 +878,51 @@ export class FluidPlugin {
     } catch (error) {
       this.reportError(error);
     }
+  }
+
+  /**
+   * A frame with coupled bodies: the plugin steps the physics engine itself, in pairs with the fluid's
+   * steps (see `RigidBodyBridge`), as many pairs as the frame's time gives (`useDeltaTime`, `timeScale`,
+   * `maxStepsPerFrame` as without bodies). On the CPU backend a pair is a fluid step, the impulses, a
+   * physics step. On the WebGPU backend it is the impulses of the last fluid step (once its readback has
+   * arrived), a physics step, a fluid step; one pair per frame at most, and none while a readback is in
+   * flight. While the fluid cannot step (paused, restoring, shaders compiling) the physics does not
+   * step either, so bodies never fall through still water.
+   */
+  private frameWithBodies(bodies: RigidBodyBridge): void {
+    const simulation = this.simulation;
+    bodies.hold(true);
+    if (this.paused || this.restoring || !simulation.isReady) return;
+    if (simulation.backend === 'webgpu') {
+      if (simulation.readbackInFlight) return;
+      // The frame's time beyond one pair is dropped (counted in droppedTime): the GPU sets the pace.
+      const steps = this.stepsForFrame();
+      if (steps === 0) return;
+      if (steps > 1) this.droppedTime += (steps - 1) * simulation.settings.timeStep;
+      bodies.applyImpulses();
+      bodies.stepPhysics();
+      this.readFollowedPoses();
+      this.coupledFluidStep(1);
+      return;
+    }
+    const steps = this.stepsForFrame();
+    if (steps > 0) this.readFollowedPoses();
+    for (let step = 1; step <= steps; step++) {
+      // Bodies moved in the last pair's physics step: read them again; other followers interpolate.
+      if (step > 1) this.readFollowedPoses(true);
+      this.coupledFluidStep(step / steps);
+      bodies.applyImpulses();
+      bodies.stepPhysics();
+    }
+  }
+
+  /** One fluid step of a coupled frame: followed poses (at `fraction` of the frame), the step, events. */
+  private coupledFluidStep(fraction: number): void {
+    this.applyFollowedPoses(fraction);
+    this.simulation.step();
+    recordStep(this.simulation, this.buffers);
+    this.stepsLastFrame++;
+    this.notifyStep();
   }
 
   /** Hands a frame's error to {@link FluidPlugin.onErrorObservable} (or logs a new message once). */
@@ -719,7 +989,10 @@ export class FluidPlugin {
    * Stops stepping, removes the plugin's observers from the scene and the meshes, disposes the views (the
    * fluid render object, debug meshes and materials) and the observables, and frees the simulation's GPU
    * objects (`simulation.dispose()`). The simulation stays usable headless, on the CPU, from its
-   * components (on the WebGPU backend: the last mirrored state). Safe to call twice.
+   * components (on the WebGPU backend: the last mirrored state). Safe to call twice. Afterwards the
+   * plugin's calls that add, remove or change things (`addMeshCollider`, `addRigidBody`, `removeCollider`,
+   * `addEmitter`, `removeEmitter`, `addDrain`, `removeDrain`, `spawn`, `markParticlesChanged`) throw
+   * {@link FluidError}; its getters, setters and `scene.render()` are harmless no-ops for the fluid.
    */
   dispose(): void {
     if (this.disposed) return;
@@ -734,6 +1007,7 @@ export class FluidPlugin {
       follower.mesh.onDisposeObservable.remove(follower.disposeObserver);
     }
     this.colliders.clear();
+    this.bodies?.dispose();
     this.emitters.clear();
     this.views.dispose();
     this.simulation.dispose();
@@ -744,6 +1018,7 @@ export class FluidPlugin {
     this.onParticlesRemovedObservable.clear();
     this.onBackendChangedObservable.clear();
     this.onErrorObservable.clear();
+    this.onTimeDroppedObservable.clear();
   }
 
   /** True once {@link FluidPlugin.dispose} ran. */

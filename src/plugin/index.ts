@@ -7,7 +7,9 @@ export {
   type FluidPluginOptions,
   type PluginEmitterOptions,
   type PluginMeshColliderOptions,
+  type PluginRigidBodyOptions,
 } from './fluidPlugin';
 export type { MeshFieldOptions } from './meshCollider';
 export type { ColorMapRanges, FluidColorBy, ParticleBuffers } from './particleFeed';
 export { type FluidLookOptions, type FluidRenderMode, supportsFluidRenderer } from './renderers';
+export type { RigidBodyLike } from './rigidBodies';

@@ -91,13 +91,20 @@ const scratchTranslation = new Vector3();
 
 /**
  * Decomposes `matrix` (a world matrix, local to world) into `out`. Throws {@link FluidError} naming
- * `name` when the scaling is not uniform (within 1e-4 relative) or mirrors.
+ * `name` when the matrix holds a non-finite value, or the scaling is not uniform (within 1e-4 relative) or
+ * mirrors.
  */
 export function decomposeWorldPose(matrix: Matrix, name: string, out: WorldPose): WorldPose {
   if (!matrix.decompose(scratchScaling, scratchRotation, scratchTranslation)) {
     throw new FluidError(`'${name}' has a degenerate world matrix (zero scaling); a collider needs scaling > 0`);
   }
   const { x, y, z } = scratchScaling;
+  if (!Number.isFinite(x + y + z + scratchTranslation.x + scratchTranslation.y + scratchTranslation.z)) {
+    throw new FluidError(
+      `'${name}' has a non-finite world matrix (position ${scratchTranslation.x}, ${scratchTranslation.y}, ` +
+        `${scratchTranslation.z}, scaling ${x}, ${y}, ${z}); a collider needs finite values`,
+    );
+  }
   const largest = Math.max(Math.abs(x), Math.abs(y), Math.abs(z));
   if (x < 0 || y < 0 || z < 0) {
     throw new FluidError(

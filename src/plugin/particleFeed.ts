@@ -1,6 +1,6 @@
 /**
  * The one place where particle data leaves the simulation for the renderers. On the CPU backend
- * {@link feedParticles} writes positions, colours and (for the sphere view) instance matrices into buffers
+ * `feedParticles` writes positions, colours and (for the sphere view) instance matrices into buffers
  * allocated once, so a frame allocates nothing. On the WebGPU backend nothing is copied: the feed hands the
  * views the simulation's own position storage buffer (a vec4 per particle, in the GPU's order) and the number
  * of particles to draw from it, so positions never travel through the CPU.
@@ -16,7 +16,7 @@ export type FluidColorBy = 'material' | 'speed' | 'density';
 export interface ParticleBuffers {
   /** Most particles the buffers hold (the simulation's capacity). */
   readonly capacity: number;
-  /** Particles written by the last {@link feedParticles}. */
+  /** Particles written by the last `feedParticles`. */
   count: number;
   /** Entity id of each written particle, in the order of the other buffers. */
   readonly ids: Uint32Array;
@@ -39,13 +39,13 @@ export interface ParticleBuffers {
    * are then not written. Undefined on the CPU backend.
    */
   gpuPositions: DataBuffer | undefined;
-  /** WebGPU backend: the solver that made the last step recorded by {@link recordStep} (undefined before). */
+  /** WebGPU backend: the solver that made the last step recorded by `recordStep` (undefined before). */
   steppedSolver: WebGpuSolver | undefined;
   /** WebGPU backend: particles on that solver's GPU after that step, at most (the CPU count then). */
   steppedCount: number;
 }
 
-/** Ranges of the colour maps of {@link feedParticles}. */
+/** Ranges of the colour maps of `feedParticles`. */
 export interface ColorMapRanges {
   /** Speed (m/s) shown at the hot end of the speed map; 0 m/s is the cold end. */
   speed: number;

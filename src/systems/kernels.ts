@@ -2,14 +2,32 @@
  * SPH smoothing kernels of Müller, Charypar & Gross 2003 (section 3.5), radius h, in 3D.
  * Position Based Fluids uses poly6 for density and the spiky gradient for gradients.
  */
+import { FluidError } from './errors';
 
 /** Normalisation of the poly6 kernel: W(r) = 315 / (64 pi h^9) (h^2 - r^2)^3, eq. 20 of Müller 2003. */
 export function poly6Coefficient(h: number): number {
   return 315 / (64 * Math.PI * h ** 9);
 }
 
-/** Poly6 kernel value at distance `r` (1/m^3); zero for r >= h. */
+/**
+ * Throws {@link FluidError} unless the kernel radius `h` is a finite number > 0 (m) and the distance `r`
+ * is a number >= 0 (m; infinity is allowed and gives 0).
+ */
+function checkKernelArguments(r: number, h: number): void {
+  if (!(typeof h === 'number' && h > 0 && h < Number.POSITIVE_INFINITY)) {
+    throw new FluidError(`h is ${String(h)}; the kernel radius must be a finite number > 0 (m)`);
+  }
+  if (!(typeof r === 'number' && r >= 0)) {
+    throw new FluidError(`r is ${String(r)}; the distance must be a number >= 0 (m)`);
+  }
+}
+
+/**
+ * Poly6 kernel value at distance `r` (m, >= 0) for kernel radius `h` (m, finite, > 0), in 1/m^3; zero for
+ * r >= h. Other arguments throw {@link FluidError}.
+ */
 export function poly6(r: number, h: number): number {
+  checkKernelArguments(r, h);
   if (r >= h) return 0;
   const d = h * h - r * r;
   return poly6Coefficient(h) * d * d * d;
@@ -20,8 +38,12 @@ export function spikyCoefficient(h: number): number {
   return 15 / (Math.PI * h ** 6);
 }
 
-/** Spiky kernel value at distance `r` (1/m^3); zero for r >= h. */
+/**
+ * Spiky kernel value at distance `r` (m, >= 0) for kernel radius `h` (m, finite, > 0), in 1/m^3; zero for
+ * r >= h. Other arguments throw {@link FluidError}.
+ */
 export function spiky(r: number, h: number): number {
+  checkKernelArguments(r, h);
   if (r >= h) return 0;
   const d = h - r;
   return spikyCoefficient(h) * d * d * d;
@@ -36,11 +58,16 @@ export function spikyGradientCoefficient(h: number): number {
 }
 
 /**
- * Spiky gradient with respect to x_i of W(x_i - x_j) for the offset (rx, ry, rz) = x_i - x_j,
- * written into `out` (1/m^4). Zero at r = 0 and r >= h, so it is antisymmetric: grad W(-r) = -grad W(r).
+ * Spiky gradient with respect to x_i of W(x_i - x_j) for the offset (rx, ry, rz) = x_i - x_j (m, finite),
+ * written into `out` (1/m^4) for kernel radius `h` (m, finite, > 0). Zero at r = 0 and r >= h, so it is
+ * antisymmetric: grad W(-r) = -grad W(r). A non-finite offset or a bad `h` throws {@link FluidError}.
  */
 export function spikyGradient(rx: number, ry: number, rz: number, h: number, out: Float64Array | number[]): void {
+  if (!Number.isFinite(rx + ry + rz)) {
+    throw new FluidError(`the offset is [${rx}, ${ry}, ${rz}]; its components must be finite numbers (m)`);
+  }
   const r = Math.sqrt(rx * rx + ry * ry + rz * rz);
+  checkKernelArguments(Number.isFinite(r) ? r : 0, h);
   if (r >= h || r <= 0) {
     out[0] = 0;
     out[1] = 0;

@@ -4,7 +4,15 @@
  */
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
-import { addComponent, createWorld, entityExists, hasComponent, removeEntity, type World } from 'bitecs';
+import {
+  addComponent,
+  createEntityIndex,
+  createWorld,
+  entityExists,
+  hasComponent,
+  removeEntity,
+  type World,
+} from 'bitecs';
 import {
   type BodyCouplingStore,
   ColliderShape,
@@ -16,7 +24,7 @@ import {
   type FluidSettings,
   type Vector3Store,
 } from '../components';
-import { commitColliderPose, writePose } from './collide/cpu';
+import { commitColliderPose, countParticlesInside, writePose } from './collide/cpu';
 import { createSimulationContext, type FluidStats, POSE_SIZE, type SimulationContext } from './context';
 import { nozzleLayer } from './emit/cpu';
 import { createEntity, createParticle, destroyParticle } from './entities';
@@ -28,10 +36,22 @@ import { type FluidMaterialOptions, registerMaterial, resolveMaterial, writeMate
 import { cpuSystems, type FluidSystem, runStep, webGpuSystems } from './pipeline';
 import { SignedDistanceField } from './sdf/field';
 import {
+  applySnapshot,
+  checkSnapshotFits,
+  type DecodedSnapshot,
+  type EntityIndex,
+  type FromSnapshotOptions,
+  readSnapshot,
+  snapshotSimulationOptions,
+  writeSnapshot,
+} from './snapshot';
+import {
+  checkComponents,
   checkInteger,
   checkNumber,
   checkQuaternion,
   checkVector3,
+  maximumNozzleRadius,
   type QuaternionTuple,
   type Vector3Tuple,
   withDefault,
@@ -234,7 +254,10 @@ export interface EmitterOptions {
   direction?: Vector3Tuple;
   /** Nozzle cross-section. Default `'circle'`. */
   shape?: 'circle' | 'square';
-  /** Nozzle radius (circle) or half side (square) in metres. Range [1e-6, 1e4]. Default 2 particle radii. */
+  /**
+   * Nozzle radius (circle) or half side (square) in metres. Range [1e-6, min(1e4, 2r (sqrt(capacity / pi)
+   * + 1))]: a cross-section layer never holds much more than the capacity. Default 2 particle radii.
+   */
   radius?: number;
   /**
    * Particles per second. Range [0, 1e9]. Default: the coherent-jet rate `layerCount x speed / 2r`, at
@@ -313,6 +336,9 @@ export type SpawnOptions =
 
 const DEFAULT_PARTICLE_RADIUS = 0.025;
 
+/** Most lattice points `spawn` tests against a sphere or a mesh (a larger volume is refused, not searched). */
+const MAX_SPAWN_SEARCH = 1e8;
+
 /** Checks a uniform scaling given as a number or as `[s, s, s]`; returns the number. */
 function checkScaling(value: unknown): number {
   if (typeof value === 'number') return checkNumber('scaling', value, MIN_SCALE, MAX_SCALE);
@@ -324,6 +350,16 @@ function checkScaling(value: unknown): number {
     );
   }
   return checkNumber('scaling', x, MIN_SCALE, MAX_SCALE);
+}
+
+/** Zeroes the impulse accumulators of collider `id`. */
+function clearBodyImpulse(b: BodyCouplingStore, id: number): void {
+  b.impulseX[id] = 0;
+  b.impulseY[id] = 0;
+  b.impulseZ[id] = 0;
+  b.angularImpulseX[id] = 0;
+  b.angularImpulseY[id] = 0;
+  b.angularImpulseZ[id] = 0;
 }
 
 /**
@@ -338,26 +374,21 @@ function checkScaling(value: unknown): number {
  * const { Position } = simulation;
  * ```
  */
-/** Zeroes the impulse accumulators of collider `id`. */
-function clearBodyImpulse(b: BodyCouplingStore, id: number): void {
-  b.impulseX[id] = 0;
-  b.impulseY[id] = 0;
-  b.impulseZ[id] = 0;
-  b.angularImpulseX[id] = 0;
-  b.angularImpulseY[id] = 0;
-  b.angularImpulseZ[id] = 0;
-}
-
 export class FluidSimulation {
   /** The resolved settings. `gravity`, `timeStep`, `substeps` and `iterations` may be edited between steps. */
   readonly settings: FluidSettings;
   /** The bitecs world; `world.components` holds the stores. */
-  readonly world: World<{ components: FluidComponents }>;
+  readonly world: World<{
+    /** The same stores as {@link FluidSimulation.components}. */
+    components: FluidComponents;
+  }>;
   /** All component stores, indexed by entity id. */
   readonly components: FluidComponents;
   private readonly context: SimulationContext;
   private systems: readonly FluidSystem[];
   private readonly entityCapacity: number;
+  /** The entity index the world was created with: which ids are alive and which are reused next (snapshots). */
+  private readonly entityIndex: EntityIndex = createEntityIndex();
   private readonly engine: AbstractEngine | undefined;
   private gpuContext: GpuContext | undefined;
   private mirrorMode: MirrorMode = 'every-frame';
@@ -433,7 +464,7 @@ export class FluidSimulation {
     // Entity ids of bitecs start at 1 and are recycled, so every id is below this bound.
     this.entityCapacity = capacity + maxMaterials + maxColliders + maxEmitters + 1;
     this.components = createFluidComponents(this.entityCapacity);
-    this.world = createWorld({ components: this.components });
+    this.world = createWorld<{ components: FluidComponents }>(this.entityIndex, { components: this.components });
     this.context = createSimulationContext(this.settings, this.world, this.components, this.entityCapacity);
     this.systems = cpuSystems;
     this.useSystems(cpuSystems, 'cpu');
@@ -513,6 +544,14 @@ export class FluidSimulation {
     return this.gpuContext ? this.gpuContext.solver.isReady() : true;
   }
 
+  /**
+   * True while a WebGPU readback is in flight, so the components, the removals and the coupled bodies'
+   * impulses of the last step have not all arrived yet. Always false on the CPU backend.
+   */
+  get readbackInFlight(): boolean {
+    return this.gpuContext !== undefined && this.gpuContext.inFlight.size > 0;
+  }
+
   /** Resolves when `step()` may be called (see {@link FluidSimulation.isReady}). */
   async ready(): Promise<void> {
     await this.gpuContext?.solver.whenReady();
@@ -526,6 +565,7 @@ export class FluidSimulation {
     return this.mirrorMode;
   }
 
+  /** Sets the mirror mode; an unknown mode throws `FluidError`. */
   set mirror(mode: MirrorMode) {
     if (mode !== 'every-frame' && mode !== 'on-demand' && mode !== 'off') {
       throw new FluidError(`mirror is '${String(mode)}'; allowed values are 'every-frame', 'on-demand' and 'off'`);
@@ -557,6 +597,9 @@ export class FluidSimulation {
    * Throws {@link FluidError} for an id that is not a live particle.
    */
   markParticlesChanged(ids: number | ArrayLike<number>): void {
+    if (typeof ids !== 'number' && !Array.isArray(ids) && !ArrayBuffer.isView(ids)) {
+      throw new FluidError(`markParticlesChanged: ids is ${String(ids)}; it must be an entity id or an array of them`);
+    }
     const list = typeof ids === 'number' ? [ids] : ids;
     for (let k = 0; k < list.length; k++) {
       if (!this.isParticle(list[k])) {
@@ -621,6 +664,9 @@ export class FluidSimulation {
   particles(into?: Uint32Array): Uint32Array {
     const { entity, count } = this.context.solver;
     if (into === undefined) return entity.slice(0, count);
+    if (!(into instanceof Uint32Array)) {
+      throw new FluidError(`particles(into): into is ${String(into)}; it must be a Uint32Array`);
+    }
     if (into.length < count) {
       throw new FluidError(`particles(into): into has length ${into.length}; it needs at least ${count}`);
     }
@@ -634,6 +680,7 @@ export class FluidSimulation {
 
   /** Adds a fluid material entity and returns its id. Invalid options throw {@link FluidError}. */
   addMaterial(options: FluidMaterialOptions = {}): number {
+    if (typeof options !== 'object' || options === null) throw new FluidError('addMaterial options must be an object');
     const table = this.context.materials;
     if (table.count >= this.settings.maxMaterials) {
       throw new FluidCapacityError(`maxMaterials (${this.settings.maxMaterials}) reached; cannot add a material`);
@@ -750,7 +797,9 @@ export class FluidSimulation {
       throw new FluidError(`rigidBody is ${String(rigidBody)}; it must be an object ({ centreOfMass })`);
     }
     const centreOfMass =
-      rigidBody?.centreOfMass === undefined ? [0, 0, 0] : checkVector3('rigidBody.centreOfMass', rigidBody.centreOfMass);
+      rigidBody?.centreOfMass === undefined
+        ? [0, 0, 0]
+        : checkVector3('rigidBody.centreOfMass', rigidBody.centreOfMass);
     let shape: number;
     let field: SignedDistanceField | undefined;
     let a: [number, number, number] = [0, 0, 0];
@@ -865,6 +914,9 @@ export class FluidSimulation {
    */
   setColliderTransform(id: number, transform: ColliderTransform): void {
     if (!this.isCollider(id)) throw new FluidError(`setColliderTransform: ${String(id)} is not a collider entity`);
+    if (typeof transform !== 'object' || transform === null) {
+      throw new FluidError('setColliderTransform: transform must be an object');
+    }
     const c = this.components.Collider;
     const position = transform.position === undefined ? undefined : checkVector3('position', transform.position);
     const rotation = transform.rotation === undefined ? undefined : checkQuaternion('rotation', transform.rotation);
@@ -887,7 +939,8 @@ export class FluidSimulation {
   /**
    * The impulses the fluid gave collider `id`'s rigid body since the last call (the `BodyCoupling`
    * accumulators), and clears them: apply them to the body once per physics step. On the WebGPU backend
-   * they arrive with the step's readback, one frame or two after the step that produced them. Throws
+   * they arrive with the step's readback, one frame or two after the step that produced them (every
+   * step's impulses exactly once: a step whose readback was skipped is read with a later one). Throws
    * {@link FluidError} if `id` is not a collider coupled with `rigidBody`.
    */
   takeBodyImpulse(id: number, out?: BodyImpulse): BodyImpulse {
@@ -906,6 +959,16 @@ export class FluidSimulation {
     return result;
   }
 
+  /**
+   * Number of particles whose centre lies inside collider `id`'s solid (for a container: outside it) in
+   * its current pose, from the particle components (on the WebGPU backend, as last mirrored). Throws
+   * {@link FluidError} if `id` is not a collider.
+   */
+  particlesInsideCollider(id: number): number {
+    if (!this.isCollider(id)) throw new FluidError(`particlesInsideCollider: ${String(id)} is not a collider entity`);
+    return countParticlesInside(this.context, id, this.particles());
+  }
+
   /** Removes a collider entity. */
   removeCollider(id: number): void {
     if (!this.isCollider(id)) throw new FluidError(`removeCollider: ${String(id)} is not a collider entity`);
@@ -919,6 +982,7 @@ export class FluidSimulation {
     }
     this.components.BodyCoupling.coupled[id] = 0;
     clearBodyImpulse(this.components.BodyCoupling, id);
+    this.gpuContext?.solver.forgetCollider(id);
     const c = this.components.Collider;
     const fieldIndex = c.field[id];
     c.field[id] = -1;
@@ -972,7 +1036,7 @@ export class FluidSimulation {
     }
     const shape = shapeName === 'circle' ? EmitterShape.circle : EmitterShape.square;
     const r = this.settings.particleRadius;
-    const radius = checkNumber('radius', withDefault(options.radius, 2 * r), 1e-6, 1e4);
+    const radius = checkNumber('radius', withDefault(options.radius, 2 * r), 1e-6, maximumNozzleRadius(this.settings));
     const speed = checkNumber('speed', withDefault(options.speed, 2), 0, 1e4);
     const spacing = 2 * r;
     let rate: number;
@@ -1019,6 +1083,9 @@ export class FluidSimulation {
   /** Moves an emitter: nozzle centre and/or direction (world space; the direction is normalised). */
   setEmitterTransform(id: number, transform: { position?: Vector3Tuple; direction?: Vector3Tuple }): void {
     if (!this.isEmitter(id)) throw new FluidError(`setEmitterTransform: ${String(id)} is not an emitter entity`);
+    if (typeof transform !== 'object' || transform === null) {
+      throw new FluidError('setEmitterTransform: transform must be an object');
+    }
     const e = this.components.Emitter;
     if (transform.position !== undefined) {
       const position = checkVector3('position', transform.position);
@@ -1116,7 +1183,8 @@ export class FluidSimulation {
    * Fills a box, a sphere or the inside of a baked mesh with particles on the rest lattice (spacing 2r)
    * and returns their ids (a burst or volume emitter). A mesh keeps the lattice points whose distance
    * inside the mesh is at least one particle radius. Throws {@link FluidCapacityError} (spawning nothing)
-   * if the particles would exceed the capacity.
+   * if the particles would exceed the capacity, and {@link FluidError} if the volume's bounding box spans
+   * more than 1e8 lattice points (it is refused rather than searched for seconds).
    */
   spawn(options: SpawnOptions): Uint32Array {
     if (typeof options !== 'object' || options === null) throw new FluidError('spawn options must be an object');
@@ -1182,19 +1250,29 @@ export class FluidSimulation {
     }
     // Lattice aligned to the box's minimum corner plus r; count first so nothing is spawned past capacity.
     const counts = [0, 1, 2].map((axis) => Math.max(0, Math.floor((max[axis] - min[axis]) / spacing + 1e-6)) + 1);
+    const searched = counts[0] * counts[1] * counts[2];
+    if (!(searched <= MAX_SPAWN_SEARCH)) {
+      throw new FluidError(
+        `the volume spans ${counts.join(' x ')} lattice points (spacing ${spacing} m); at most ${MAX_SPAWN_SEARCH} are searched: spawn a smaller volume`,
+      );
+    }
+    const s = this.context.solver;
+    // Points past the room left are counted for the message, not stored.
+    const room = this.settings.capacity - s.count;
     const points: number[] = [];
+    let total = 0;
     for (let iz = 0; iz < counts[2]; iz++) {
       for (let iy = 0; iy < counts[1]; iy++) {
         for (let ix = 0; ix < counts[0]; ix++) {
           const x = min[0] + r + ix * spacing;
           const y = min[1] + r + iy * spacing;
           const z = min[2] + r + iz * spacing;
-          if (inside(x, y, z)) points.push(x, y, z);
+          if (!inside(x, y, z)) continue;
+          if (total < room) points.push(x, y, z);
+          total++;
         }
       }
     }
-    const total = points.length / 3;
-    const s = this.context.solver;
     if (s.count + total > this.settings.capacity) {
       throw new FluidCapacityError(
         `spawning ${total} particles would make ${s.count + total}, over the capacity of ${this.settings.capacity}; nothing was spawned`,
@@ -1219,8 +1297,13 @@ export class FluidSimulation {
 
   /**
    * Advances the simulation by `timeStep` seconds (default `settings.timeStep`), in `settings.substeps`
-   * substeps. Throws {@link FluidError} on invalid input or state (a NaN in a component, an out-of-range
-   * material value); the components then keep their previous values.
+   * substeps. Throws {@link FluidError} on invalid input or state: a `timeStep` outside [0.000001, 0.1]
+   * seconds (0, a negative or a 10 s step is refused, never clamped: the plugin splits long frames), or a
+   * value game code wrote into a component (a NaN position, a material id that is no material, a negative
+   * viscosity, a lifetime outside [0, 1e9] s, a collider with a zero radius). Everything game code may edit is
+   * checked before the step changes anything, so then nothing changed: no particle was emitted, aged or
+   * drained. Only if the solve itself produces a non-finite value is the step discarded after emitting and
+   * draining; the other particles keep their previous values.
    */
   step(timeStep: number = this.settings.timeStep): void {
     checkNumber('timeStep', timeStep, 1e-6, 0.1);
@@ -1231,6 +1314,74 @@ export class FluidSimulation {
     checkInteger('settings.substeps', this.settings.substeps, 1, 32);
     checkInteger('settings.iterations', this.settings.iterations, 1, 64);
     checkNumber('settings.maxSpeed', this.settings.maxSpeed, 1e-6, 10000);
+    // The WebGPU backend checks the particles game code marked when it uploads them.
+    checkComponents(this.context, this.gpuContext === undefined);
     runStep(this.context, this.systems, timeStep);
+  }
+
+  /**
+   * Save: the whole state as a compact, versioned binary snapshot (see `snapshot.ts`): every live entity
+   * with its id and every component value, materials, colliders (poses and previous poses, and the mesh
+   * colliders' signed distance fields in full), emitters (with their owed fraction of a layer) and drains,
+   * the settings, and what the solver carries from step to step (the particles' order in its arrays, the
+   * random generator, which ids bitecs reuses next). About 85 bytes per particle plus 16 bytes per field
+   * node. On the WebGPU backend it holds the components as last read back: `await readback()` first (the
+   * plugin's `snapshot()` does); a particle removed by `removeParticle` since the last step is still in it.
+   */
+  snapshot(): Uint8Array {
+    return writeSnapshot(this.context, this.entityIndex);
+  }
+
+  /**
+   * Load: replaces this simulation's whole state by a snapshot's, on either backend. Every entity of the
+   * world is removed and the snapshot's come back with their ids (entities game code added to the world
+   * itself come back as bare entities: their own components are not in the snapshot). The snapshot's
+   * `particleRadius` and `kernelRadius` must equal this simulation's and its counts fit within this one's
+   * limits; `gravity`, `timeStep`, `substeps`, `iterations` and `maxSpeed` are taken from it. On the CPU
+   * backend the simulation then continues bit-identically to the saved one when the capacities are equal
+   * (a different `capacity` changes the neighbour grid's table, so the summation order). On the WebGPU
+   * backend the particles are uploaded again with the next step; no readback may be in flight (`await
+   * readback()` first; the plugin's `restore()` does).
+   *
+   * Throws {@link FluidError} saying what is wrong, changing nothing: not a snapshot, a newer format
+   * version, corruption (checksum mismatch, truncation), a limit too small (`capacity 1000 is smaller
+   * than the snapshot's 5000 particles`), a different particle radius.
+   */
+  restore(snapshot: Uint8Array): void {
+    this.restoreDecoded(readSnapshot(snapshot));
+  }
+
+  /**
+   * A new simulation with the snapshot's settings and state (see {@link FluidSimulation.restore}), on the
+   * backend `options` asks for (default `'cpu'`). Throws {@link FluidError} for a bad snapshot.
+   */
+  static fromSnapshot(snapshot: Uint8Array, options: FromSnapshotOptions = {}): FluidSimulation {
+    const decoded = readSnapshot(snapshot);
+    const simulation = new FluidSimulation({
+      ...snapshotSimulationOptions(decoded),
+      backend: options.backend,
+      engine: options.engine,
+      mirror: options.mirror,
+    });
+    simulation.restoreDecoded(decoded);
+    return simulation;
+  }
+
+  private restoreDecoded(decoded: DecodedSnapshot): void {
+    checkSnapshotFits(this.context, decoded);
+    const gpu = this.gpuContext;
+    if (gpu && gpu.inFlight.size > 0) {
+      throw new FluidError(
+        'restore: WebGPU readbacks are in flight and would overwrite the restored state; await simulation.readback() first (FluidPlugin.restore does)',
+      );
+    }
+    applySnapshot(this.context, this.entityIndex, decoded);
+    if (gpu) {
+      // As after a lost device: the GPU starts again from the (restored) components at the next step.
+      gpu.solver.resetParticles();
+      gpu.removedSinceStep = 0;
+      gpu.gpuCount = 0;
+      gpu.nonFinite = false;
+    }
   }
 }

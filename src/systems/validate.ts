@@ -1,5 +1,8 @@
 /** Argument checks shared by the public API: each failure names the value and the allowed range. */
+import { ColliderShape, type FluidSettings } from '../components';
+import type { SimulationContext } from './context';
 import { FluidError } from './errors';
+import { gatherColliders, gatherMaterials } from './gather';
 
 /** A three-component vector as the API takes it: `[x, y, z]`. */
 export type Vector3Tuple = readonly [number, number, number];
@@ -54,4 +57,118 @@ export function checkQuaternion(name: string, value: unknown): [number, number, 
 /** Returns `value` if defined, else `fallback`. */
 export function withDefault<T>(value: T | undefined, fallback: T): T {
   return value === undefined ? fallback : value;
+}
+
+/**
+ * Checks every value game code may have edited since the last step, before the step changes anything:
+ * emitter nozzle radii against {@link maximumNozzleRadius} (the emit system checks the other emitter and
+ * drain values first thing), materials and collider poses (the checks of the gather system), each
+ * collider's shape parameters, and, when `particles` is true (the CPU backend, whose step reads every particle component), each live
+ * particle's `Position`, `Velocity`, `Particle.material`, `Particle.lifetime` and `Particle.age`. Throws a
+ * {@link FluidError} naming the component, the entity and the allowed range; nothing is changed then, so
+ * the game can correct the value and step again.
+ */
+export function checkComponents(ctx: SimulationContext, particles: boolean): void {
+  const largestNozzle = maximumNozzleRadius(ctx.settings);
+  const e = ctx.components.Emitter;
+  for (const eid of ctx.events.emitters) {
+    if (!(e.radius[eid] <= largestNozzle)) {
+      throw new FluidError(`Emitter.radius[${eid}] is ${e.radius[eid]}; allowed range is [0.000001, ${largestNozzle}]`);
+    }
+  }
+  gatherMaterials(ctx);
+  gatherColliders(ctx);
+  checkColliderShapes(ctx);
+  if (particles) checkParticleComponents(ctx);
+}
+
+/**
+ * Largest nozzle radius (m) an emitter may have: 2r (sqrt(capacity / pi) + 1), at most 1e4, so that one
+ * cross-section layer holds about the capacity at most (a larger one could never be emitted, and laying it
+ * out would take memory and time in proportion to its area).
+ */
+export function maximumNozzleRadius(settings: Pick<FluidSettings, 'particleRadius' | 'capacity'>): number {
+  return Math.min(1e4, 2 * settings.particleRadius * (Math.sqrt(settings.capacity / Math.PI) + 1));
+}
+
+/** The shape names in the order of their codes (`ColliderShape`: 0 box, 1 sphere, ...). */
+const SHAPE_NAMES = Object.entries(ColliderShape)
+  .sort((a, b) => a[1] - b[1])
+  .map(([name]) => name);
+
+/** Shape codes and the parameters each shape needs: positive radii, box min below max, a unit plane normal. */
+function checkColliderShapes(ctx: SimulationContext): void {
+  const c = ctx.components.Collider;
+  const table = ctx.colliders;
+  for (let slot = 0; slot < table.count; slot++) {
+    const eid = table.entity[slot];
+    const shape = c.shape[eid];
+    if (shape >= SHAPE_NAMES.length) {
+      throw new FluidError(
+        `Collider.shape[${eid}] is ${shape}; allowed values are 0 to ${SHAPE_NAMES.length - 1} (${SHAPE_NAMES.join(', ')})`,
+      );
+    }
+    if (shape === ColliderShape.sphere || shape === ColliderShape.capsule) {
+      if (!(c.radius[eid] >= 1e-6 && c.radius[eid] <= 1e7)) {
+        throw new FluidError(`Collider.radius[${eid}] is ${c.radius[eid]}; allowed range is [0.000001, 10000000]`);
+      }
+    } else if (shape === ColliderShape.box) {
+      const min = [c.ax[eid], c.ay[eid], c.az[eid]];
+      const max = [c.bx[eid], c.by[eid], c.bz[eid]];
+      for (let axis = 0; axis < 3; axis++) {
+        if (!(max[axis] > min[axis])) {
+          throw new FluidError(
+            `Collider box ${eid}: max ${'xyz'[axis]} (Collider.b${'xyz'[axis]}, ${max[axis]}) must be greater than min (Collider.a${'xyz'[axis]}, ${min[axis]})`,
+          );
+        }
+      }
+    } else if (shape === ColliderShape.plane) {
+      const length = Math.hypot(c.bx[eid], c.by[eid], c.bz[eid]);
+      if (!(Math.abs(length - 1) <= 1e-3)) {
+        throw new FluidError(
+          `Collider plane ${eid}: the normal (Collider.bx, by, bz) has length ${length}; it must be a unit vector (length 1 within 0.001)`,
+        );
+      }
+    }
+  }
+}
+
+/** Live particles' components: finite position and velocity, a material entity, a lifetime and an age. */
+function checkParticleComponents(ctx: SimulationContext): void {
+  const s = ctx.solver;
+  const { Position, Velocity, Particle } = ctx.components;
+  const slotOfMaterial = ctx.materials.slotOfEntity;
+  for (let place = 0; place < s.count; place++) {
+    const eid = s.entity[place];
+    // One sum catches NaN and infinities in all six values; the loop below only names the culprit.
+    if (
+      !Number.isFinite(
+        Position.x[eid] + Position.y[eid] + Position.z[eid] + Velocity.x[eid] + Velocity.y[eid] + Velocity.z[eid],
+      )
+    ) {
+      const stores = { Position, Velocity };
+      for (const store of ['Position', 'Velocity'] as const) {
+        for (const axis of ['x', 'y', 'z'] as const) {
+          const value = stores[store][axis][eid];
+          if (!Number.isFinite(value))
+            throw new FluidError(`${store}.${axis}[${eid}] is ${value}; it must be a finite number`);
+        }
+      }
+    }
+    const material = Particle.material[eid];
+    if (!(slotOfMaterial[material] >= 0)) {
+      throw new FluidError(
+        `Particle.material[${eid}] is ${material}, which is not a material entity of this simulation`,
+      );
+    }
+    const lifetime = Particle.lifetime[eid];
+    if (!(lifetime >= 0 && lifetime <= 1e9)) {
+      throw new FluidError(
+        `Particle.lifetime[${eid}] is ${lifetime}; allowed range is [0, 1000000000] seconds (0 lives forever)`,
+      );
+    }
+    if (!Number.isFinite(Particle.age[eid])) {
+      throw new FluidError(`Particle.age[${eid}] is ${Particle.age[eid]}; it must be a finite number of seconds`);
+    }
+  }
 }

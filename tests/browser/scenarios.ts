@@ -69,6 +69,9 @@ export const scenarios: Record<string, Scenario> = {
   damBreakParity: (engine) => damBreakParity(engine),
   emitDrainParity: (engine) => emitDrainParity(engine),
   nonFiniteRecovery: (engine) => nonFiniteRecovery(engine),
+  couplingParity: async (engine, args) => (await import('./coupling')).couplingParity(engine, args),
+  snapshot: async (engine) => (await import('./snapshot')).snapshotAcrossBackends(engine),
+  soak: async (engine, args) => (await import('./soak')).soakScenario(engine, args),
   bench: (engine, args) => benchScenario(engine, args),
   /** Adapter, limits, and a trivial compute pass (double 1024 floats) read back. */
   async smoke(engine): Promise<SmokeResult> {

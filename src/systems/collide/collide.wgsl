@@ -2,7 +2,12 @@
 // density/cpu.ts), then projects it out of solids and into containers (mirrors collideParticles in
 // collide/cpu.ts): solids first, containers last; a swept test along the particle's path relative to the
 // collider (sphere tracing) so a thin or fast wall cannot be crossed; up to EXTRA_PROJECTIONS more
-// projections in concave corners; the contact (collider, normal, approach speed) is recorded.
+// projections in concave corners; the contact (collider, normal, approach speed) is recorded. A particle
+// whose start-of-substep position lay inside a wall (not of a container box) is pre-stabilised: its start
+// position moves with the push, so it gains no velocity, and no impulse goes to a coupled body.
+// Two variants (see `couplingVariant` in gpu/backend.ts): without coupled colliders this pass applies the
+// correction first; with them the apply pass (couple/apply.wgsl) has done so, and this pass adds each push
+// by a coupled collider to its impulse accumulators (couple/impulse.wgsl): -m push / dt at the contact point.
 
 const EXTRA_PROJECTIONS: u32 = 3u;
 
@@ -11,8 +16,9 @@ const END: u32 = 0u;
 const START: u32 = 1u;
 const MARCH: u32 = 2u;
 const PROJECT: u32 = 3u;
-const DONE: u32 = 4u;
-const MISSED: u32 = 5u;
+const CHECK: u32 = 4u;
+const DONE: u32 = 5u;
+const MISSED: u32 = 6u;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -20,14 +26,24 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   if (i >= state.count) { return; }
   let p = scene.params;
   let own = sortedPredicted[i];
+  // @uncoupled
   var correction = delta[i].xyz;
   let lengthSquared = dot(correction, correction);
   if (lengthSquared > p.particleRadius * p.particleRadius) {
     correction = correction * (p.particleRadius / sqrt(lengthSquared));
   }
   var x = own.xyz + correction;
+  // @end uncoupled
+  // @coupled
+  var x = own.xyz;
+  // @end coupled
   if (p.colliderCount > 0u) {
-    let start = sortedPosition[i].xyz;
+    let startRecord = sortedPosition[i];
+    var start = startRecord.xyz;
+    var startMoved = false;
+    // @coupled
+    let mass = scene.materials[u32(startRecord.w)].mass;
+    // @end coupled
     let v = sortedVelocity[i].xyz;
     var record = contact[i];
     let count = p.colliderCount;
@@ -52,6 +68,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
       let l = toLocal(pose, x);
       var normal: vec3<f32>;
       var push: vec3<f32>;
+      var penetrating = false;
       if (c.shape == SHAPE_BOX && c.container == 1u) {
         let projected = clamp(l, c.a.xyz + vec3<f32>(localRadius), c.b.xyz - vec3<f32>(localRadius));
         push = projected - l;
@@ -61,7 +78,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
       } else {
         // One distance query per round of a loop (SwiftShader runs every query written in the shader, taken
         // or not): the distance at l, then, if the path is longer, at the start s, then the sphere-traced
-        // march from s (MARCH), then the extra projections (PROJECT), as written out in collide/cpu.ts.
+        // march from s (MARCH), then the extra projections (PROJECT), then, if not known yet, the distance
+        // at s for the pre-stabilisation (CHECK), as written out in collide/cpu.ts.
         let s = toLocal(startPose, start);
         let path = l - s;
         let pathLength = sqrt(dot(path, path));
@@ -76,6 +94,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         var f = l;
         var round = 0u;
         var project = false;
+        var startDistance = 0.0;
+        var startKnown = false;
         loop {
           let d = fluidSideDistance(shape, query, normalWithin);
           if (phase == END) {
@@ -89,6 +109,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
               project = true;
             }
           } else if (phase == START) {
+            startDistance = d.x;
+            startKnown = true;
             if (d.x > 0.0 && pathLength > d.x + max(endDistance, 0.0)) {
               phase = MARCH;
               query = s + t * path;
@@ -111,16 +133,29 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
                 project = true;
               }
             }
-          } else {
+          } else if (phase == PROJECT) {
             let deficit = localRadius - d.x;
             round = round + 1u;
+            var finished = false;
             if (deficit <= 1e-3 * localRadius) {
-              phase = DONE;
+              finished = true;
             } else {
               f = f + deficit * d.yzw;
               query = f;
-              if (round >= EXTRA_PROJECTIONS) { phase = DONE; }
+              finished = round >= EXTRA_PROJECTIONS;
             }
+            if (finished) {
+              if (startKnown) {
+                phase = DONE;
+              } else {
+                phase = CHECK;
+                query = s;
+                normalWithin = 0.0;
+              }
+            }
+          } else {
+            startDistance = d.x;
+            phase = DONE;
           }
           if (project) {
             project = false;
@@ -139,11 +174,23 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         }
         if (phase == MISSED) { continue; }
         push = f - l;
+        penetrating = startDistance < 0.0;
       }
       let worldNormal = rotate(pose, normal);
       // Surface velocity over the substep at this particle: where local point l was at the start.
       let surfaceVelocity = (x - toWorld(startPose, l)) * p.inverseTimeStep;
-      x = x + pose.scale.x * rotate(pose, push);
+      let worldPush = pose.scale.x * rotate(pose, push);
+      x = x + worldPush;
+      if (penetrating) {
+        start = start + worldPush;
+        startMoved = true;
+      }
+      // @coupled
+      if (c.coupled == 1u && !penetrating) {
+        addBodyImpulse(slot, pose, c.centreOfMass.xyz, (-mass * p.inverseTimeStep) * worldPush,
+          x - p.particleRadius * worldNormal);
+      }
+      // @end coupled
       if (record.collider != i32(slot)) {
         record.approach = min(dot(v - surfaceVelocity, worldNormal), 0.0);
       }
@@ -156,6 +203,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
       }
     }
     contact[i] = record;
+    if (startMoved) { sortedPosition[i] = vec4<f32>(start, startRecord.w); }
   }
   sortedPredicted[i] = vec4<f32>(x, own.w);
 }

@@ -22,8 +22,8 @@
  */
 import { collideParticles, computeWallWeights } from '../collide/cpu';
 import type { SimulationContext } from '../context';
-import { accumulateWallImpulses } from '../couple/cpu';
 import { selfWeight } from '../context';
+import { accumulateWallImpulses } from '../couple/cpu';
 import { poly6Coefficient, spikyGradientCoefficient } from '../kernels';
 
 /** Offset, as a fraction of h, given along +x to the second of two particles at the same position. */

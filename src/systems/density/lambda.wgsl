@@ -3,6 +3,29 @@
 // thread per particle gathers over the 27 cells around its cell (no neighbour lists, no atomics):
 // rho_i = m_i (W(0) + Z_i) + sum_j m_j W_ij, grad_i C_i = (m_i / rho0_i) grad Z_i + sum_j (m_j / rho0_i) grad W_ij,
 // lambda_i = -C_i / (sum_j |grad_j C_i|^2 + |grad_i C_i|^2 + epsilon), C_i = max(rho_i / rho0_i - 1, 0).
+// With coupled colliders it also keeps each particle's shares of the wall gradient of the two nearest coupled
+// colliders (recordWallGradient in couple/cpu.ts records every one; a third coupled collider within h of the
+// same particle is left out of the wall-pressure impulse, the approximation of the GPU) for the apply pass
+// (couple/apply.wgsl): wall[wallShareOffset + i] and wall[2 wallShareOffset + i] = (share, slot), slot -1 none.
+
+// The two nearest coupled colliders' shares of the wall gradient (xyz) and their distance (w), and slots.
+var<private> nearShare: vec4<f32>;
+var<private> nearSlot: i32;
+var<private> nextShare: vec4<f32>;
+var<private> nextSlot: i32;
+
+// Keeps collider `slot`'s share if it is among the two nearest so far.
+fn keepShare(slot: u32, gradient: vec3<f32>, distance: f32) {
+  if (distance < nearShare.w) {
+    nextShare = nearShare;
+    nextSlot = nearSlot;
+    nearShare = vec4<f32>(gradient, distance);
+    nearSlot = i32(slot);
+  } else if (distance < nextShare.w) {
+    nextShare = vec4<f32>(gradient, distance);
+    nextSlot = i32(slot);
+  }
+}
 
 fn wallTableValue(k: u32) -> f32 {
   return scene.wallTable[k / 4u][k % 4u];
@@ -32,6 +55,9 @@ fn wallWeights(x: vec3<f32>) -> vec4<f32> {
     let scale = pose.scale.x;
     let localH = h * pose.scale.y;
     let l = toLocal(pose, x);
+    // This collider's terms, and its nearest wall's local distance (for the coupled shares).
+    var term = vec4<f32>(0.0);
+    var nearest = localH;
     if (c.shape == SHAPE_BOX && c.container == 1u) {
       // Six faces; the columns of R are the local axes in world space.
       let axisX = vec3<f32>(pose.row0.x, pose.row1.x, pose.row2.x);
@@ -39,17 +65,22 @@ fn wallWeights(x: vec3<f32>) -> vec4<f32> {
       let axisZ = vec3<f32>(pose.row0.z, pose.row1.z, pose.row2.z);
       let low = l - c.a.xyz;
       let high = c.b.xyz - l;
-      if (low.x < localH) { sum = sum + wallTerm(scale * low.x, axisX); }
-      if (high.x < localH) { sum = sum + wallTerm(scale * high.x, -axisX); }
-      if (low.y < localH) { sum = sum + wallTerm(scale * low.y, axisY); }
-      if (high.y < localH) { sum = sum + wallTerm(scale * high.y, -axisY); }
-      if (low.z < localH) { sum = sum + wallTerm(scale * low.z, axisZ); }
-      if (high.z < localH) { sum = sum + wallTerm(scale * high.z, -axisZ); }
-      continue;
+      if (low.x < localH) { term = term + wallTerm(scale * low.x, axisX); }
+      if (high.x < localH) { term = term + wallTerm(scale * high.x, -axisX); }
+      if (low.y < localH) { term = term + wallTerm(scale * low.y, axisY); }
+      if (high.y < localH) { term = term + wallTerm(scale * high.y, -axisY); }
+      if (low.z < localH) { term = term + wallTerm(scale * low.z, axisZ); }
+      if (high.z < localH) { term = term + wallTerm(scale * high.z, -axisZ); }
+      nearest = min(min(min(low.x, high.x), min(low.y, high.y)), min(low.z, high.z));
+      if (nearest >= localH) { continue; }
+    } else {
+      let surface = fluidSideDistance(shape, l, localH);
+      if (surface.x >= localH) { continue; }
+      term = wallTerm(scale * surface.x, rotate(pose, surface.yzw));
+      nearest = surface.x;
     }
-    let surface = fluidSideDistance(shape, l, localH);
-    if (surface.x >= localH) { continue; }
-    sum = sum + wallTerm(scale * surface.x, rotate(pose, surface.yzw));
+    sum = sum + term;
+    if (c.coupled == 1u) { keepShare(slot, term.xyz, scale * nearest); }
     continuing {
       slot = slot + 1u;
       break if slot >= scene.params.colliderCount;
@@ -72,6 +103,10 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let mi = scene.materials[materialI].mass;
   let inverseRestDensity = scene.materials[materialI].inverseRestDensity;
   var walls = vec4<f32>(0.0);
+  nearShare = vec4<f32>(0.0, 0.0, 0.0, 3.0e38);
+  nearSlot = -1;
+  nextShare = nearShare;
+  nextSlot = -1;
   if (p.colliderCount > 0u) { walls = wallWeights(xi); }
   var density = mi * (p.selfWeight + walls.w);
   var gradient = mi * inverseRestDensity * walls.xyz;
@@ -101,4 +136,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   }
   solve[i] = vec4<f32>(density, lambda, f32(neighbours), 0.0);
   wall[i] = vec4<f32>(walls.xyz, 0.0);
+  if (p.coupledCount > 0u) {
+    wall[p.wallShareOffset + i] = vec4<f32>(nearShare.xyz, f32(nearSlot));
+    wall[2u * p.wallShareOffset + i] = vec4<f32>(nextShare.xyz, f32(nextSlot));
+  }
 }

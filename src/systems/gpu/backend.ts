@@ -19,6 +19,8 @@ import { colliderPoseSystem, WALL_WEIGHT_SAMPLES } from '../collide/cpu';
 import poseSource from '../collide/pose.wgsl?raw';
 import shapesSource from '../collide/shapes.wgsl?raw';
 import { COLLIDER_FRAME_STRIDE, POSE_SIZE, type SimulationContext, selfWeight } from '../context';
+import applySource from '../couple/apply.wgsl?raw';
+import impulseSource from '../couple/impulse.wgsl?raw';
 import correctSource from '../density/correct.wgsl?raw';
 import lambdaSource from '../density/lambda.wgsl?raw';
 import { FluidError } from '../errors';
@@ -35,7 +37,11 @@ import commonSource from './common.wgsl?raw';
 import { createWordViews, type StructLayout, type WordViews, word } from './layout';
 import {
   type Access,
+  BODY_IMPULSE_COMPONENTS,
+  BodyImpulseAccumulator,
+  type BodyImpulseQuanta,
   type BufferName,
+  bodyImpulseQuanta,
   ColliderData,
   DrainData,
   defineScene,
@@ -86,6 +92,18 @@ function materialVariant(source: string, simple: boolean): string {
   );
 }
 
+/**
+ * Keeps the `// @coupled` ... `// @end coupled` blocks of a pass and drops the `// @uncoupled` ...
+ * `// @end uncoupled` ones (`coupled` true), or the reverse: the variant for steps with a collider coupled
+ * with a rigid body, which binds the impulse accumulators, and the one for steps without (see `stepPasses`).
+ */
+function couplingVariant(source: string, coupled: boolean): string {
+  return source.replace(
+    /^[ \t]*\/\/ @(coupled|uncoupled)\n([\s\S]*?)^[ \t]*\/\/ @end \1\n/gm,
+    (_block, kind: string, lines: string) => ((kind === 'coupled') === coupled ? lines : ''),
+  );
+}
+
 /** One compute pass: a shader and how many threads it runs. */
 interface Pass {
   readonly name: string;
@@ -110,11 +128,23 @@ export interface GpuReadback {
   readonly velocity?: Float32Array;
   /** `ParticleInfo` per particle (entity, material, age, lifetime), as words. */
   readonly info?: Uint32Array;
+  /** The same memory as `info` read as float32, for the float fields (age and lifetime, in seconds). */
   readonly infoFloat?: Float32Array;
   /** (density, lambda, neighbour count, unused) per particle. */
   readonly solve?: Float32Array;
   /** (wall gradient, unused) per particle. */
   readonly wall?: Float32Array;
+  /** Coupled colliders whose impulses this readback brought (entries of the three arrays below). */
+  readonly bodyCount: number;
+  /** Collider entity per entry (-1: the slot's collider was not coupled). */
+  readonly bodyEntities: Int32Array;
+  /** The entity's collider generation when the impulses were gathered (see `WebGpuSolver.colliderGeneration`). */
+  readonly bodyGenerations: Uint32Array;
+  /**
+   * Per entry, the linear (N s) and angular impulse (N m s, about the centre of mass), world space, that the
+   * fluid gave the body since the previous readback took them.
+   */
+  readonly bodyImpulses: Float64Array;
 }
 
 /** A pending upload: particles added by the CPU, or edited (a record with lifetime < 0 removes). */
@@ -159,6 +189,26 @@ export class WebGpuSolver {
   /** Set when a readback took the removed ids: the next step resets their count on the GPU. */
   private removedRead = false;
   private readonly zeroWord = new Uint32Array(1);
+  /** Fixed-point quanta of the impulse accumulators (see `BodyImpulseAccumulator`). */
+  private readonly impulseQuanta: BodyImpulseQuanta;
+  /** Remaps the accumulators when collider slots change while they hold impulses (see `mapImpulses`). */
+  private readonly impulseScratch: StorageBuffer;
+  /** Per accumulator slot, the coupled collider entity its impulses belong to (-1: none), as of the last step. */
+  private readonly accumulatorEntity: Int32Array;
+  /** Per accumulator slot, that entity's collider generation. */
+  private readonly accumulatorGeneration: Uint32Array;
+  /** Accumulator slots in use (the collider count of the last step). */
+  private accumulatorCount = 0;
+  /** True when a step added impulses that no readback copied yet. */
+  private impulsesPending = false;
+  /** Set by `resetParticles`: the next step drops the impulses no readback took. */
+  private impulsesDropped = false;
+  /** Bumped per entity by `forgetCollider`: impulses gathered under an older generation are dropped. */
+  private readonly generation: Uint32Array;
+  /** Per staging buffer, the decoded impulses of its last readback (see `GpuReadback.bodyImpulses`). */
+  private readonly stagingBodies: { entities: Int32Array; generations: Uint32Array; impulses: Float64Array }[] = [];
+  /** True once the wall buffer has room for the coupled colliders' wall-gradient shares (see lambda.wgsl). */
+  private wallShares = false;
 
   constructor(engine: WebGPUEngine, ctx: SimulationContext) {
     this.engine = engine;
@@ -204,8 +254,15 @@ export class WebGpuSolver {
     make('placeOfEntity', ctx.entityCapacity * 4);
     make('records', capacity * ParticleRecord.size);
     this.fieldBuffer = make('fieldValues', 16);
+    const accumulatorBytes = settings.maxColliders * BodyImpulseAccumulator.size;
+    make('impulses', accumulatorBytes);
+    this.impulseScratch = new StorageBuffer(engine, accumulatorBytes, STORAGE_FLAGS, 'fluid-impulseScratch');
+    this.accumulatorEntity = new Int32Array(settings.maxColliders).fill(-1);
+    this.accumulatorGeneration = new Uint32Array(settings.maxColliders);
+    this.generation = new Uint32Array(ctx.entityCapacity);
+    this.impulseQuanta = bodyImpulseQuanta(settings.particleRadius, settings.timeStep / settings.substeps);
     this.records = createWordViews(capacity * ParticleRecord.size);
-    this.stagingBytes = State.size + capacity * (4 + 16 * 6);
+    this.stagingBytes = State.size + capacity * (4 + 16 * 6) + accumulatorBytes;
     this.createPasses();
   }
 
@@ -430,14 +487,17 @@ export class WebGpuSolver {
     p.lambdaSimple = this.addPass('lambda', materialVariant(lambda, true), 'main', lambdaBindings, particles);
     p.correct = this.addPass('correct', materialVariant(correct, false), 'main', correctBindings, particles);
     p.correctSimple = this.addPass('correct', materialVariant(correct, true), 'main', correctBindings, particles);
+    // Collide in two variants: without coupled colliders it applies the corrections itself; with them the
+    // apply pass does (and adds the wall-pressure impulses), which frees the binding the accumulators take.
+    const collide = common + shapes + collideSource;
     p.collide = this.addPass(
       'collide',
-      common + shapes + collideSource,
+      couplingVariant(collide, false),
       'main',
       [
         ['scene', R],
         ['state', R],
-        ['sortedPosition', R],
+        ['sortedPosition', W],
         ['sortedPredicted', W],
         ['delta', R],
         ['sortedVelocity', R],
@@ -446,20 +506,55 @@ export class WebGpuSolver {
       ],
       particles,
     );
-    p.velocity = this.addPass(
-      'velocity',
-      common + poseSource + velocitySource,
+    p.collideCoupled = this.addPass(
+      'collide',
+      couplingVariant(collide + impulseSource, true),
       'main',
       [
         ['scene', R],
         ['state', R],
-        ['sortedPosition', R],
-        ['sortedPredicted', R],
-        ['sortedVelocity', W],
-        ['contact', R],
-        ['solve', R],
-        ['sortedInfo', R],
+        ['sortedPosition', W],
+        ['sortedPredicted', W],
+        ['sortedVelocity', R],
+        ['contact', W],
+        ['fieldValues', R],
+        ['impulses', W],
       ],
+      particles,
+    );
+    p.apply = this.addPass(
+      'apply',
+      common + poseSource + impulseSource + applySource,
+      'main',
+      [
+        ['scene', R],
+        ['state', R],
+        ['sortedPredicted', W],
+        ['delta', R],
+        ['solve', R],
+        ['wall', R],
+        ['sortedInfo', R],
+        ['impulses', W],
+      ],
+      particles,
+    );
+    // Velocity too: the variant for steps with coupled colliders adds the contact response's impulses.
+    const velocity = common + poseSource + velocitySource;
+    const velocityBindings = [
+      ['scene', R],
+      ['state', R],
+      ['sortedPosition', R],
+      ['sortedPredicted', R],
+      ['sortedVelocity', W],
+      ['contact', R],
+      ['solve', R],
+    ] as const;
+    p.velocity = this.addPass('velocity', couplingVariant(velocity, false), 'main', velocityBindings, particles);
+    p.velocityCoupled = this.addPass(
+      'velocity',
+      couplingVariant(velocity + impulseSource, true),
+      'main',
+      [...velocityBindings, ['impulses', W]],
       particles,
     );
     p.viscosity = this.addPass(
@@ -637,7 +732,8 @@ export class WebGpuSolver {
         ) {
           throw new FluidError(`particle ${e} has a non-finite position or velocity`);
         }
-        if (this.ctx.materials.slotOfEntity[Particle.material[e]] < 0) {
+        // A material id past the table reads undefined, which `< 0` would let through.
+        if (!(this.ctx.materials.slotOfEntity[Particle.material[e]] >= 0)) {
           throw new FluidError(`Particle.material[${e}] is ${Particle.material[e]}, which is not a material entity`);
         }
       }
@@ -752,10 +848,19 @@ export class WebGpuSolver {
     const wall = ctx.lattice.wallWeight;
     for (let k = 0; k < wall.length; k++) f[(this.scene.offsets.wallTable >> 2) + k] = wall[k];
     const c = ctx.components.Collider;
+    const coupling = ctx.components.BodyCoupling;
     const table = ctx.colliders;
+    let coupledCount = 0;
     for (let slot = 0; slot < table.count; slot++) {
       const eid = table.entity[slot];
       const base = this.scene.offsets.colliders + slot * ColliderData.size;
+      const coupled = coupling.coupled[eid] === 1 ? 1 : 0;
+      coupledCount += coupled;
+      u[word(ColliderData, 'coupled', base)] = coupled;
+      const centre = word(ColliderData, 'centreOfMass', base);
+      f[centre] = coupling.centreOfMassX[eid];
+      f[centre + 1] = coupling.centreOfMassY[eid];
+      f[centre + 2] = coupling.centreOfMassZ[eid];
       u[word(ColliderData, 'shape', base)] = c.shape[eid];
       u[word(ColliderData, 'container', base)] = c.container[eid];
       u[word(ColliderData, 'wallWeights', base)] = c.wallWeights[eid];
@@ -772,6 +877,10 @@ export class WebGpuSolver {
       f[b + 1] = c.by[eid];
       f[b + 2] = c.bz[eid];
     }
+    f[P('inverseImpulseQuantum')] = 1 / this.impulseQuanta.linear;
+    f[P('inverseAngularImpulseQuantum')] = 1 / this.impulseQuanta.angular;
+    u[P('coupledCount')] = coupledCount;
+    u[P('wallShareOffset')] = settings.capacity;
     const d = ctx.components.Drain;
     ctx.events.drains.forEach((eid, k) => {
       const base = this.scene.offsets.drains + k * DrainData.size;
@@ -823,17 +932,19 @@ export class WebGpuSolver {
     const anyVorticity = this.sceneWords.u32[word(Params, 'anyVorticity', this.scene.offsets.params)] === 1;
     const m = this.ctx.materials;
     const simpleMaterials = m.count <= 1 && (m.count === 0 || Math.fround(m.artificialPressureExponent[0]) === 4);
-    const shape = `${this.ctx.settings.substeps}/${this.ctx.settings.iterations}/${anyVorticity}/${simpleMaterials}`;
+    const coupled = this.sceneWords.u32[word(Params, 'coupledCount', this.scene.offsets.params)] > 0;
+    const { substeps, iterations } = this.ctx.settings;
+    const shape = `${substeps}/${iterations}/${anyVorticity}/${simpleMaterials}/${coupled}`;
     if (shape === this.passListShape) return this.passList;
     this.passListShape = shape;
-    this.passList = this.buildPassList(anyVorticity, simpleMaterials);
+    this.passList = this.buildPassList(anyVorticity, simpleMaterials, coupled);
     return this.passList;
   }
 
   private passListShape = '';
   private passList: Pass[] = [];
 
-  private buildPassList(anyVorticity: boolean, simpleMaterials: boolean): Pass[] {
+  private buildPassList(anyVorticity: boolean, simpleMaterials: boolean, coupled: boolean): Pass[] {
     const p = this.passes;
     const list: Pass[] = [p.edit, p.append, p.begin];
     for (let substep = 0; substep < this.ctx.settings.substeps; substep++) {
@@ -842,10 +953,13 @@ export class WebGpuSolver {
       for (let k = this.scanLevels.length - 2; k >= 0; k--) list.push(this.scanLevels[k].add as Pass);
       list.push(p.destination, p.scatter, p.finish);
       for (let iteration = 0; iteration < this.ctx.settings.iterations; iteration++) {
-        if (simpleMaterials) list.push(p.lambdaSimple, p.correctSimple, p.collide);
-        else list.push(p.lambda, p.correct, p.collide);
+        if (simpleMaterials) list.push(p.lambdaSimple, p.correctSimple);
+        else list.push(p.lambda, p.correct);
+        // With a coupled collider, the apply pass applies the corrections and adds the wall-pressure impulses.
+        if (coupled) list.push(p.apply, p.collideCoupled);
+        else list.push(p.collide);
       }
-      list.push(p.velocity, p.viscosity);
+      list.push(coupled ? p.velocityCoupled : p.velocity, p.viscosity);
       if (anyVorticity) list.push(p.vorticity);
       list.push(p.writeBack, p.advance);
     }
@@ -872,7 +986,93 @@ export class WebGpuSolver {
     this.writeUploads();
     this.writeFields();
     this.writeScene();
+    if (this.sceneWords.u32[word(Params, 'coupledCount', this.scene.offsets.params)] > 0) this.addWallShares();
+    this.mapImpulses();
     this.boundCount = this.ctx.solver.count;
+  }
+
+  private gpuBuffer(name: string): GPUBuffer {
+    return this.buffers[name].getBuffer().underlyingResource as GPUBuffer;
+  }
+
+  /**
+   * Once a collider is coupled: grows the wall buffer to three blocks of `capacity` entries, the wall
+   * gradients and the two coupled-collider shares the lambda pass keeps (Params.wallShareOffset = capacity).
+   */
+  private addWallShares(): void {
+    if (this.wallShares) return;
+    this.wallShares = true;
+    this.buffers.wall.dispose();
+    const wall = new StorageBuffer(this.engine, this.ctx.settings.capacity * 16 * 3, STORAGE_FLAGS, 'fluid-wall');
+    this.buffers.wall = wall;
+    for (const name in this.passes) {
+      const pass = this.passes[name];
+      if (pass.bindings.includes('wall')) pass.shader.setStorageBuffer('wall', wall);
+    }
+  }
+
+  /**
+   * Keeps the impulse accumulators with their colliders. They are indexed by collider slot, and slots change
+   * when colliders are added or removed (the last collider takes a removed one's slot), or when one is
+   * coupled or uncoupled. If the coupled colliders' slots changed while the accumulators hold impulses no
+   * readback took yet, the accumulators move to their colliders' new slots (a copy through the scratch
+   * buffer, submitted before the step's passes); those of removed or uncoupled colliders, and after
+   * `resetParticles` all of them, are dropped.
+   */
+  private mapImpulses(): void {
+    const table = this.ctx.colliders;
+    const coupled = this.ctx.components.BodyCoupling.coupled;
+    const entityOf = (slot: number): number => (coupled[table.entity[slot]] === 1 ? table.entity[slot] : -1);
+    let changed = table.count !== this.accumulatorCount;
+    for (let slot = 0; slot < table.count && !changed; slot++) {
+      const eid = entityOf(slot);
+      changed =
+        eid !== this.accumulatorEntity[slot] || (eid >= 0 && this.generation[eid] !== this.accumulatorGeneration[slot]);
+    }
+    if (this.impulsesPending && (changed || this.impulsesDropped)) {
+      const size = BodyImpulseAccumulator.size;
+      const accumulators = this.gpuBuffer('impulses');
+      const scratch = this.impulseScratch.getBuffer().underlyingResource as GPUBuffer;
+      const encoder = this.engine._device.createCommandEncoder();
+      encoder.copyBufferToBuffer(accumulators, 0, scratch, 0, this.accumulatorCount * size);
+      encoder.clearBuffer(accumulators, 0, Math.max(this.accumulatorCount, table.count) * size);
+      if (!this.impulsesDropped) {
+        const previous = new Map<number, number>();
+        for (let k = 0; k < this.accumulatorCount; k++) {
+          const eid = this.accumulatorEntity[k];
+          if (eid >= 0 && this.generation[eid] === this.accumulatorGeneration[k]) previous.set(eid, k);
+        }
+        for (let slot = 0; slot < table.count; slot++) {
+          const from = previous.get(entityOf(slot));
+          if (from !== undefined) encoder.copyBufferToBuffer(scratch, from * size, accumulators, slot * size, size);
+        }
+      }
+      // After whatever this solver recorded before (the previous step's passes are already submitted).
+      this.engine.flushFramebuffer();
+      this.engine._device.queue.submit([encoder.finish()]);
+    }
+    this.impulsesDropped = false;
+    for (let slot = 0; slot < table.count; slot++) {
+      const eid = entityOf(slot);
+      this.accumulatorEntity[slot] = eid;
+      this.accumulatorGeneration[slot] = eid >= 0 ? this.generation[eid] : 0;
+    }
+    this.accumulatorCount = table.count;
+    // This step's passes add to them.
+    if (this.sceneWords.u32[word(Params, 'coupledCount', this.scene.offsets.params)] > 0) this.impulsesPending = true;
+  }
+
+  /**
+   * Tells the solver that collider `entity` was removed: impulses it received that no readback has applied
+   * yet are dropped, also if the entity id is reused by a new collider before they arrive.
+   */
+  forgetCollider(entity: number): void {
+    if (entity >= 0 && entity < this.generation.length) this.generation[entity]++;
+  }
+
+  /** The generation of collider `entity` (see {@link WebGpuSolver.forgetCollider}), to match readbacks with it. */
+  colliderGeneration(entity: number): number {
+    return this.generation[entity];
   }
 
   /**
@@ -937,6 +1137,12 @@ export class WebGpuSolver {
       );
       this.stagingCopies.push(new ArrayBuffer(this.stagingBytes));
       this.stagingBusy.push(false);
+      const maxColliders = this.ctx.settings.maxColliders;
+      this.stagingBodies.push({
+        entities: new Int32Array(maxColliders),
+        generations: new Uint32Array(maxColliders),
+        impulses: new Float64Array(BODY_IMPULSE_COMPONENTS * maxColliders),
+      });
       index = this.staging.length - 1;
     }
     this.stagingBusy[index] = true;
@@ -954,6 +1160,22 @@ export class WebGpuSolver {
     };
     copy('state', State.size);
     copy('removed', bound * 4);
+    // The impulse accumulators of the colliders of the last step, zeroed in the same submission: every
+    // impulse is read exactly once, however many steps ran since the last readback.
+    const bodies = this.stagingBodies[index];
+    const accumulatorBytes = this.accumulatorCount * BodyImpulseAccumulator.size;
+    let bodyCount = 0;
+    for (let slot = 0; slot < this.accumulatorCount; slot++) {
+      const eid = this.accumulatorEntity[slot];
+      bodies.entities[slot] = eid;
+      bodies.generations[slot] = this.accumulatorGeneration[slot];
+      if (eid >= 0) bodyCount = slot + 1;
+    }
+    // After `resetParticles` the impulses gathered before are dropped, not read.
+    if (this.impulsesDropped) bodyCount = 0;
+    copy('impulses', bodyCount * BodyImpulseAccumulator.size);
+    if (this.impulsesPending) encoder.clearBuffer(source('impulses'), 0, accumulatorBytes);
+    this.impulsesPending = false;
     if (particles) {
       copy('position', bound * 16);
       copy('velocity', bound * 16);
@@ -981,7 +1203,15 @@ export class WebGpuSolver {
     const removedCount = Math.min(state[State.offsets.removedCount / 4], bound);
     const removedAt = view('removed');
     const removed = removedAt ? new Uint32Array(mapped, removedAt[0], removedCount) : new Uint32Array(0);
-    if (!particles) return { count, removed, nonFinite };
+    const impulsesAt = view('impulses');
+    if (impulsesAt) this.decodeImpulses(new Uint32Array(mapped, impulsesAt[0], impulsesAt[1] / 4), bodyCount, bodies);
+    const coupling = {
+      bodyCount,
+      bodyEntities: bodies.entities,
+      bodyGenerations: bodies.generations,
+      bodyImpulses: bodies.impulses,
+    };
+    if (!particles) return { count, removed, nonFinite, ...coupling };
     const floats = (name: string) => {
       const at = view(name);
       return at ? new Float32Array(mapped, at[0], count * 4) : new Float32Array(0);
@@ -997,7 +1227,25 @@ export class WebGpuSolver {
       infoFloat: infoAt ? new Float32Array(mapped, infoAt[0], count * 4) : new Float32Array(0),
       solve: floats('solve'),
       wall: floats('wall'),
+      ...coupling,
     };
+  }
+
+  /**
+   * Converts `count` accumulators (words of `BodyImpulseAccumulator`s) to impulses: (high x 2^32 + low) quanta
+   * per component, exact in float64 up to 2^53 quanta.
+   */
+  private decodeImpulses(words: Uint32Array, count: number, bodies: { impulses: Float64Array }): void {
+    const { linear, angular } = this.impulseQuanta;
+    for (let slot = 0; slot < count; slot++) {
+      const base = slot * BodyImpulseAccumulator.size;
+      const low = word(BodyImpulseAccumulator, 'low', base);
+      const high = word(BodyImpulseAccumulator, 'high', base);
+      for (let component = 0; component < BODY_IMPULSE_COMPONENTS; component++) {
+        const quanta = (words[high + component] | 0) * 4294967296 + words[low + component];
+        bodies.impulses[slot * BODY_IMPULSE_COMPONENTS + component] = quanta * (component < 3 ? linear : angular);
+      }
+    }
   }
 
   /**
@@ -1007,10 +1255,25 @@ export class WebGpuSolver {
   resetParticles(): void {
     this.buffers.state.update(new Uint32Array(State.size / 4));
     this.removedRead = false;
+    this.impulsesDropped = true;
     this.uploads.length = 0;
     this.uploadIndex.clear();
     const s = this.ctx.solver;
     for (let place = 0; place < s.count; place++) this.queueAppend(s.entity[place]);
+  }
+
+  /**
+   * Bytes of GPU memory the solver holds now (storage buffers, including the field data, and the readback
+   * staging buffers), 0 once disposed. Read-only: for soak tests and memory budgets.
+   */
+  get bufferBytes(): number {
+    if (this.disposed) return 0;
+    let bytes = this.impulseScratch.getBuffer().capacity;
+    for (const name in this.buffers) {
+      if (name !== 'bucketsAtomic') bytes += this.buffers[name].getBuffer().capacity;
+    }
+    for (const buffer of this.staging) bytes += buffer.size;
+    return bytes;
   }
 
   /** Frees every GPU object. */
@@ -1021,6 +1284,7 @@ export class WebGpuSolver {
       if (name === 'bucketsAtomic') continue;
       this.buffers[name].dispose();
     }
+    this.impulseScratch.dispose();
     for (const buffer of this.staging) buffer.destroy();
   }
 }

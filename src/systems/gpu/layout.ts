@@ -4,8 +4,16 @@
  * "Alignment and Size"), so no byte offset is ever written by hand twice.
  */
 
-/** WGSL scalar and vector types a struct field may have. */
-export type ScalarType = 'f32' | 'u32' | 'i32' | 'vec4<f32>' | 'vec4<u32>' | 'vec4<i32>';
+/** WGSL scalar and vector types a struct field may have (atomics only in read-write storage buffers). */
+export type ScalarType =
+  | 'f32'
+  | 'u32'
+  | 'i32'
+  | 'atomic<u32>'
+  | 'atomic<i32>'
+  | 'vec4<f32>'
+  | 'vec4<u32>'
+  | 'vec4<i32>';
 
 /** A field: a scalar or vector, a nested struct, or a fixed-length or runtime-sized array of either. */
 export type FieldType = ScalarType | StructLayout | ArrayType;
@@ -36,6 +44,8 @@ const SCALARS: Record<ScalarType, { size: number; align: number }> = {
   f32: { size: 4, align: 4 },
   u32: { size: 4, align: 4 },
   i32: { size: 4, align: 4 },
+  'atomic<u32>': { size: 4, align: 4 },
+  'atomic<i32>': { size: 4, align: 4 },
   'vec4<f32>': { size: 16, align: 16 },
   'vec4<u32>': { size: 16, align: 16 },
   'vec4<i32>': { size: 16, align: 16 },

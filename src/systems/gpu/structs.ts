@@ -44,6 +44,12 @@ export const Params = defineStruct('Params', [
   ['editCount', 'u32'],
   ['substeps', 'u32'],
   ['anyVorticity', 'u32'],
+  // Body coupling (see `BodyImpulseAccumulator`): quanta per N s and per N m s, coupled colliders, and the
+  // first place of the coupled colliders' wall-gradient shares in the wall buffer.
+  ['inverseImpulseQuantum', 'f32'],
+  ['inverseAngularImpulseQuantum', 'f32'],
+  ['coupledCount', 'u32'],
+  ['wallShareOffset', 'u32'],
 ]);
 
 /** Per-material solver values (see `MaterialTable`). */
@@ -58,7 +64,10 @@ export const Material = defineStruct('Material', [
   ['inverseArtificialPressureWeight', 'f32'],
 ]);
 
-/** A collider's shape and contact parameters (see the `Collider` component). */
+/**
+ * A collider's shape and contact parameters (see the `Collider` component), and its coupling with a rigid
+ * body (see the `BodyCoupling` component: `coupled` 0 or 1, the centre of mass in local space in xyz).
+ */
 export const ColliderData = defineStruct('ColliderData', [
   ['shape', 'u32'],
   ['container', 'u32'],
@@ -67,9 +76,10 @@ export const ColliderData = defineStruct('ColliderData', [
   ['friction', 'f32'],
   ['restitution', 'f32'],
   ['radius', 'f32'],
-  ['unused', 'f32'],
+  ['coupled', 'u32'],
   ['a', 'vec4<f32>'],
   ['b', 'vec4<f32>'],
+  ['centreOfMass', 'vec4<f32>'],
 ]);
 
 /** A collider pose: rotation rows with the translation in w (local to world), then (s, 1/s, 0, 0). */
@@ -130,6 +140,54 @@ export const State = defineStruct('State', [
   ['nonFinite', 'u32'],
 ]);
 
+/** Components of a body's impulse: the linear impulse xyz (N s), then the angular impulse xyz (N m s). */
+export const BODY_IMPULSE_COMPONENTS = 6;
+
+/**
+ * The impulse accumulators of one coupled collider on the GPU, one per collider slot (mirrors the impulse
+ * fields of the `BodyCoupling` component). Each of the {@link BODY_IMPULSE_COMPONENTS} components is a 64-bit
+ * two's complement integer number of quanta, `high` x 2^32 + `low` (`high` read as i32, `low` as u32),
+ * kept in two 32-bit atomics: a thread adds its rounded value to `low` with `atomicAdd`, whose previous
+ * value tells whether the addition carried, and then adds the carry and the value's high word to `high`
+ * (couple/impulse.wgsl). Integer sums are exact and independent of the order of the threads.
+ *
+ * Quanta (see {@link bodyImpulseQuanta}): about 2^-24 of the reference impulse J of one particle moved by one
+ * radius in one substep (linear), and that times the particle radius r (angular), so the resolution scales
+ * with the particle size. Range: a component holds +-2^63 quanta, at least +-3.8 x 10^11 J (+-3.8 x 10^11 J r
+ * angular); a body resting on 100,000 particles receives about 10^5 g dt / r J per second (about 10^6 J for
+ * r = 1 cm, dt = 1/120 s), and readbacks take the sums every step or two. Precision: each contribution is
+ * rounded to the nearest quantum, an error below 4.3 x 10^-8 J (4.3 x 10^-8 J r angular), far below the
+ * float32 rounding of a contribution of J. The accumulators gather over the steps until a readback copies
+ * them; that same submission zeroes them, so each step's impulses are read exactly once.
+ */
+export const BodyImpulseAccumulator = defineStruct('BodyImpulseAccumulator', [
+  ['low', arrayOf('atomic<u32>', BODY_IMPULSE_COMPONENTS)],
+  ['high', arrayOf('atomic<u32>', BODY_IMPULSE_COMPONENTS)],
+]);
+
+/** The quanta of {@link BodyImpulseAccumulator}: N s per linear quantum, N m s per angular quantum. */
+export interface BodyImpulseQuanta {
+  /** Linear impulse per quantum (N s), a power of two. */
+  readonly linear: number;
+  /** Angular impulse per quantum (N m s), a power of two. */
+  readonly angular: number;
+}
+
+/**
+ * The quanta of {@link BodyImpulseAccumulator} for particles of radius `particleRadius` (m) and substeps of
+ * `substepTimeStep` (s): the reference impulse is the momentum change of a particle of water density
+ * (1000 kg/m^3, (2r)^3 of fluid) moved by one radius in one substep, m r / dt; the linear quantum is the power
+ * of two nearest to 2^-24 of it, the angular quantum the linear one times the power of two nearest to r.
+ * Fixed when the solver is created (the sums are integers, so a later change of the time step or of a
+ * material's mass only changes how finely impulses are resolved).
+ */
+export function bodyImpulseQuanta(particleRadius: number, substepTimeStep: number): BodyImpulseQuanta {
+  const referenceMass = 1000 * (2 * particleRadius) ** 3;
+  const reference = (referenceMass * particleRadius) / substepTimeStep;
+  const linear = 2 ** Math.round(Math.log2(reference) - 24);
+  return { linear, angular: linear * 2 ** Math.round(Math.log2(particleRadius)) };
+}
+
 /** Sizes fixed when the simulation is created. */
 export interface SceneLimits {
   readonly maxMaterials: number;
@@ -179,6 +237,7 @@ export const BUFFER_TYPES = {
   records: 'array<ParticleRecord>',
   scanData: 'array<u32>',
   scanSums: 'array<u32>',
+  impulses: 'array<BodyImpulseAccumulator>',
 } as const;
 
 /** Name of a bindable buffer. */
@@ -197,6 +256,7 @@ export function structDeclarations(scene: StructLayout): string {
     ParticleRecord,
     Contact,
     State,
+    BodyImpulseAccumulator,
     scene,
   ]
     .map((s) => s.wgsl)
@@ -216,8 +276,8 @@ export function passSource(
   const lines = bindings.map(([name, access], index) => {
     mapping[name] = { group: 0, binding: index };
     const type = BUFFER_TYPES[name];
-    // Atomic arrays are read_write by WGSL's rules.
-    const mode = type.includes('atomic') ? 'read_write' : access;
+    // Atomics (atomic arrays, the impulse accumulators) are read_write by WGSL's rules.
+    const mode = type.includes('atomic') || name === 'impulses' ? 'read_write' : access;
     return `@group(0) @binding(${index}) var<storage, ${mode}> ${name}: ${type};`;
   });
   const constants = [

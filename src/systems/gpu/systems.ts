@@ -2,13 +2,15 @@
  * The systems of the WebGPU backend's step (see `webGpuSystems` in pipeline.ts): the CPU part (emitters,
  * validation of the components game code edits) runs as on the CPU backend; `gpuStepSystem` uploads and
  * records the GPU passes; `gpuPublishSystem` requests the asynchronous readback whose result
- * `applyReadback` writes to the components (positions, velocities, densities, ages) and the entity
- * bookkeeping (particles removed by drains, lifetimes and `removeParticle`).
+ * `applyReadback` writes to the components (positions, velocities, densities, ages), the entity
+ * bookkeeping (particles removed by drains, lifetimes and `removeParticle`) and the coupled colliders'
+ * `BodyCoupling` impulse accumulators.
  */
 import type { SimulationContext } from '../context';
 import { destroyParticle } from '../entities';
 import { FluidError } from '../errors';
 import type { GpuReadback, WebGpuSolver } from './backend';
+import { BODY_IMPULSE_COMPONENTS } from './structs';
 
 /** When game code sees particle components on the WebGPU backend. */
 export type MirrorMode = 'every-frame' | 'on-demand' | 'off';
@@ -95,6 +97,8 @@ export function applyReadback(ctx: SimulationContext, result: GpuReadback): void
     return;
   }
   ctx.stats.particleCount = s.count;
+  // (After a non-finite step, returned above, the impulses are dropped with the GPU state.)
+  addBodyImpulses(ctx, gpu, result);
   const { position, velocity, info, infoFloat, solve } = result;
   if (!position || !velocity || !info || !infoFloat || !solve) return;
   const { Position, Velocity, Density, Particle } = ctx.components;
@@ -131,4 +135,24 @@ export function applyReadback(ctx: SimulationContext, result: GpuReadback): void
   stats.meanDensityError = fullCount > 0 ? errorSum / fullCount : 0;
   stats.maxDensityError = errorMax;
   stats.meanNeighbourCount = result.count > 0 ? neighbours / result.count : 0;
+}
+
+/**
+ * Adds the impulses a readback brought to the `BodyCoupling` accumulators of their colliders, skipping
+ * colliders removed or uncoupled since (their generation changed, see `WebGpuSolver.forgetCollider`).
+ */
+function addBodyImpulses(ctx: SimulationContext, gpu: GpuContext, result: GpuReadback): void {
+  const b = ctx.components.BodyCoupling;
+  const { bodyEntities, bodyGenerations, bodyImpulses } = result;
+  for (let k = 0; k < result.bodyCount; k++) {
+    const eid = bodyEntities[k];
+    if (eid < 0 || b.coupled[eid] !== 1 || gpu.solver.colliderGeneration(eid) !== bodyGenerations[k]) continue;
+    const o = BODY_IMPULSE_COMPONENTS * k;
+    b.impulseX[eid] += bodyImpulses[o];
+    b.impulseY[eid] += bodyImpulses[o + 1];
+    b.impulseZ[eid] += bodyImpulses[o + 2];
+    b.angularImpulseX[eid] += bodyImpulses[o + 3];
+    b.angularImpulseY[eid] += bodyImpulses[o + 4];
+    b.angularImpulseZ[eid] += bodyImpulses[o + 5];
+  }
 }

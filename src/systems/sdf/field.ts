@@ -56,7 +56,7 @@ export class SignedDistanceField {
   private readonly nz: number;
   private readonly scratch = new Float64Array(4);
 
-  /** Wraps grid values; throws {@link FluidError} if the grid and the values do not match. */
+  /** Wraps grid values; throws {@link FluidError} if the grid and the values do not match or a value is not finite. */
   constructor(data: SignedDistanceFieldData) {
     if (typeof data !== 'object' || data === null) throw new FluidError('SignedDistanceField data must be an object');
     const origin = checkVector3('origin', data.origin);
@@ -74,6 +74,13 @@ export class SignedDistanceField {
       throw new FluidError(
         `values must be a Float32Array of ${expected} numbers (4 per node); got ${String(data.values?.length)}`,
       );
+    }
+    for (let place = 0; place < expected; place++) {
+      if (!Number.isFinite(data.values[place])) {
+        throw new FluidError(
+          `values[${place}] (node ${Math.floor(place / FIELD_NODE_STRIDE)}) is ${data.values[place]}; every distance and gradient must be finite`,
+        );
+      }
     }
     this.origin = origin;
     this.cellSize = data.cellSize;

@@ -29,7 +29,15 @@ export interface GlassMeshOptions {
  * max(2, round(segments / 2)) rings from pole to pole, so 2 * segments * (rings - 1) triangles. The
  * largest gap between the mesh and the true sphere is about radius * (1 - cos(pi / segments)).
  */
-export function createSphereMesh(radius: number, segments: number): { positions: Float32Array; indices: Uint32Array } {
+export function createSphereMesh(
+  radius: number,
+  segments: number,
+): {
+  /** Vertex positions in metres, x, y, z per vertex. */
+  positions: Float32Array;
+  /** Vertex indices, three per triangle. */
+  indices: Uint32Array;
+} {
   checkNumber('radius', radius, Number.MIN_VALUE, 1e6);
   checkInteger('segments', segments, 3, 4096);
   const rings = Math.max(2, Math.round(segments / 2));
@@ -46,7 +54,15 @@ export function createSphereMesh(radius: number, segments: number): { positions:
  *
  * @throws FluidError unless min < max on every axis.
  */
-export function createBoxMesh(min: Vector3Tuple, max: Vector3Tuple): { positions: Float32Array; indices: Uint32Array } {
+export function createBoxMesh(
+  min: Vector3Tuple,
+  max: Vector3Tuple,
+): {
+  /** Vertex positions in metres, x, y, z per vertex. */
+  positions: Float32Array;
+  /** Vertex indices, three per triangle. */
+  indices: Uint32Array;
+} {
   const low = checkVector3('min', min);
   const high = checkVector3('max', max);
   for (let axis = 0; axis < 3; axis++) {
@@ -88,7 +104,12 @@ export function createTorusMesh(
   minorRadius: number,
   majorSegments: number,
   minorSegments: number,
-): { positions: Float32Array; indices: Uint32Array } {
+): {
+  /** Vertex positions in metres, x, y, z per vertex. */
+  positions: Float32Array;
+  /** Vertex indices, three per triangle. */
+  indices: Uint32Array;
+} {
   checkNumber('majorRadius', majorRadius, Number.MIN_VALUE, 1e6);
   checkNumber('minorRadius', minorRadius, Number.MIN_VALUE, 1e6);
   if (!(minorRadius < majorRadius)) {
@@ -112,7 +133,12 @@ export function createTorusMesh(
  *
  * @throws FluidError if a size is out of range (e.g. a wall as thick as the radius).
  */
-export function createGlassMesh(options: GlassMeshOptions = {}): { positions: Float32Array; indices: Uint32Array } {
+export function createGlassMesh(options: GlassMeshOptions = {}): {
+  /** Vertex positions in metres, x, y, z per vertex. */
+  positions: Float32Array;
+  /** Vertex indices, three per triangle. */
+  indices: Uint32Array;
+} {
   const outerRadius = checkNumber('outerRadius', options.outerRadius ?? 0.04, Number.MIN_VALUE, 1e6);
   const height = checkNumber('height', options.height ?? 0.12, Number.MIN_VALUE, 1e6);
   const wallThickness = options.wallThickness ?? 0.004;

@@ -1,6 +1,9 @@
 // Velocity from positions and the contact response (mirrors velocitySystem in velocity/cpu.ts):
 // v = (x* - x) / dt; at a contact, restitution and Coulomb friction relative to the collider's surface
-// velocity. Also stores the particle volume m / rho in w for the XSPH and vorticity passes.
+// velocity. Also stores the particle volume m / rho in w for the XSPH and vorticity passes. In the variant
+// for steps with coupled colliders (see `couplingVariant` in gpu/backend.ts), a coupled collider's body
+// receives the particle's momentum change, m (v_before - v_after), at the contact point
+// (couple/impulse.wgsl). The material slot comes from the start position's w.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -8,7 +11,9 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   if (i >= state.count) { return; }
   let p = scene.params;
   let predicted = sortedPredicted[i].xyz;
-  var v = (predicted - sortedPosition[i].xyz) * p.inverseTimeStep;
+  let start = sortedPosition[i];
+  var v = (predicted - start.xyz) * p.inverseTimeStep;
+  let mass = scene.materials[u32(start.w)].mass;
   let record = contact[i];
   if (record.collider >= 0) {
     let slot = u32(record.collider);
@@ -30,9 +35,14 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
       if (c.friction > 0.0 && tangentialSpeed > 0.0 && normalChange > 0.0) {
         tangential = tangential * max(0.0, 1.0 - c.friction * normalChange / tangentialSpeed);
       }
-      v = surfaceVelocity + tangential + normalSpeed * n;
+      let after = surfaceVelocity + tangential + normalSpeed * n;
+      // @coupled
+      if (c.coupled == 1u) {
+        addBodyImpulse(slot, pose, c.centreOfMass.xyz, mass * (v - after), predicted - p.particleRadius * n);
+      }
+      // @end coupled
+      v = after;
     }
   }
-  let mass = scene.materials[sortedInfo[i].material].mass;
   sortedVelocity[i] = vec4<f32>(v, mass / solve[i].x);
 }
