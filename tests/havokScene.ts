@@ -17,7 +17,7 @@ import { HavokPlugin } from '@babylonjs/core/Physics/v2/Plugins/havokPlugin.js';
 import { PhysicsAggregate } from '@babylonjs/core/Physics/v2/physicsAggregate.js';
 import { Scene } from '@babylonjs/core/scene.js';
 import HavokPhysics from '@babylonjs/havok';
-import type { FluidSimulation } from '../src';
+import type { FluidMaterialOptions, FluidSimulation } from '../src';
 
 type HavokModule = Awaited<ReturnType<typeof HavokPhysics>>;
 let havok: Promise<HavokModule> | undefined;
@@ -61,7 +61,8 @@ export function addStaticPool(scene: Scene, size: readonly [number, number, numb
   for (const [x, y, z, width, height, depth] of walls) {
     const wall = CreateBox('wall', { width, height, depth }, scene);
     wall.position.set(x, y, z);
-    new PhysicsAggregate(wall, PhysicsShapeType.BOX, { mass: 0 }, scene);
+    // Frictionless: a floating body that drifts against a wall must not hang on it.
+    new PhysicsAggregate(wall, PhysicsShapeType.BOX, { mass: 0, friction: 0 }, scene);
   }
 }
 
@@ -102,7 +103,7 @@ export function meanTopCentre(
 
 /**
  * A settled pool of water, `depth` deep, in a container [0, width] x [0, height] x [0, width], with static
- * Havok walls around it. Returns the free-surface offset: how far the water's surface lies above the mean
+ * Havok walls around it, of `material` (default: water's defaults). Returns the free-surface offset: how far the water's surface lies above the mean
  * top particle centre, calibrated by volume on the undisturbed pool (N m / rho0 / A is the level).
  */
 export function fillPool(
@@ -111,9 +112,10 @@ export function fillPool(
   width: number,
   depth: number,
   height = 0.6,
+  material: FluidMaterialOptions = {},
 ): { surfaceOffset: number } {
   addStaticPool(scene, [width, height, width]);
-  const water = simulation.addMaterial({});
+  const water = simulation.addMaterial(material);
   simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [width, height, width], container: true });
   simulation.spawnBlock({ min: [0, 0, 0], max: [width, depth, width], material: water });
   for (let step = 0; step < 60; step++) simulation.step();
