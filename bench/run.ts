@@ -16,7 +16,13 @@ import {
   createSphereMesh,
   createTorusMesh,
   FluidSimulation,
+  type FluidSolver,
+  fitSurfaceToColliders,
+  gatherSurfaceParticles,
   type SignedDistanceField,
+  SurfaceExtractor,
+  SurfaceParticleBuffer,
+  SurfaceParticleDetector,
 } from '../src';
 import type { BenchResult } from '../tests/browser/bench';
 import { openGpuPage } from '../tests/browser/driver';
@@ -57,12 +63,16 @@ interface ColliderVariant {
 }
 
 /** A dam break: a block of water against one wall of a closed tank four block-widths long. */
-function scene(count: number, variant: ColliderVariant = { name: 'analytic box' }): FluidSimulation {
+function scene(
+  count: number,
+  variant: ColliderVariant = { name: 'analytic box' },
+  solver: FluidSolver = 'pbf',
+): FluidSimulation {
   const particleRadius = 0.025;
   const spacing = 2 * particleRadius;
   const n = Math.round(Math.cbrt(count));
   const [nx, ny, nz] = BLOCKS[count] ?? [n, n, Math.max(1, Math.round(count / (n * n)))];
-  const simulation = new FluidSimulation({ particleRadius, capacity: nx * ny * nz, substeps, iterations });
+  const simulation = new FluidSimulation({ particleRadius, capacity: nx * ny * nz, substeps, iterations, solver });
   const water = simulation.addMaterial({});
   const width = nx * spacing;
   const tankMax: [number, number, number] = [4 * width, 2 * ny * spacing, nz * spacing];
@@ -220,6 +230,57 @@ function cpuTables(): void {
   printTable(couplingRows);
 }
 
+/**
+ * The solvers on the CPU: the same dam break with `solver` 'pbf', 'sph' (WCSPH, adaptive CFL substeps, default
+ * WCSPH options) and 'mps' (default MPS settings) at `--solver-counts` (default 10000,50000) for `--solver-frames` frames (default 20) after
+ * 10 warm-up frames (the first frames of the collapse, the fastest flow). `--solvers` picks the solvers
+ * (default 'pbf,sph,mps'). Density errors as `stats.meanDensityError` / `maxDensityError` (full neighbourhoods).
+ */
+function solverTable(): void {
+  const solverCounts = argument('solver-counts', '10000,50000').split(',').map(Number);
+  const solverFrames = Number(argument('solver-frames', '20'));
+  const solvers = argument('solvers', 'pbf,sph,mps').split(',') as FluidSolver[];
+  console.log(
+    `\nsolvers on the cpu (one thread): dam break, ${solverFrames} measured frames after 10 warm-up frames; dt = 1/60 s; medians`,
+  );
+  const rows: string[][] = [
+    ['solver', 'particles', 'substeps', 'ms/frame', 'ms/substep', 'mean density error', 'max density error'],
+  ];
+  for (const count of solverCounts) {
+    for (const solver of solvers) {
+      const simulation = scene(count, { name: 'analytic box' }, solver);
+      for (let frame = 0; frame < 10; frame++) simulation.step();
+      const times: number[] = [];
+      const substepCounts: number[] = [];
+      const meanErrors: number[] = [];
+      const maxErrors: number[] = [];
+      for (let frame = 0; frame < solverFrames; frame++) {
+        simulation.step();
+        const stats = simulation.stats;
+        times.push(stats.stepMilliseconds);
+        substepCounts.push(stats.solverSubsteps);
+        meanErrors.push(stats.meanDensityError);
+        maxErrors.push(stats.maxDensityError);
+      }
+      const step = median(times);
+      const used = median(substepCounts);
+      rows.push([
+        solver,
+        String(simulation.particleCount),
+        String(used),
+        step.toFixed(1),
+        (step / used).toFixed(2),
+        `${(100 * median(meanErrors)).toFixed(2)}%`,
+        `${(100 * median(maxErrors)).toFixed(2)}%`,
+      ]);
+    }
+  }
+  printTable(rows);
+  console.log(
+    `pbf: ${substeps} substeps x ${iterations} iterations; sph: substeps from the CFL condition (stats.solverSubsteps); mps: ${substeps} substeps, one conjugate gradient solve each.`,
+  );
+}
+
 /** The WebGPU tables: the page's 'bench' scenario in headless Chromium. */
 async function gpuTables(): Promise<void> {
   const gpuCounts = (process.env.BENCH_GPU_COUNTS ?? '10000,30000,100000').split(',').map(Number);
@@ -288,7 +349,75 @@ async function gpuTables(): Promise<void> {
   }
 }
 
+/**
+ * Surface reconstruction on the CPU (the 'surface' and 'splats' render modes): the dam-break block after a
+ * few steps; median ms of 5 runs per part. `BENCH_SURFACE=0` skips it; `--surface-counts 10000,50000`.
+ */
+function surfaceTable(): void {
+  const surfaceCounts = argument('surface-counts', '10000,50000').split(',').map(Number);
+  console.log(
+    '\nsurface extraction (CPU, default settings: cell 1.5 r, iso-level 0.5, h = 4 r; after 3 steps; smoothed: level set, 4 iterations):',
+  );
+  const rows: string[][] = [
+    [
+      'particles',
+      'bricks',
+      'vertices',
+      'triangles',
+      'gather ms',
+      'extract ms',
+      'smoothed ms',
+      'fit ms',
+      'surface particles',
+      'detect ms',
+    ],
+  ];
+  for (const count of surfaceCounts) {
+    const simulation = scene(count);
+    for (let step = 0; step < 3; step++) simulation.step();
+    const particles = new SurfaceParticleBuffer();
+    const extractor = new SurfaceExtractor({ particleRadius: simulation.settings.particleRadius });
+    const detector = new SurfaceParticleDetector({ kernelRadius: simulation.settings.kernelRadius });
+    const smoothed = new SurfaceExtractor({ particleRadius: simulation.settings.particleRadius, smoothing: {} });
+    const times: Record<string, number[]> = { gather: [], extract: [], smoothed: [], fit: [], detect: [] };
+    for (let run = 0; run < 5; run++) {
+      let start = performance.now();
+      gatherSurfaceParticles(simulation, particles);
+      times.gather.push(performance.now() - start);
+      start = performance.now();
+      extractor.extract(particles);
+      times.extract.push(performance.now() - start);
+      start = performance.now();
+      smoothed.extract(particles);
+      times.smoothed.push(performance.now() - start);
+      start = performance.now();
+      fitSurfaceToColliders(simulation, extractor.positions, extractor.normals, extractor.vertexCount, 0.025);
+      times.fit.push(performance.now() - start);
+      start = performance.now();
+      detector.detect(particles);
+      times.detect.push(performance.now() - start);
+    }
+    rows.push([
+      String(particles.count),
+      String(extractor.activeBricks),
+      String(extractor.vertexCount),
+      String(extractor.triangleCount),
+      median(times.gather).toFixed(1),
+      median(times.extract).toFixed(1),
+      median(times.smoothed).toFixed(1),
+      median(times.fit).toFixed(1),
+      String(detector.count),
+      median(times.detect).toFixed(1),
+    ]);
+  }
+  printTable(rows);
+}
+
+if (process.env.BENCH_SURFACE === '0') console.log('surface table skipped (BENCH_SURFACE=0)');
+else surfaceTable();
 if (process.env.BENCH_CPU === '0') console.log('cpu tables skipped (BENCH_CPU=0)');
 else cpuTables();
+if (process.env.BENCH_SOLVERS === '0') console.log('solver tables skipped (BENCH_SOLVERS=0)');
+else solverTable();
 if (process.env.BENCH_GPU === '0') console.log('webgpu tables skipped (BENCH_GPU=0)');
 else await gpuTables();

@@ -10,6 +10,7 @@ export type { GpuReadback, WebGpuSolver } from './systems/gpu/backend';
 export type { MirrorMode } from './systems/gpu/systems';
 export { poly6, spiky, spikyGradient } from './systems/kernels';
 export type { FluidMaterialOptions } from './systems/material';
+export { MPS_DEFAULTS, type MpsSettings } from './systems/mps/cpu';
 export {
   type AsyncBakeOptions,
   type BakeOptions,
@@ -27,4 +28,24 @@ export {
 } from './systems/sdf/shapes';
 export * from './systems/simulation';
 export { type FromSnapshotOptions, SNAPSHOT_FORMAT_VERSION } from './systems/snapshot';
+export type { SphOptions } from './systems/sph/settings';
+export { fitSurfaceToColliders } from './systems/surface/fit';
+export { type LevelSetOptions, LevelSetSmoother, type SparseBrickGrid } from './systems/surface/levelSet';
+export {
+  DEFAULT_CELL_SIZE_FACTOR,
+  DEFAULT_ISO_LEVEL,
+  type SurfaceExtractionOptions,
+  SurfaceExtractor,
+  type SurfaceMesh,
+} from './systems/surface/marchingCubes';
+export {
+  gatherSurfaceParticles,
+  type SurfaceParticleArrays,
+  SurfaceParticleBuffer,
+} from './systems/surface/particles';
+export {
+  DEFAULT_SURFACE_THRESHOLD,
+  SurfaceParticleDetector,
+  type SurfaceParticleOptions,
+} from './systems/surface/surfaceParticles';
 export type { QuaternionTuple, Vector3Tuple } from './systems/validate';

@@ -12,7 +12,7 @@ describe('FluidPlugin on a lost WebGPU device', () => {
 
   beforeAll(async () => {
     gpu = await openGpuPage();
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     await gpu?.close();

@@ -3,6 +3,7 @@ import { createFluidComponents, type FluidSettings } from '../src/components';
 import { createSimulationContext, type SimulationContext } from '../src/systems/context';
 import { gatherMaterials } from '../src/systems/gather';
 import { registerMaterial, resolveMaterial, writeMaterial } from '../src/systems/material';
+import { resolveSphSettings } from '../src/systems/sph/settings';
 
 /** A deterministic pseudo-random generator (mulberry32) so tests are reproducible. */
 export function random(seed: number): () => number {
@@ -35,6 +36,8 @@ export function contextWithParticles(positions: ArrayLike<number>, particleRadiu
     iterations: 3,
     maxSpeed: 100,
     backend: 'cpu',
+    solver: 'pbf',
+    ...resolveSphSettings(undefined, 4 * particleRadius),
   };
   const entityCapacity = n + 3;
   const components = createFluidComponents(entityCapacity);

@@ -2,12 +2,16 @@
  * Dam break: a block of water released in a glass tank runs into a stone. The FluidPlugin steps the
  * simulation from the render loop and draws it with Babylon's screen-space fluid renderer; the panel on
  * the right tunes the material and the solver live. Uses only the public API of the library.
+ *
+ * `?solver=pbf` (default), `?solver=sph` (weakly compressible SPH) or `?solver=mps` picks the solver; the
+ * WCSPH and MPS solvers run on the CPU backend (with a WebGPU engine the plugin's 'auto' backend picks the
+ * CPU for them). compare.html shows the three side by side.
  */
 import { StandardMaterial } from '@babylonjs/core/Materials/standardMaterial';
 import { Color3 } from '@babylonjs/core/Maths/math.color';
 import { Vector3 } from '@babylonjs/core/Maths/math.vector';
 import { CreateSphere } from '@babylonjs/core/Meshes/Builders/sphereBuilder';
-import { FluidPlugin } from '../../src';
+import { FluidPlugin, type FluidSolver } from '../../src';
 import {
   createEngine,
   createGlassTank,
@@ -21,6 +25,12 @@ import {
 
 const parameters = readParameters();
 const small = parameters.particles === 'small';
+/** The `?solver=` switch: 'pbf' (default), 'sph' or 'mps'. */
+function readSolver(): FluidSolver {
+  const value = new URLSearchParams(window.location.search).get('solver');
+  return value === 'sph' || value === 'mps' ? value : 'pbf';
+}
+const solver = readSolver();
 const engine = await createEngine(parameters);
 const scene = createStudioScene(engine);
 
@@ -38,6 +48,7 @@ const fluid = await FluidPlugin.create(scene, {
   particleRadius: small ? 0.04 : 0.025,
   capacity: 12000,
   renderMode: parameters.renderMode,
+  solver,
 });
 const water = fluid.simulation.addMaterial({ color: [0.25, 0.55, 0.95] });
 fluid.simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [2.0, 1.2, 0.8], container: true });
@@ -54,7 +65,7 @@ window.addEventListener('keydown', (event) => {
   if (event.key === 'p' || event.key === 'P') fluid.paused = !fluid.paused;
 });
 if (parameters.panel) createTuningPanel(scene, fluid, water);
-showStats(engine, scene, fluid);
+showStats(engine, scene, fluid, () => `solver ${solver}, ${fluid.simulation.stats.solverSubsteps} substeps`);
 startExample(engine, scene, camera, fluid, () => {
   let front = 0;
   for (const eid of fluid.simulation.particles()) front = Math.max(front, fluid.simulation.Position.x[eid]);

@@ -3,6 +3,11 @@
  * a mesh collider (baked once, then kept on the mesh's world pose every frame); a tap above pours
  * through an emitter that follows a node; water spilled on the floor soaks away through a drain region.
  * Uses only the public API of the library.
+ *
+ * `?render=surface` (or `?mode=surface`, as in every example) draws the water as the colour field's
+ * isosurface mesh (marching tetrahedra on the CPU, fitted to the glass's walls), `?render=splats` (or
+ * `?mode=splats`) as discs on the surface particles; the V key switches between the surface mesh and the
+ * starting render mode.
  */
 import { ArcRotateCamera } from '@babylonjs/core/Cameras/arcRotateCamera';
 import { PointerEventTypes } from '@babylonjs/core/Events/pointerEvents';
@@ -26,6 +31,8 @@ import {
 } from '../shared/exampleKit';
 
 const parameters = readParameters();
+const renderQuery = new URLSearchParams(window.location.search).get('render');
+const surfaceMode = renderQuery === 'surface' || renderQuery === 'splats' ? renderQuery : undefined;
 const small = parameters.particles === 'small';
 const engine = await createEngine(parameters);
 const scene = createStudioScene(engine, 4, 0.1);
@@ -67,8 +74,12 @@ pipe.material = metal;
 const fluid = await FluidPlugin.create(scene, {
   particleRadius: small ? 0.015 : 0.01,
   capacity: small ? 1500 : 6000,
-  renderMode: parameters.renderMode,
+  renderMode: surfaceMode ?? parameters.renderMode,
+  // The surface mesh is extracted on the CPU: every second frame is enough for a pour.
+  surfaceUpdateInterval: 2,
+  surface: { alpha: 0.55 },
 });
+const startingMode = fluid.renderMode;
 const water = fluid.simulation.addMaterial({ color: [0.25, 0.55, 0.95] });
 fluid.simulation.addCollider({ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0] });
 await fluid.addMeshCollider(glass, { resolution: 64 });
@@ -104,6 +115,10 @@ scene.onBeforeRenderObservable.add(() => {
 const Emitter = fluid.simulation.components.Emitter;
 window.addEventListener('keydown', (event) => {
   if (event.key === ' ') Emitter.enabled[emitter] = Emitter.enabled[emitter] ? 0 : 1;
+  if (event.key === 'v' || event.key === 'V') {
+    fluid.renderMode =
+      fluid.renderMode === 'surface' ? (startingMode === 'surface' ? 'fluid' : startingMode) : 'surface';
+  }
   if (event.key === 'r' || event.key === 'R') {
     for (const eid of fluid.simulation.particles()) fluid.simulation.removeParticle(eid);
   }

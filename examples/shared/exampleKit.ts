@@ -29,7 +29,7 @@ import { Control } from '@babylonjs/gui/2D/controls/control';
 import { Slider } from '@babylonjs/gui/2D/controls/sliders/slider';
 import { StackPanel } from '@babylonjs/gui/2D/controls/stackPanel';
 import { TextBlock } from '@babylonjs/gui/2D/controls/textBlock';
-import type { FluidPlugin, FluidRenderMode } from '../../src';
+import type { FluidColorBy, FluidPlugin, FluidRenderMode } from '../../src';
 
 /** URL switches of every example. */
 export interface ExampleParameters {
@@ -39,7 +39,10 @@ export interface ExampleParameters {
   particles: 'small' | 'full';
   /** `?panel=0` hides the tuning panel. */
   panel: boolean;
-  /** Optional `?mode=` render mode to start with. */
+  /**
+   * Optional `?mode=` render mode to start with: `fluid`, `points`, `spheres`, `none`, `surface` (the
+   * isosurface mesh) or `splats` (discs on the surface particles).
+   */
   renderMode: FluidRenderMode | undefined;
 }
 
@@ -47,11 +50,12 @@ export interface ExampleParameters {
 export function readParameters(): ExampleParameters {
   const query = new URLSearchParams(window.location.search);
   const mode = query.get('mode');
+  const modes: readonly FluidRenderMode[] = ['fluid', 'points', 'spheres', 'none', 'surface', 'splats'];
   return {
     engine: query.get('engine') === 'webgpu' ? 'webgpu' : 'webgl',
     particles: query.get('particles') === 'small' ? 'small' : 'full',
     panel: query.get('panel') !== '0',
-    renderMode: mode === 'fluid' || mode === 'points' || mode === 'spheres' || mode === 'none' ? mode : undefined,
+    renderMode: modes.find((known) => known === mode),
   };
 }
 
@@ -278,9 +282,10 @@ export function createTuningPanel(scene: Scene, plugin: FluidPlugin, material: n
     panel.addControl(caption);
     panel.addControl(slider);
   }
-  const modes: FluidRenderMode[] = ['fluid', 'spheres', 'points', 'none'];
+  // The surface views come last, after 'none' (they extract on the CPU every frame).
+  const modes: FluidRenderMode[] = ['fluid', 'spheres', 'points', 'none', 'surface', 'splats'];
   const modeButton = Button.CreateSimpleButton('renderMode', `render: ${plugin.renderMode}`);
-  const colorings = ['material', 'speed', 'density'] as const;
+  const colorings: readonly FluidColorBy[] = ['material', 'speed', 'density', 'colour'];
   const colorButton = Button.CreateSimpleButton('colorBy', `colour: ${plugin.colorBy}`);
   for (const button of [modeButton, colorButton]) {
     button.height = '26px';

@@ -87,6 +87,17 @@ export interface ColliderStore {
   readonly previousRotationZ: Float64Array;
   /** See {@link ColliderStore.previousRotationX}. */
   readonly previousRotationW: Float64Array;
+  /**
+   * Temperature of the collider's surface in kelvin (a hot floor, a cold ceiling), range [0.001, 1e6].
+   * Default 293.15. Acts only when `heatTransfer` is above 0.
+   */
+  readonly temperature: Float64Array;
+  /**
+   * Heat-transfer rate k to the fluid in 1/s, range [0, 1e4]: a particle within the kernel radius h of the
+   * surface (fluid-side distance d) changes its temperature by dT/dt = k (1 - d / h) (T_collider - T)
+   * (Newton's law of cooling, weighted by closeness). Default 0 (adiabatic, no cost).
+   */
+  readonly heatTransfer: Float64Array;
 }
 
 /** Allocates the collider store for entity ids `0 .. size - 1`. */
@@ -122,5 +133,7 @@ export function createColliderStore(size: number): ColliderStore {
     previousRotationY: f(),
     previousRotationZ: f(),
     previousRotationW: f(),
+    temperature: new Float64Array(size).fill(293.15),
+    heatTransfer: f(),
   };
 }

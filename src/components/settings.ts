@@ -9,6 +9,17 @@
  */
 export type FluidBackend = 'cpu' | 'webgpu';
 
+/**
+ * Which solver replaces the density solve of the step (DESIGN.md, "The step", step 4):
+ * - `'pbf'`: Position Based Fluids (Macklin & Müller 2013), density constraints solved by Jacobi iterations;
+ * - `'sph'`: weakly compressible SPH (Müller, Charypar & Gross 2003, section 3): pressure from the equation
+ *   of state p = k (rho - rho0) (eq. 12), pressure, viscosity and surface-tension forces (eq. 10, 14, 19),
+ *   leap-frog integration with adaptive substeps from a CFL condition;
+ * - `'mps'`: Moving Particle Semi-implicit (Premoze et al. 2003), a pressure Poisson equation solved by
+ *   conjugate gradients; CPU backend only.
+ */
+export type FluidSolver = 'pbf' | 'sph' | 'mps';
+
 /** The resolved settings of a simulation (all values validated, SI units). */
 export interface FluidSettings {
   /** Particle radius r in metres; the spawn lattice spacing is 2r. */
@@ -35,4 +46,21 @@ export interface FluidSettings {
   maxSpeed: number;
   /** Backend chosen at creation (`'auto'` resolved). The one running now is `stats.backend`. */
   readonly backend: FluidBackend;
+  /** Solver chosen at creation (see {@link FluidSolver}). */
+  readonly solver: FluidSolver;
+  /**
+   * WCSPH (`solver: 'sph'`): numerical speed of sound c_s in m/s. The stiffness of the equation of state
+   * p = k (rho - rho0) (Müller et al. 2003, eq. 12) is k = c_s^2 (m^2/s^2, i.e. Pa per kg/m^3).
+   */
+  sphSpeedOfSound: number;
+  /** WCSPH: dynamic viscosity mu in Pa s of the viscosity force (eq. 14). */
+  sphViscosity: number;
+  /** WCSPH: surface tension coefficient sigma in N/m of the colour-field force (eq. 15-19). */
+  sphSurfaceTension: number;
+  /** WCSPH: threshold l on |n| = |grad c_S| in 1/m above which surface tension acts (section 3.3, eq. 23). */
+  sphSurfaceThreshold: number;
+  /** WCSPH: Courant number lambda of the CFL condition dt <= lambda h / (c_s + v_max). */
+  sphCourantNumber: number;
+  /** WCSPH: the most substeps one step is split into by the CFL, force and viscous conditions. Fixed at creation. */
+  sphMaxSubsteps: number;
 }

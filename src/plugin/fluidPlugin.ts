@@ -39,6 +39,7 @@ import {
 } from './particleFeed';
 import { type FluidLookOptions, type FluidRenderMode, FluidViews, supportsFluidRenderer } from './renderers';
 import { centreOfMassInMesh, RigidBodyBridge, type RigidBodyLike, resolvePhysicsBody } from './rigidBodies';
+import { checkSurfaceOptions, type FluidSurfaceOptions } from './surfaceRenderer';
 
 /**
  * Options of {@link FluidPlugin.create}: the simulation's options (its `engine` is the scene's) plus the
@@ -77,7 +78,8 @@ export interface FluidPluginOptions extends Omit<FluidSimulationOptions, 'engine
    */
   renderMode?: FluidRenderMode;
   /**
-   * What the debug views (and the water's tint when not `'material'`) are coloured by. Default `'material'`.
+   * What the debug views (and the water's tint when not `'material'`) are coloured by. Default `'material'`;
+   * `'colour'` draws each particle's `Colour` component (dyes that mix with a material's `colourDiffusivity`).
    * On the WebGPU backend the views draw from the GPU's positions with one colour (the first particle's
    * material colour; the water uses `look.color` or that colour): `colorBy` applies on the CPU backend only.
    */
@@ -86,6 +88,17 @@ export interface FluidPluginOptions extends Omit<FluidSimulationOptions, 'engine
   camera?: Camera;
   /** Looks of the screen-space water (colour, absorption, refraction, particle size). */
   look?: FluidLookOptions;
+  /**
+   * Extraction settings and looks of the `'surface'` (isosurface mesh) and `'splats'` (surface-particle
+   * discs) render modes. Both are extracted on the CPU from the particle components (on the WebGPU
+   * backend: the mirrored ones).
+   */
+  surface?: FluidSurfaceOptions;
+  /**
+   * The `'surface'` and `'splats'` views are extracted again every this many frames (integer in [1, 1000],
+   * default 1: every frame); in between they show the last extraction.
+   */
+  surfaceUpdateInterval?: number;
 }
 
 /** Options of {@link FluidPlugin.addMeshCollider}. */
@@ -187,7 +200,7 @@ function checkTimeScale(value: number): number {
   return value;
 }
 
-const RENDER_MODES: readonly FluidRenderMode[] = ['fluid', 'points', 'spheres', 'none'];
+const RENDER_MODES: readonly FluidRenderMode[] = ['fluid', 'surface', 'splats', 'points', 'spheres', 'none'];
 const BACKENDS: readonly (FluidBackend | 'auto')[] = ['auto', 'cpu', 'webgpu'];
 
 /** True when `engine` can run the WebGPU backend: a WebGPU engine with compute shaders. */
@@ -208,7 +221,7 @@ function checkBackend(backend: FluidBackend | 'auto', engine: AbstractEngine): F
   }
   return backend;
 }
-const COLOR_BYS: readonly FluidColorBy[] = ['material', 'speed', 'density'];
+const COLOR_BYS: readonly FluidColorBy[] = ['material', 'speed', 'density', 'colour'];
 
 /**
  * Liquid in a Babylon scene: a {@link FluidSimulation} stepped from the scene's render loop, rendered as
@@ -309,6 +322,8 @@ export class FluidPlugin {
       camera,
       look,
       backend,
+      surface,
+      surfaceUpdateInterval,
       ...simulationOptions
     } = options;
     this.scene = scene;
@@ -328,14 +343,31 @@ export class FluidPlugin {
     this.buffers = createParticleBuffers(this.simulation.settings.capacity);
     const simulation = this.simulation;
     const components = simulation.components;
-    this.views = new FluidViews(scene, this.buffers, 2 * simulation.settings.particleRadius, camera, look ?? {}, () => {
-      const material = this.firstParticleMaterial();
-      return [
-        components.FluidMaterial.colorRed[material] || 0.2,
-        components.FluidMaterial.colorGreen[material] || 0.45,
-        components.FluidMaterial.colorBlue[material] || 0.9,
-      ];
-    });
+    const surfaceOptions = surface ?? {};
+    checkSurfaceOptions(surfaceOptions, simulation.settings.particleRadius, simulation.settings.kernelRadius);
+    const surfaceSource = {
+      simulation,
+      options: surfaceOptions,
+      updateInterval: checkPositiveInteger('surfaceUpdateInterval', surfaceUpdateInterval ?? 1),
+    };
+    this.views = new FluidViews(
+      scene,
+      this.buffers,
+      2 * simulation.settings.particleRadius,
+      camera,
+      look ?? {},
+      () => {
+        // The first particle's material colour; a water blue while there is no particle.
+        const material = this.firstParticleMaterial();
+        if (!simulation.isMaterial(material)) return [0.2, 0.45, 0.9];
+        return [
+          components.FluidMaterial.colorRed[material],
+          components.FluidMaterial.colorGreen[material],
+          components.FluidMaterial.colorBlue[material],
+        ];
+      },
+      surfaceSource,
+    );
     this.backendListener = (change) => this.onBackendChangedObservable.notifyObservers(change);
     simulation.onBackendChanged.add(this.backendListener);
     this.contextObservers = [
@@ -538,6 +570,19 @@ export class FluidPlugin {
   /** The debug meshes created so far (points, spheres), e.g. to exclude them from picking or shadows. */
   get debugMeshes(): readonly AbstractMesh[] {
     return this.views.debugMeshes;
+  }
+
+  /**
+   * The isosurface mesh while `renderMode` is `'surface'` (made on the first frame in that mode, disposed
+   * when the mode changes); undefined otherwise.
+   */
+  get surfaceMesh(): AbstractMesh | undefined {
+    return this.views.surfaceMesh;
+  }
+
+  /** The splat disc mesh (one thin instance per surface particle) while `renderMode` is `'splats'`. */
+  get splatMesh(): AbstractMesh | undefined {
+    return this.views.splatMesh;
   }
 
   /**
@@ -959,20 +1004,30 @@ export class FluidPlugin {
     if (this.contextLost) return;
     const mode = this.mode;
     const onGpu = this.simulation.gpuSolver !== undefined;
-    if (mode !== 'none') {
+    if (FluidViews.needsFeed(mode)) {
       if (!onGpu) this.views.prepare(mode);
       feedParticles(this.simulation, this.buffers, this.coloring, this.colorRanges);
     }
     this.views.show(mode, !onGpu && (this.coloring !== 'material' || !this.singleMaterial()));
   }
 
-  /** The material of the first live particle (0 when there is none): the views' single colour. */
+  /**
+   * The material of the first live particle (0 when there is none): the views' single colour. Read from
+   * the CPU buffers when the current mode fed them this frame; otherwise (the WebGPU backend, or the
+   * `'surface'`, `'splats'` and `'none'` modes, which skip the feed and leave the buffers empty or stale)
+   * from the simulation.
+   */
   private firstParticleMaterial(): number {
     const buffers = this.buffers;
-    const material = this.simulation.components.Particle.material;
-    if (buffers.gpuPositions === undefined) return buffers.count > 0 ? material[buffers.ids[0]] : 0;
-    if (this.simulation.particleCount === 0) return 0;
-    return material[this.simulation.particles(buffers.ids)[0]];
+    const simulation = this.simulation;
+    const material = simulation.components.Particle.material;
+    if (buffers.gpuPositions === undefined && FluidViews.needsFeed(this.mode)) {
+      return buffers.count > 0 ? material[buffers.ids[0]] : 0;
+    }
+    const count = simulation.particleCount;
+    if (count === 0) return 0;
+    // Written into the feed's id buffer when it fits (no allocation; the next feed writes it again).
+    return material[(count <= buffers.ids.length ? simulation.particles(buffers.ids) : simulation.particles())[0]];
   }
 
   /** True when every fed particle has the material of the first one (the water tint is that material's colour). */

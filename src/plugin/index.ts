@@ -13,3 +13,4 @@ export type { MeshFieldOptions } from './meshCollider';
 export type { ColorMapRanges, FluidColorBy, ParticleBuffers } from './particleFeed';
 export { type FluidLookOptions, type FluidRenderMode, supportsFluidRenderer } from './renderers';
 export type { RigidBodyLike } from './rigidBodies';
+export { type FluidSurfaceOptions, SplatView, SurfaceMeshView } from './surfaceRenderer';

@@ -9,8 +9,13 @@ import type { DataBuffer } from '@babylonjs/core/Buffers/dataBuffer.js';
 import type { WebGpuSolver } from '../systems/gpu/backend';
 import type { FluidSimulation } from '../systems/simulation';
 
-/** What the debug views colour particles by. */
-export type FluidColorBy = 'material' | 'speed' | 'density';
+/**
+ * What the debug views colour particles by: `'material'` the material's `color`; `'speed'` and `'density'`
+ * colour maps; `'colour'` each particle's own `Colour` component (set from its material's colour or the
+ * spawn call's `colour`, diffused between neighbours with a material `colourDiffusivity`, writable by game
+ * code; CPU backend).
+ */
+export type FluidColorBy = 'material' | 'speed' | 'density' | 'colour';
 
 /** The particle data the renderers read, sized once for the simulation's capacity. */
 export interface ParticleBuffers {
@@ -112,7 +117,7 @@ function writeColorMap(stops: Float32Array, t: number, colors: Float32Array, off
 
 /**
  * CPU backend: copies the live particles of `simulation` into `buffers`: positions, a colour per particle
- * (by material, speed or density) and, when `buffers.matrices` exists, instance matrices. WebGPU backend:
+ * (by material, speed, density or the particle's own `Colour`) and, when `buffers.matrices` exists, instance matrices. WebGPU backend:
  * points `buffers.gpuPositions` at the simulation's position storage buffer and sets the count to draw;
  * nothing is copied (colours are not per particle there). Allocates nothing.
  *
@@ -133,7 +138,7 @@ export function feedParticles(
   buffers.gpuPositions = undefined;
   const count = Math.min(simulation.particleCount, buffers.capacity);
   const ids = simulation.particleCount <= buffers.capacity ? simulation.particles(buffers.ids) : buffers.ids;
-  const { Position, Velocity, Density, Particle, FluidMaterial } = simulation.components;
+  const { Position, Velocity, Density, Particle, FluidMaterial, Colour } = simulation.components;
   const { positions, colors, matrices } = buffers;
   if (matrices !== undefined && !buffers.matricesInitialised) {
     const scale = buffers.matrixScale;
@@ -170,6 +175,10 @@ export function feedParticles(
       colors[c] = FluidMaterial.colorRed[material];
       colors[c + 1] = FluidMaterial.colorGreen[material];
       colors[c + 2] = FluidMaterial.colorBlue[material];
+    } else if (colorBy === 'colour') {
+      colors[c] = Colour.red[eid];
+      colors[c + 1] = Colour.green[eid];
+      colors[c + 2] = Colour.blue[eid];
     } else if (colorBy === 'speed') {
       const speed = Math.hypot(Velocity.x[eid], Velocity.y[eid], Velocity.z[eid]);
       writeColorMap(SPEED_STOPS, speed * inverseSpeedRange, colors, c);

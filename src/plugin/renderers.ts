@@ -1,7 +1,8 @@
 /**
  * The views of the fluid: Babylon's screen-space `FluidRenderer` (water), and debug views as points or
- * instanced spheres. Every view reads the {@link ParticleBuffers} that {@link feedParticles} fills; none
- * reads the simulation itself. On the WebGPU backend the views draw straight from the simulation's
+ * instanced spheres. Every one of these reads the {@link ParticleBuffers} that {@link feedParticles} fills;
+ * the surface views (`'surface'`, `'splats'`, see surfaceRenderer.ts) read the simulation's components
+ * instead, on the CPU. On the WebGPU backend the views draw straight from the simulation's
  * position storage buffer (`ParticleBuffers.gpuPositions`) through vertex buffers over it (stride 16 bytes,
  * xyz read): no position is read back or uploaded per frame. Their GPU objects are made once per storage
  * buffer (again only when the backend changes, e.g. after a lost device).
@@ -51,14 +52,19 @@ import '@babylonjs/core/ShadersWGSL/fluidRenderingParticleThickness.vertex.js';
 import '@babylonjs/core/ShadersWGSL/fluidRenderingRender.fragment.js';
 import '@babylonjs/core/ShadersWGSL/fluidRenderingStandardBlur.fragment.js';
 import '@babylonjs/core/ShadersWGSL/postprocess.vertex.js';
+import type { FluidSimulation } from '../systems/simulation';
 import type { ParticleBuffers } from './particleFeed';
 import { createSkyTexture } from './sky';
+import { type FluidSurfaceOptions, SplatView, SurfaceMeshView } from './surfaceRenderer';
 
 /**
  * How the plugin draws the fluid: `'fluid'` is Babylon's screen-space fluid renderer (a water surface),
- * `'points'` and `'spheres'` are debug views coloured by `colorBy`, `'none'` draws nothing.
+ * `'surface'` a triangle mesh of the colour field's isosurface (marching tetrahedra, fitted to the
+ * colliders' walls), `'splats'` oriented discs on the surface particles (point splatting), `'points'` and
+ * `'spheres'` are debug views coloured by `colorBy`, `'none'` draws nothing. `'surface'` and `'splats'` are
+ * extracted on the CPU from the particle components (mirrored by readbacks on the WebGPU backend).
  */
-export type FluidRenderMode = 'fluid' | 'points' | 'spheres' | 'none';
+export type FluidRenderMode = 'fluid' | 'surface' | 'splats' | 'points' | 'spheres' | 'none';
 
 /** True when Babylon's `FluidRenderer` can run on `engine`: WebGPU, or WebGL2 with float render targets. */
 export function supportsFluidRenderer(engine: AbstractEngine): boolean {
@@ -498,6 +504,16 @@ class GpuSpheresView {
   }
 }
 
+/** What the surface views are made from: the simulation, the plugin's `surface` options and interval. */
+interface SurfaceSource {
+  /** The simulation whose components the views read. */
+  readonly simulation: FluidSimulation;
+  /** The plugin's `surface` options (checked). */
+  readonly options: FluidSurfaceOptions;
+  /** The plugin's `surfaceUpdateInterval` (frames). */
+  readonly updateInterval: number;
+}
+
 /**
  * Owns the views, creates each on first use, shows the one of the current mode. The views match the
  * buffers' source: when `gpuPositions` changes (the backend changed), the views made for the old source
@@ -507,6 +523,10 @@ export class FluidViews {
   private fluid: ScreenSpaceFluidView | undefined;
   private points: PointsView | GpuPointsView | undefined;
   private spheres: SpheresView | GpuSpheresView | undefined;
+  private surface: SurfaceMeshView | undefined;
+  private splats: SplatView | undefined;
+  /** True while the surface view was coloured with no particle to take the colour from. */
+  private surfaceColorPending = false;
   private shown: FluidRenderMode = 'none';
 
   constructor(
@@ -516,11 +536,17 @@ export class FluidViews {
     private readonly camera: Camera | undefined,
     private readonly look: FluidLookOptions,
     private readonly defaultColor: () => [number, number, number],
+    private readonly surfaceSource?: SurfaceSource,
   ) {}
 
   /** True if the view of `mode` needs instance matrices from the feed. */
   static needsMatrices(mode: FluidRenderMode): boolean {
     return mode === 'spheres';
+  }
+
+  /** True if the view of `mode` reads the particle buffers (`'surface'` and `'splats'` read the simulation). */
+  static needsFeed(mode: FluidRenderMode): boolean {
+    return mode !== 'none' && mode !== 'surface' && mode !== 'splats';
   }
 
   /**
@@ -542,6 +568,15 @@ export class FluidViews {
       if (this.shown === 'fluid') this.fluid?.release();
       if (this.shown === 'points') this.points?.hide();
       if (this.shown === 'spheres') this.spheres?.hide();
+      // The surface views are disposed when left: their meshes and materials go with the mode.
+      if (this.shown === 'surface') {
+        this.surface?.dispose();
+        this.surface = undefined;
+      }
+      if (this.shown === 'splats') {
+        this.splats?.dispose();
+        this.splats = undefined;
+      }
       this.shown = mode;
     }
     const storage = this.buffers.gpuPositions;
@@ -585,14 +620,59 @@ export class FluidViews {
         }
         this.spheres?.update();
         break;
+      case 'surface':
+      case 'splats': {
+        const source = this.surfaceSource;
+        if (source === undefined) break;
+        let view: SurfaceMeshView | SplatView;
+        if (mode === 'surface') {
+          this.surface ??= this.makeSurfaceView(SurfaceMeshView, source);
+          view = this.surface;
+        } else {
+          this.splats ??= this.makeSurfaceView(SplatView, source);
+          view = this.splats;
+        }
+        // A view made before the first particle took the fallback colour: recolour it once one exists.
+        if (this.surfaceColorPending && source.simulation.particleCount > 0) {
+          view.setColor(this.defaultColor());
+          this.surfaceColorPending = false;
+        }
+        view.update();
+        break;
+      }
       case 'none':
         break;
     }
   }
 
+  /** Makes a surface or splat view, coloured as the first particle's material (or the fallback). */
+  private makeSurfaceView<View>(
+    type: new (
+      scene: Scene,
+      simulation: FluidSimulation,
+      options: FluidSurfaceOptions,
+      interval: number,
+      color: [number, number, number],
+    ) => View,
+    source: SurfaceSource,
+  ): View {
+    this.surfaceColorPending = source.simulation.particleCount === 0;
+    return new type(this.scene, source.simulation, source.options, source.updateInterval, this.defaultColor());
+  }
+
   /** The screen-space render object while the fluid view is on. */
   get fluidRenderObject(): IFluidRenderingRenderObject | undefined {
     return this.fluid?.current;
+  }
+
+  /** The surface mesh while `renderMode` is `'surface'` (undefined otherwise). */
+  get surfaceMesh(): Mesh | undefined {
+    return this.surface?.mesh;
+  }
+
+  /** The splat disc mesh (thin instances) while `renderMode` is `'splats'` (undefined otherwise). */
+  get splatMesh(): Mesh | undefined {
+    return this.splats?.mesh;
   }
 
   /** The debug meshes that exist (points and spheres). */
@@ -607,8 +687,12 @@ export class FluidViews {
     this.fluid?.dispose();
     this.points?.dispose();
     this.spheres?.dispose();
+    this.surface?.dispose();
+    this.splats?.dispose();
     this.fluid = undefined;
     this.points = undefined;
     this.spheres = undefined;
+    this.surface = undefined;
+    this.splats = undefined;
   }
 }

@@ -5,9 +5,10 @@
 import type { World } from 'bitecs';
 import type { FluidComponents, FluidSettings } from '../components';
 import { wallWeightTable } from './collide/cpu';
-import { type CouplingWallList, createCouplingWallList } from './couple/cpu';
+import { type CouplingWallList, createCouplingWallList, createPendingPushes } from './couple/cpu';
 import type { GpuContext } from './gpu/systems';
 import { latticeGradientSum, latticeKernelSum, latticeNeighbourCount, poly6Coefficient } from './kernels';
+import type { MultiFluidFeatures } from './multifluid/features';
 import type { SignedDistanceField } from './sdf/field';
 
 /** Figures of the last step, updated by the publish system. */
@@ -18,7 +19,8 @@ export interface FluidStats {
    * Mean of |rho / rho0 - 1| over particles with a full neighbourhood (the particle and all its neighbours
    * have at least 80% of the neighbours a particle at rest density has, so particles within about one
    * kernel radius of the free surface or a wall are left out), from the densities of the last solver
-   * iteration of the step.
+   * iteration of the step. For the MPS solver, whose density is rho0 n / n0, this is the particle number
+   * density error |n / n0 - 1| at the end of the step (Premoze et al. 2003, section 3.1).
    */
   meanDensityError: number;
   /** Maximum of |rho / rho0 - 1| over the same particles. */
@@ -41,6 +43,28 @@ export interface FluidStats {
   emitterBlocked: boolean;
   /** Number of steps taken since creation. */
   stepCount: number;
+  /**
+   * Substeps the last step was split into: `settings.substeps` for PBF; for WCSPH (`solver: 'sph'`) the
+   * adaptive count from the CFL and force conditions (at least `settings.substeps`, at most
+   * `settings.sphMaxSubsteps`; see sph/cpu.ts).
+   */
+  solverSubsteps: number;
+  /**
+   * WCSPH: the largest particle acceleration |a| (m/s^2, gravity included) of the last substep; the force
+   * condition dt <= 0.25 sqrt(h / |a|max) of the next step's substep count uses it. 0 for other solvers
+   * and on the WebGPU backend (its accelerations are not read back).
+   */
+  maxAcceleration: number;
+  /**
+   * MPS solver only (0 for the others): the most preconditioned conjugate gradient iterations one pressure
+   * solve (Premoze et al. 2003, eq. 14) took in the last step, over its substeps.
+   */
+  pressureSolveIterations: number;
+  /**
+   * MPS solver only (0 for the others): the largest final relative residual |b - A p| / |b| of the pressure
+   * solves of the last step (dimensionless; at most the tolerance when every solve converged).
+   */
+  pressureSolveResidual: number;
 }
 
 /** Dense per-material parameters, gathered from the `FluidMaterial` components at the start of a step. */
@@ -141,6 +165,22 @@ export interface SolverState {
    * the coupling scales a body's share of the correction by it.
    */
   readonly correctionScale: Float64Array;
+  /**
+   * Per particle place, the factor (m^3) that turns lambda times the wall-weight gradient into the wall's
+   * push before clamping, dx = correctionScale lambda wallShareScale grad Z: m_i / rho0 in the single-fluid
+   * solve, V_i mbar_i / m_i in the number-density solve (multifluid/density.ts). Written by both density
+   * paths; the coupling gives a body the matching share (couple/cpu.ts), so the push and the body's
+   * impulse stay equal and opposite.
+   */
+  readonly wallShareScale: Float64Array;
+  /** Working arrays and this step's feature flags of the multi-fluid terms (see multifluid/). */
+  readonly multiFluid: MultiFluidState;
+  /**
+   * Pending pushes of coupled colliders on each particle in the current solver iteration (see
+   * `addPendingPush` in couple/cpu.ts): `PENDING_PUSHES` entries of `PENDING_STRIDE` numbers per particle
+   * place (collider slot, -1 if free; displacement in m).
+   */
+  readonly pendingPushes: Float64Array;
   /** Collider slot of the particle's last contact in this substep, -1 if none. */
   readonly contactCollider: Int32Array;
   /** Contact normal pointing into the fluid side. */
@@ -226,6 +266,73 @@ export interface EntityEvents {
   layer: Float64Array;
 }
 
+/**
+ * Working arrays of the multi-fluid terms (multifluid/density.ts and interaction.ts), one value per
+ * particle place unless said otherwise, allocated once with the solver's capacity, and the features this
+ * step uses.
+ */
+export interface MultiFluidState {
+  /** The multi-fluid terms this step runs, set before each step by the component checks (features.ts). */
+  readonly features: MultiFluidFeatures;
+  /** Rest volume V_i = m_i / rho0_i (m^3). */
+  readonly restVolume: Float64Array;
+  /** sum_j m_j W_ij, then the neighbourhood's mean mass over the particle's own, mbar_i / m_i. */
+  readonly neighbourhoodMass: Float64Array;
+  /** Colour-field gradient n (1/m, eq. 3). */
+  readonly normalX: Float64Array;
+  readonly normalY: Float64Array;
+  readonly normalZ: Float64Array;
+  /** Colour-field Laplacian (1/m^2, eq. 4). */
+  readonly laplacian: Float64Array;
+  /** The particle's material colour c of the field being smoothed. */
+  readonly colour: Float64Array;
+  /** Largest diffusivity of the particle's material over the diffused channels (m^2/s). */
+  readonly coefficient: Float64Array;
+  /** Explicit diffusion rate sum_j c_ij V_j lap W_ij (1/s). */
+  readonly rate: Float64Array;
+  /** Per diffused channel (temperature, red, green, blue): the change of one explicit part. */
+  readonly change: readonly Float64Array[];
+  /** Per diffused channel: the values by particle place. */
+  readonly values: readonly Float64Array[];
+  /** The diffused channels of this substep (entity-indexed stores; reused, at most 4). */
+  readonly channels: Float64Array[];
+  /** Each diffused channel's per-material diffusivities (indexed by material entity). */
+  readonly diffusivities: Float64Array[];
+  /** Four numbers of scratch (a collider's fluid-side distance query). */
+  readonly local: Float64Array;
+}
+
+/** Allocates the multi-fluid working arrays for `capacity` particle places, with every feature off. */
+export function createMultiFluidState(capacity: number): MultiFluidState {
+  const f = () => new Float64Array(capacity);
+  return {
+    features: {
+      numberDensity: false,
+      numberDensityOptIn: false,
+      temperatureDensity: false,
+      interfaceTension: false,
+      surfaceTension: false,
+      temperatureDiffusion: false,
+      colourDiffusion: false,
+      colliderHeat: false,
+    },
+    restVolume: f(),
+    neighbourhoodMass: f(),
+    normalX: f(),
+    normalY: f(),
+    normalZ: f(),
+    laplacian: f(),
+    colour: f(),
+    coefficient: f(),
+    rate: f(),
+    change: [f(), f(), f(), f()],
+    values: [f(), f(), f(), f()],
+    channels: [],
+    diffusivities: [],
+    local: new Float64Array(4),
+  };
+}
+
 /** Everything a system function sees. */
 export interface SimulationContext {
   /** World-wide settings. */
@@ -254,8 +361,13 @@ export interface SimulationContext {
   frameTimeStep: number;
   /** Duration of one substep (s). */
   substepTimeStep: number;
-  /** Index of the current substep, 0 .. substeps - 1. */
+  /** Index of the current substep, 0 .. substepCount - 1. */
   substepIndex: number;
+  /**
+   * Substeps of the current step: `settings.substeps`, unless a step-start system (the WCSPH substep
+   * planner) chose another count and set `substepTimeStep` to match.
+   */
+  substepCount: number;
   /** The WebGPU backend's state while it runs the step; undefined on the CPU backend. */
   gpu?: GpuContext;
 }
@@ -311,6 +423,9 @@ export function createSolverState(capacity: number, entityCapacity: number): Sol
     wallGradientY: f(),
     wallGradientZ: f(),
     correctionScale: f(),
+    wallShareScale: f(),
+    multiFluid: createMultiFluidState(capacity),
+    pendingPushes: createPendingPushes(capacity),
     contactCollider: i32(),
     contactNormalX: f(),
     contactNormalY: f(),
@@ -412,6 +527,10 @@ export function createSimulationContext(
       emittedCount: 0,
       removedCount: 0,
       emitterBlocked: false,
+      solverSubsteps: settings.substeps,
+      maxAcceleration: 0,
+      pressureSolveIterations: 0,
+      pressureSolveResidual: 0,
     },
     entityCapacity,
     coupling: createCouplingWallList(1024),
@@ -426,5 +545,6 @@ export function createSimulationContext(
     frameTimeStep: settings.timeStep,
     substepTimeStep: settings.timeStep / settings.substeps,
     substepIndex: 0,
+    substepCount: settings.substeps,
   };
 }

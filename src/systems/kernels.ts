@@ -82,6 +82,24 @@ export function spikyGradient(rx: number, ry: number, rz: number, h: number, out
 }
 
 /**
+ * Coefficient of the poly6 gradient and Laplacian (Müller et al. 2003, eq. 20 differentiated), the
+ * positive constant 945 / (32 pi h^9) (1/m^9): grad W(r) = -945 / (32 pi h^9) (h^2 - r^2)^2 r (a vector,
+ * 1/m^4) and lap W(r) = -945 / (32 pi h^9) (h^2 - r^2) (3 h^2 - 7 r^2) (1/m^5), both zero for r >= h.
+ * The colour field's normal and curvature (eq. 16-17) use them.
+ */
+export function poly6GradientCoefficient(h: number): number {
+  return 945 / (32 * Math.PI * h ** 9);
+}
+
+/**
+ * Coefficient of the viscosity kernel's Laplacian (Müller et al. 2003, eq. 22): lap W(r) = 45 / (pi h^6)
+ * (h - r) for r < h, 0 beyond (1/m^5, positive everywhere). Returned as 45 / (pi h^6) (1/m^6).
+ */
+export function viscosityLaplacianCoefficient(h: number): number {
+  return 45 / (Math.PI * h ** 6);
+}
+
+/**
  * Sum of poly6 weights over the cubic spawn lattice of spacing `spacing` (self included), 1/m^3.
  * The particle mass that makes the lattice sit at rest density rho0 is rho0 / latticeKernelSum.
  */

@@ -5,6 +5,7 @@
 import type { FluidMaterialStore } from '../components';
 import { MATERIAL_DEFAULTS } from '../components';
 import type { MaterialTable } from './context';
+import { FluidError } from './errors';
 import { checkNumber, checkVector3, type Vector3Tuple, withDefault } from './validate';
 
 /** Options of `FluidSimulation.addMaterial`; defaults from Macklin & Müller 2013 (water). */
@@ -30,10 +31,45 @@ export interface FluidMaterialOptions {
   particleMass?: number;
   /** Render colour `[red, green, blue]`, each in [0, 1]. Default `[0.2, 0.45, 0.9]`. */
   color?: Vector3Tuple;
+  /**
+   * Interface colour c^i (Müller et al. 2005, section 3.2, Table 2): -0.5 polar (water), +0.5 non-polar
+   * (oil), 0 air. Range [-1, 1]. Default 0.
+   */
+  interfaceColour?: number;
+  /** Surface colour c^s (section 3.2): 1 liquid, 0 air. Range [0, 1]. Default 1. */
+  surfaceColour?: number;
+  /** Interface tension sigma^i (eq. 11) in N/m. Range [0, 1000]. Default 0 (off). */
+  interfaceTension?: number;
+  /** Surface tension sigma^s (eq. 12) in N/m. Range [0, 1000]. Default 0 (off). */
+  surfaceTension?: number;
+  /** Thermal diffusivity c (eq. 13-15) in m^2/s. Range [0, 1]. Default 0 (off). */
+  diffusivity?: number;
+  /** Diffusivity of the particles' render colour (eq. 13-15) in m^2/s. Range [0, 1]. Default 0 (off). */
+  colourDiffusivity?: number;
+  /**
+   * Temperature-dependent rest density alpha (eq. 16) in kg K/m^3: above 0, each particle's rest density
+   * is alpha / T. Range [0, 1e12]. Default 0 (off: `restDensity` holds).
+   */
+  temperatureDensity?: number;
+  /** Temperature of new particles of this material in kelvin. Range [0.001, 1e6]. Default 293.15. */
+  initialTemperature?: number;
+  /**
+   * True opts the scene into the multi-fluid density constraint (number density, mass-weighted
+   * corrections; see `FluidMaterialStore.numberDensity`): use it where fluids of different rest densities
+   * meet (buoyancy, density ratios up to 10:1; at 10:1, 6 or more `iterations` keep the light fluid calm:
+   * the default 3 leave it stirring at about 0.16 m/s). Default false. CPU backend and solver 'pbf' only
+   * for now.
+   */
+  numberDensity?: boolean;
 }
 
 /** Material values with every default applied and every range checked. */
 export type ResolvedMaterial = Required<Omit<FluidMaterialOptions, 'color'>> & { color: [number, number, number] };
+
+function checkBoolean(name: string, value: unknown): boolean {
+  if (typeof value !== 'boolean') throw new FluidError(`${name} is ${String(value)}; it must be a boolean`);
+  return value;
+}
 
 /**
  * Applies the defaults to `options` and checks every range (throws `FluidError` naming the option).
@@ -74,7 +110,52 @@ export function resolveMaterial(options: FluidMaterialOptions, latticeKernelSum:
       1e12,
     ),
     color,
+    interfaceColour: checkNumber('interfaceColour', withDefault(options.interfaceColour, d.interfaceColour), -1, 1),
+    surfaceColour: checkNumber('surfaceColour', withDefault(options.surfaceColour, d.surfaceColour), 0, 1),
+    interfaceTension: checkNumber(
+      'interfaceTension',
+      withDefault(options.interfaceTension, d.interfaceTension),
+      0,
+      1000,
+    ),
+    surfaceTension: checkNumber('surfaceTension', withDefault(options.surfaceTension, d.surfaceTension), 0, 1000),
+    diffusivity: checkNumber('diffusivity', withDefault(options.diffusivity, d.diffusivity), 0, 1),
+    colourDiffusivity: checkNumber(
+      'colourDiffusivity',
+      withDefault(options.colourDiffusivity, d.colourDiffusivity),
+      0,
+      1,
+    ),
+    temperatureDensity: checkNumber(
+      'temperatureDensity',
+      withDefault(options.temperatureDensity, d.temperatureDensity),
+      0,
+      1e12,
+    ),
+    initialTemperature: checkNumber(
+      'initialTemperature',
+      withDefault(options.initialTemperature, d.initialTemperature),
+      0.001,
+      1e6,
+    ),
+    numberDensity: checkBoolean('numberDensity', withDefault<unknown>(options.numberDensity, d.numberDensity)),
   };
+}
+
+/**
+ * Names of the options of `values` that use fluid-fluid interaction features the WebGPU backend and the
+ * WCSPH and MPS solvers do not implement yet (tension, diffusion, temperature-dependent rest density);
+ * empty when none is used. A different rest density alone is not listed (every solver handles it).
+ */
+export function unsupportedMultiFluidOptions(values: ResolvedMaterial): string[] {
+  const names: string[] = [];
+  if (values.interfaceTension > 0) names.push('interfaceTension');
+  if (values.surfaceTension > 0) names.push('surfaceTension');
+  if (values.diffusivity > 0) names.push('diffusivity');
+  if (values.colourDiffusivity > 0) names.push('colourDiffusivity');
+  if (values.temperatureDensity > 0) names.push('temperatureDensity');
+  if (values.numberDensity) names.push('numberDensity');
+  return names;
 }
 
 /** Writes resolved material values into the `FluidMaterial` store at entity `eid`. */
@@ -90,6 +171,15 @@ export function writeMaterial(store: FluidMaterialStore, eid: number, values: Re
   store.colorRed[eid] = values.color[0];
   store.colorGreen[eid] = values.color[1];
   store.colorBlue[eid] = values.color[2];
+  store.interfaceColour[eid] = values.interfaceColour;
+  store.surfaceColour[eid] = values.surfaceColour;
+  store.interfaceTension[eid] = values.interfaceTension;
+  store.surfaceTension[eid] = values.surfaceTension;
+  store.diffusivity[eid] = values.diffusivity;
+  store.colourDiffusivity[eid] = values.colourDiffusivity;
+  store.temperatureDensity[eid] = values.temperatureDensity;
+  store.initialTemperature[eid] = values.initialTemperature;
+  store.numberDensity[eid] = values.numberDensity ? 1 : 0;
 }
 
 /** Gives material entity `eid` the next slot of the solver's material table. */

@@ -3,15 +3,27 @@
  * the context; its stage says whether it runs once at the start of a step, once per substep, or once at
  * the end.
  */
+
+import type { FluidBackend, FluidSolver } from '../components';
 import { colliderPoseSystem } from './collide/cpu';
 import type { SimulationContext } from './context';
 import { densitySystem } from './density/cpu';
 import { emitOnlySystem, emitSystem } from './emit/cpu';
+import { FluidError } from './errors';
 import { gatherSceneSystem, gatherSystem } from './gather';
 import { gpuPublishSystem, gpuStepSystem } from './gpu/systems';
+import { mpsCpuSystems } from './mps/systems';
+import { multiFluidInteractionSystem } from './multifluid/interaction';
 import { neighbourSystem } from './neighbours/cpu';
 import { predictSystem } from './predict/cpu';
 import { publishSystem } from './publish';
+import {
+  sphFinishSystem,
+  sphForceSystem,
+  sphMirroredSubstepSystem,
+  sphNeighbourSystem,
+  sphSubstepSystem,
+} from './sph/cpu';
 import { velocitySystem, viscosityVorticitySystem } from './velocity/cpu';
 
 /** When a system runs within a step. */
@@ -37,6 +49,8 @@ export const cpuSystems: readonly FluidSystem[] = [
   { name: 'density', stage: 'substep', run: densitySystem },
   { name: 'velocity', stage: 'substep', run: velocitySystem },
   { name: 'viscosityVorticity', stage: 'substep', run: viscosityVorticitySystem },
+  // Interface and surface tension, diffusion, collider heat (Müller et al. 2005): each only when in use.
+  { name: 'multiFluid', stage: 'substep', run: multiFluidInteractionSystem },
   { name: 'publish', stage: 'step-end', run: publishSystem },
 ];
 
@@ -50,6 +64,51 @@ export const webGpuSystems: readonly FluidSystem[] = [
   { name: 'gpuStep', stage: 'step-start', run: gpuStepSystem },
   { name: 'publish', stage: 'step-end', run: gpuPublishSystem },
 ];
+
+/**
+ * The CPU backend's systems for the WCSPH solver (`solver: 'sph'`, see sph/cpu.ts), in order: the same
+ * emit, gather, collider poses, neighbour search, collisions, contact response and publish as PBF; the
+ * density solve and the XSPH/vorticity pass are replaced by the WCSPH forces and leap-frog integration,
+ * and a step-start planner picks the substep count from the CFL condition.
+ */
+export const sphCpuSystems: readonly FluidSystem[] = [
+  { name: 'emit', stage: 'step-start', run: emitSystem },
+  { name: 'gather', stage: 'step-start', run: gatherSystem },
+  { name: 'sphSubsteps', stage: 'step-start', run: sphSubstepSystem },
+  { name: 'colliderPose', stage: 'substep', run: colliderPoseSystem },
+  { name: 'neighbours', stage: 'substep', run: sphNeighbourSystem },
+  { name: 'sphForces', stage: 'substep', run: sphForceSystem },
+  { name: 'velocity', stage: 'substep', run: velocitySystem },
+  { name: 'sphFinish', stage: 'substep', run: sphFinishSystem },
+  { name: 'publish', stage: 'step-end', run: publishSystem },
+];
+
+/**
+ * The WebGPU backend's systems for WCSPH: as {@link webGpuSystems}, with the substep planner (from the last
+ * readback's velocities) before the GPU step, whose passes are the WCSPH ones (see gpu/backend.ts).
+ */
+export const sphWebGpuSystems: readonly FluidSystem[] = [
+  { name: 'emit', stage: 'step-start', run: emitOnlySystem },
+  { name: 'gather', stage: 'step-start', run: gatherSceneSystem },
+  { name: 'sphSubsteps', stage: 'step-start', run: sphMirroredSubstepSystem },
+  { name: 'gpuStep', stage: 'step-start', run: gpuStepSystem },
+  { name: 'publish', stage: 'step-end', run: gpuPublishSystem },
+];
+
+/**
+ * The ordered system list of `solver` on `backend`: for `'pbf'` the existing {@link cpuSystems} and
+ * {@link webGpuSystems}; for `'sph'` {@link sphCpuSystems} and {@link sphWebGpuSystems}; for `'mps'` the MPS systems
+ * (CPU only). Throws {@link FluidError} for a combination no backend implements.
+ */
+export function systemsFor(backend: FluidBackend, solver: FluidSolver): readonly FluidSystem[] {
+  if (solver === 'pbf') return backend === 'webgpu' ? webGpuSystems : cpuSystems;
+  if (solver === 'sph') return backend === 'webgpu' ? sphWebGpuSystems : sphCpuSystems;
+  if (solver === 'mps') {
+    if (backend === 'webgpu') throw new FluidError("solver 'mps' runs on the CPU backend only");
+    return mpsCpuSystems;
+  }
+  throw new FluidError(`solver is '${String(solver)}'; allowed values are 'pbf', 'sph' and 'mps'`);
+}
 
 const now = (): number => performance.now();
 
@@ -68,10 +127,13 @@ export function runStep(context: SimulationContext, systems: readonly FluidSyste
   const start = now();
   const times = context.stats.systemMilliseconds;
   for (const name in times) times[name] = 0;
-  const substeps = context.settings.substeps;
   context.frameTimeStep = timeStep;
-  context.substepTimeStep = timeStep / substeps;
+  context.substepCount = context.settings.substeps;
+  context.substepTimeStep = timeStep / context.substepCount;
   runStage(context, systems, 'step-start');
+  // A step-start system may have chosen another substep count (WCSPH's CFL planner).
+  const substeps = context.substepCount;
+  context.stats.solverSubsteps = substeps;
   for (let substep = 0; substep < substeps; substep++) {
     context.substepIndex = substep;
     runStage(context, systems, 'substep');

@@ -38,7 +38,9 @@ export function publishSystem(ctx: SimulationContext): void {
 /**
  * Density error and neighbour statistics. A particle has a full neighbourhood when it and every one of
  * its neighbours have at least 80% of the neighbours a particle at rest density has: this leaves out the
- * particles within about one kernel radius of the free surface or of a wall, whose kernel is cut.
+ * particles within about one kernel radius of the free surface or of a wall, whose kernel is cut. The
+ * rest density is the material's, or alpha / T of the particle for a material with a
+ * `temperatureDensity` alpha (Müller et al. 2005, eq. 16).
  */
 export function updateDensityStats(ctx: SimulationContext): void {
   const s = ctx.solver;
@@ -46,6 +48,10 @@ export function updateDensityStats(ctx: SimulationContext): void {
   const stats = ctx.stats;
   const full = ctx.lattice.fullNeighbourhood;
   const inverseRestDensity = ctx.materials.inverseRestDensity;
+  const temperatureDensity = s.multiFluid.features.temperatureDensity;
+  const alphaOf = ctx.components.FluidMaterial.temperatureDensity;
+  const materialEntity = ctx.materials.entity;
+  const temperature = ctx.components.Temperature;
   const { neighbourStart, neighbours, neighbourCount } = s;
   // 1 where the particle or one of its neighbours has a cut neighbourhood (reusing the lambda array).
   const cut = s.lambda;
@@ -67,7 +73,13 @@ export function updateDensityStats(ctx: SimulationContext): void {
   for (let i = 0; i < n; i++) {
     totalNeighbours += neighbourCount[i];
     if (cut[i] === 1) continue;
-    const error = Math.abs(s.density[i] * inverseRestDensity[s.material[i]] - 1);
+    let inverse = inverseRestDensity[s.material[i]];
+    if (temperatureDensity) {
+      // rho0 = alpha / T for a material with a temperature-dependent rest density (eq. 16).
+      const alpha = alphaOf[materialEntity[s.material[i]]];
+      if (alpha > 0) inverse = temperature[s.entity[i]] / alpha;
+    }
+    const error = Math.abs(s.density[i] * inverse - 1);
     errorSum += error;
     if (error > errorMax) errorMax = error;
     fullCount++;

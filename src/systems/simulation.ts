@@ -22,6 +22,8 @@ import {
   type FluidBackend,
   type FluidComponents,
   type FluidSettings,
+  type FluidSolver,
+  MATERIAL_DEFAULTS,
   type Vector3Store,
 } from '../components';
 import { commitColliderPose, countParticlesInside, writePose } from './collide/cpu';
@@ -32,8 +34,16 @@ import { FluidCapacityError, FluidError } from './errors';
 import { MAX_SCALE, MIN_SCALE } from './gather';
 import { WebGpuSolver } from './gpu/backend';
 import { applyReadback, type GpuContext, type MirrorMode } from './gpu/systems';
-import { type FluidMaterialOptions, registerMaterial, resolveMaterial, writeMaterial } from './material';
-import { cpuSystems, type FluidSystem, runStep, webGpuSystems } from './pipeline';
+import {
+  type FluidMaterialOptions,
+  registerMaterial,
+  resolveMaterial,
+  unsupportedMultiFluidOptions,
+  writeMaterial,
+} from './material';
+import { checkMpsSettings, configureMps, type MpsSettings, mpsState, resolveMpsSettings } from './mps/cpu';
+import { TEMPERATURE_RANGE } from './multifluid/validate';
+import { cpuSystems, type FluidSystem, runStep, systemsFor } from './pipeline';
 import { SignedDistanceField } from './sdf/field';
 import {
   applySnapshot,
@@ -45,6 +55,7 @@ import {
   snapshotSimulationOptions,
   writeSnapshot,
 } from './snapshot';
+import { checkSphSettings, resolveSphSettings, type SphOptions } from './sph/settings';
 import {
   checkComponents,
   checkInteger,
@@ -56,6 +67,10 @@ import {
   type Vector3Tuple,
   withDefault,
 } from './validate';
+
+/** Why a collider coupled with a rigid body is refused in a WCSPH simulation on the WebGPU backend. */
+const WCSPH_GPU_COUPLING =
+  "rigidBody coupling with solver 'sph' is not implemented on the WebGPU backend yet; use backend 'cpu' or solver 'pbf'";
 
 /** Options of {@link FluidSimulation}. Every option has a default giving stable water at 1/60 s. */
 export interface FluidSimulationOptions {
@@ -102,6 +117,22 @@ export interface FluidSimulationOptions {
    * Removals by drains and lifetimes reach the entity bookkeeping in every mode. Default `'every-frame'`.
    */
   mirror?: MirrorMode;
+  /**
+   * Which solver replaces the density solve (see {@link FluidSolver}): `'pbf'` Position Based Fluids
+   * (Macklin & Müller 2013, density constraints, `iterations` per substep), `'sph'` weakly compressible SPH
+   * (Müller et al. 2003, section 3: p = k (rho - rho0), eq. 12; forces eq. 10, 14, 19; adaptive CFL
+   * substeps, see {@link FluidSimulationOptions.sph}; both backends), `'mps'` Moving Particle
+   * Semi-implicit (Premoze et al. 2003, pressure Poisson equation). `'mps'` runs on the CPU backend only:
+   * with `backend: 'webgpu'` it throws {@link FluidError}, with `'auto'` it picks the CPU. Default `'pbf'`.
+   */
+  solver?: FluidSolver;
+  /** Options of the WCSPH solver (`solver: 'sph'`); see {@link SphOptions}. Ignored by the other solvers. */
+  sph?: SphOptions;
+  /**
+   * Settings of the MPS solver (`solver: 'mps'`); missing fields take their defaults (see
+   * {@link MpsSettings}). Ignored by the other solvers. Live values: {@link FluidSimulation.mpsSettings}.
+   */
+  mps?: Partial<MpsSettings>;
 }
 
 /** What {@link FluidSimulation.onBackendChanged} listeners receive. */
@@ -130,9 +161,21 @@ export interface ColliderCommonOptions {
    * Couples the collider with a rigid body: the impulses the fluid gives it (collisions, wall-weight
    * pressure, contact response; Newton's third law) are accumulated in its `BodyCoupling` component, for
    * {@link FluidSimulation.takeBodyImpulse}. The plugin's `addRigidBody` does this for Havok bodies.
+   * Not with `solver: 'sph'` on the WebGPU backend yet (throws {@link FluidError}; the CPU backend couples).
    * Default: not coupled.
    */
   rigidBody?: RigidBodyCouplingOptions;
+  /**
+   * Temperature of the collider's surface in kelvin (a hot floor, a cold ceiling; Müller et al. 2005,
+   * section 4.2). Range [0.001, 1e6]. Default 293.15. Acts only with `heatTransfer` above 0.
+   */
+  temperature?: number;
+  /**
+   * Heat-transfer rate k in 1/s: particles within the kernel radius h of the surface (distance d) change
+   * their temperature by dT/dt = k (1 - d / h) (temperature - T). Range [0, 1e4]. Default 0 (adiabatic).
+   * CPU backend only for now (the WebGPU backend throws {@link FluidError} when it is above 0).
+   */
+  heatTransfer?: number;
 }
 
 /** Options of a collider coupled with a rigid body. */
@@ -242,6 +285,10 @@ export interface SpawnBlockOptions {
   material: number;
   /** Initial velocity (m/s). Default `[0, 0, 0]`. */
   velocity?: Vector3Tuple;
+  /** Initial `Temperature` of the particles in kelvin. Range [0.001, 1e6]. Default: the material's `initialTemperature`. */
+  temperature?: number;
+  /** Initial render `Colour` `[red, green, blue]`, each in [0, 1]. Default: the material's `color`. */
+  colour?: Vector3Tuple;
 }
 
 /** Options of {@link FluidSimulation.addEmitter}: a nozzle that pours particles during the game. */
@@ -392,6 +439,8 @@ export class FluidSimulation {
   private readonly engine: AbstractEngine | undefined;
   private gpuContext: GpuContext | undefined;
   private mirrorMode: MirrorMode = 'every-frame';
+  /** `settings.sphMaxSubsteps` at creation: fixed (the WebGPU backend sizes its pose buffer with it). */
+  private readonly sphMaxSubsteps: number;
   private readonly observers: { remove(): void }[] = [];
   /**
    * Listeners told when the backend changes while running (a lost WebGPU device falls back to the CPU,
@@ -432,6 +481,16 @@ export class FluidSimulation {
     if (requested !== 'cpu' && requested !== 'webgpu' && requested !== 'auto') {
       throw new FluidError(`backend is '${requested}'; allowed values are 'cpu', 'webgpu' and 'auto'`);
     }
+    const solver = withDefault<string>(options.solver, 'pbf');
+    if (solver !== 'pbf' && solver !== 'sph' && solver !== 'mps') {
+      throw new FluidError(`solver is '${String(solver)}'; allowed values are 'pbf', 'sph' and 'mps'`);
+    }
+    if (solver === 'mps' && requested === 'webgpu') {
+      throw new FluidError("solver 'mps' runs on the CPU backend only; use backend 'cpu' or 'auto'");
+    }
+    const sphSettings = resolveSphSettings(options.sph, kernelRadius);
+    // Checked before anything is created: a bad value throws here.
+    const mpsSettings = solver === 'mps' ? resolveMpsSettings(options.mps ?? {}) : undefined;
     const mirror = withDefault<string>(options.mirror, 'every-frame');
     if (mirror !== 'every-frame' && mirror !== 'on-demand' && mirror !== 'off') {
       throw new FluidError(`mirror is '${mirror}'; allowed values are 'every-frame', 'on-demand' and 'off'`);
@@ -444,7 +503,7 @@ export class FluidSimulation {
         `backend is 'webgpu' but engine is ${engine === undefined ? 'missing' : 'not a WebGPUEngine with compute shaders'}; pass a WebGPUEngine as engine, or use backend 'auto' or 'cpu'`,
       );
     }
-    const backend: FluidBackend = requested === 'cpu' || !computeCapable ? 'cpu' : 'webgpu';
+    const backend: FluidBackend = requested === 'cpu' || !computeCapable || solver === 'mps' ? 'cpu' : 'webgpu';
     this.engine = engine;
 
     this.settings = {
@@ -460,14 +519,18 @@ export class FluidSimulation {
       iterations,
       maxSpeed,
       backend,
+      solver,
+      ...sphSettings,
     };
+    this.sphMaxSubsteps = sphSettings.sphMaxSubsteps;
     // Entity ids of bitecs start at 1 and are recycled, so every id is below this bound.
     this.entityCapacity = capacity + maxMaterials + maxColliders + maxEmitters + 1;
     this.components = createFluidComponents(this.entityCapacity);
     this.world = createWorld<{ components: FluidComponents }>(this.entityIndex, { components: this.components });
     this.context = createSimulationContext(this.settings, this.world, this.components, this.entityCapacity);
+    if (mpsSettings) configureMps(this.context, mpsSettings);
     this.systems = cpuSystems;
-    this.useSystems(cpuSystems, 'cpu');
+    this.useSystems(systemsFor('cpu', solver), 'cpu');
     if (backend === 'webgpu') {
       this.startGpu();
       const gpuEngine = engine as WebGPUEngine;
@@ -495,7 +558,7 @@ export class FluidSimulation {
     };
     this.context.gpu = this.gpuContext;
     solver.resetParticles();
-    this.useSystems(webGpuSystems, 'webgpu');
+    this.useSystems(systemsFor('webgpu', this.settings.solver), 'webgpu');
   }
 
   /** Makes `systems` the step's list and resets the per-system timings to its names. */
@@ -511,7 +574,7 @@ export class FluidSimulation {
     this.gpuContext?.solver.dispose();
     this.gpuContext = undefined;
     this.context.gpu = undefined;
-    this.useSystems(cpuSystems, 'cpu');
+    this.useSystems(systemsFor('cpu', this.settings.solver), 'cpu');
   }
 
   private notify(change: BackendChange): void {
@@ -537,6 +600,20 @@ export class FluidSimulation {
   /** The backend running the steps now: `settings.backend`, or `'cpu'` after a lost WebGPU device. */
   get backend(): FluidBackend {
     return this.gpuContext ? 'webgpu' : 'cpu';
+  }
+
+  /**
+   * The MPS solver's settings (see {@link MpsSettings}), live: edits apply from the next step, which
+   * checks them before it changes anything (a value out of range throws {@link FluidError} naming it and
+   * its range, and the step changes nothing). Undefined unless `solver` is `'mps'`.
+   */
+  get mpsSettings(): MpsSettings | undefined {
+    return this.settings.solver === 'mps' ? mpsState(this.context).settings : undefined;
+  }
+
+  /** The solver chosen at creation (see {@link FluidSimulationOptions.solver}); read-only. */
+  get solver(): FluidSolver {
+    return this.settings.solver;
   }
 
   /** True when `step()` may be called (the WebGPU backend's shaders have compiled; always on the CPU). */
@@ -686,6 +763,17 @@ export class FluidSimulation {
       throw new FluidCapacityError(`maxMaterials (${this.settings.maxMaterials}) reached; cannot add a material`);
     }
     const resolved = resolveMaterial(options, this.context.lattice.kernelSum);
+    const unsupported = unsupportedMultiFluidOptions(resolved);
+    if (unsupported.length > 0 && this.gpuContext !== undefined) {
+      throw new FluidError(
+        `${unsupported.join(', ')} ${unsupported.length > 1 ? 'are' : 'is'} not implemented on the WebGPU backend yet; leave ${unsupported.length > 1 ? 'them' : 'it'} off (0) or use backend 'cpu'`,
+      );
+    }
+    if (unsupported.length > 0 && this.settings.solver !== 'pbf') {
+      throw new FluidError(
+        `${unsupported.join(', ')} ${unsupported.length > 1 ? 'are' : 'is'} implemented for solver 'pbf' only; leave ${unsupported.length > 1 ? 'them' : 'it'} 0`,
+      );
+    }
     const eid = this.newEntity();
     addComponent(this.world, eid, this.components.FluidMaterial);
     writeMaterial(this.components.FluidMaterial, eid, resolved);
@@ -729,6 +817,23 @@ export class FluidSimulation {
         `material is ${String(options.material)}, which is not a material entity of this simulation`,
       );
     }
+    const material = this.components.FluidMaterial;
+    const temperature = checkNumber(
+      'temperature',
+      withDefault(options.temperature, material.initialTemperature[options.material]),
+      TEMPERATURE_RANGE[0],
+      TEMPERATURE_RANGE[1],
+    );
+    const colour = checkVector3(
+      'colour',
+      withDefault<Vector3Tuple>(options.colour, [
+        material.colorRed[options.material],
+        material.colorGreen[options.material],
+        material.colorBlue[options.material],
+      ]),
+      1,
+    );
+    for (let channel = 0; channel < 3; channel++) checkNumber(`colour[${channel}]`, colour[channel], 0, 1);
     const spacing = 2 * this.settings.particleRadius;
     const counts = [0, 0, 0];
     const offsets = [0, 0, 0];
@@ -762,6 +867,13 @@ export class FluidSimulation {
         }
       }
     }
+    const { Temperature, Colour } = this.components;
+    for (const id of ids) {
+      Temperature[id] = temperature;
+      Colour.red[id] = colour[0];
+      Colour.green[id] = colour[1];
+      Colour.blue[id] = colour[2];
+    }
     return ids;
   }
 
@@ -786,6 +898,21 @@ export class FluidSimulation {
     }
     const friction = checkNumber('friction', withDefault(options.friction, 0), 0, 100);
     const restitution = checkNumber('restitution', withDefault(options.restitution, 0), 0, 1);
+    const temperature = checkNumber(
+      'temperature',
+      withDefault(options.temperature, MATERIAL_DEFAULTS.initialTemperature),
+      TEMPERATURE_RANGE[0],
+      TEMPERATURE_RANGE[1],
+    );
+    const heatTransfer = checkNumber('heatTransfer', withDefault(options.heatTransfer, 0), 0, 1e4);
+    if (heatTransfer > 0 && this.gpuContext !== undefined) {
+      throw new FluidError(
+        "heatTransfer is not implemented on the WebGPU backend yet; leave it 0 or use backend 'cpu'",
+      );
+    }
+    if (heatTransfer > 0 && this.settings.solver !== 'pbf') {
+      throw new FluidError(`heatTransfer is implemented for solver 'pbf' only; leave it 0`);
+    }
     const container = withDefault(options.container, false);
     if (typeof container !== 'boolean') throw new FluidError(`container is ${String(container)}; it must be a boolean`);
     const wallWeights = withDefault(options.wallWeights, true);
@@ -795,6 +922,9 @@ export class FluidSimulation {
     const rigidBody = options.rigidBody;
     if (rigidBody !== undefined && (typeof rigidBody !== 'object' || rigidBody === null)) {
       throw new FluidError(`rigidBody is ${String(rigidBody)}; it must be an object ({ centreOfMass })`);
+    }
+    if (rigidBody !== undefined && this.settings.solver === 'sph' && this.gpuContext !== undefined) {
+      throw new FluidError(WCSPH_GPU_COUPLING);
     }
     const centreOfMass =
       rigidBody?.centreOfMass === undefined
@@ -857,6 +987,8 @@ export class FluidSimulation {
     c.container[eid] = container ? 1 : 0;
     c.friction[eid] = friction;
     c.restitution[eid] = restitution;
+    c.temperature[eid] = temperature;
+    c.heatTransfer[eid] = heatTransfer;
     c.ax[eid] = a[0];
     c.ay[eid] = a[1];
     c.az[eid] = a[2];
@@ -1300,7 +1432,8 @@ export class FluidSimulation {
    * substeps. Throws {@link FluidError} on invalid input or state: a `timeStep` outside [0.000001, 0.1]
    * seconds (0, a negative or a 10 s step is refused, never clamped: the plugin splits long frames), or a
    * value game code wrote into a component (a NaN position, a material id that is no material, a negative
-   * viscosity, a lifetime outside [0, 1e9] s, a collider with a zero radius). Everything game code may edit is
+   * viscosity, a lifetime outside [0, 1e9] s, a collider with a zero radius) or into the solver's settings
+   * (`settings`, {@link FluidSimulation.mpsSettings}). Everything game code may edit is
    * checked before the step changes anything, so then nothing changed: no particle was emitted, aged or
    * drained. Only if the solve itself produces a non-finite value is the step discarded after emitting and
    * draining; the other particles keep their previous values.
@@ -1314,6 +1447,24 @@ export class FluidSimulation {
     checkInteger('settings.substeps', this.settings.substeps, 1, 32);
     checkInteger('settings.iterations', this.settings.iterations, 1, 64);
     checkNumber('settings.maxSpeed', this.settings.maxSpeed, 1e-6, 10000);
+    if (this.settings.solver === 'sph') {
+      checkSphSettings(this.settings);
+      if (this.settings.sphMaxSubsteps !== this.sphMaxSubsteps) {
+        throw new FluidError(
+          `settings.sphMaxSubsteps is ${this.settings.sphMaxSubsteps}; it is fixed at creation, the only allowed value is ${this.sphMaxSubsteps} (create the simulation with sph.maxSubsteps instead)`,
+        );
+      }
+      // Before anything changes (a backend switch or a restore may have brought a coupled collider).
+      if (this.gpuContext !== undefined) {
+        const colliders = this.context.colliders;
+        for (let slot = 0; slot < colliders.count; slot++) {
+          if (this.components.BodyCoupling.coupled[colliders.entity[slot]] === 1) {
+            throw new FluidError(`collider ${colliders.entity[slot]}: ${WCSPH_GPU_COUPLING}`);
+          }
+        }
+      }
+    }
+    if (this.settings.solver === 'mps') checkMpsSettings(mpsState(this.context).settings);
     // The WebGPU backend checks the particles game code marked when it uploads them.
     checkComponents(this.context, this.gpuContext === undefined);
     runStep(this.context, this.systems, timeStep);
@@ -1324,7 +1475,7 @@ export class FluidSimulation {
    * with its id and every component value, materials, colliders (poses and previous poses, and the mesh
    * colliders' signed distance fields in full), emitters (with their owed fraction of a layer) and drains,
    * the settings, and what the solver carries from step to step (the particles' order in its arrays, the
-   * random generator, which ids bitecs reuses next). About 85 bytes per particle plus 16 bytes per field
+   * random generator, which ids bitecs reuses next). About 117 bytes per particle plus 16 bytes per field
    * node. On the WebGPU backend it holds the components as last read back: `await readback()` first (the
    * plugin's `snapshot()` does); a particle removed by `removeParticle` since the last step is still in it.
    */
@@ -1336,8 +1487,9 @@ export class FluidSimulation {
    * Load: replaces this simulation's whole state by a snapshot's, on either backend. Every entity of the
    * world is removed and the snapshot's come back with their ids (entities game code added to the world
    * itself come back as bare entities: their own components are not in the snapshot). The snapshot's
-   * `particleRadius` and `kernelRadius` must equal this simulation's and its counts fit within this one's
-   * limits; `gravity`, `timeStep`, `substeps`, `iterations` and `maxSpeed` are taken from it. On the CPU
+   * `particleRadius`, `kernelRadius` and `solver` must equal this simulation's and its counts fit within
+   * this one's limits; `gravity`, `timeStep`, `substeps`, `iterations`, `maxSpeed`, the WCSPH settings and
+   * the MPS settings (with the MPS pressure solve's warm start) are taken from it. On the CPU
    * backend the simulation then continues bit-identically to the saved one when the capacities are equal
    * (a different `capacity` changes the neighbour grid's table, so the summation order). On the WebGPU
    * backend the particles are uploaded again with the next step; no readback may be in flight (`await

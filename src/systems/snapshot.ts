@@ -9,9 +9,11 @@
  * solver's carried bookkeeping (the particles' order in the solver's arrays, which fixes the floating-point
  * summation order of the next step; the material and collider slot orders; emitter and drain order); the
  * signed distance fields of mesh colliders (their full grids, float32; a 64-cell field is about 4 MB); the
- * emitters' random generator state; the last step's emitted and removed ids; and the step statistics
- * (not the wall-clock timings). On the CPU backend, a simulation restored from a snapshot continues
- * bit-identically to the one that was saved, as long as both have the same capacities.
+ * emitters' random generator state; the last step's emitted and removed ids; with the MPS solver, its
+ * settings (flat `mps*` keys among the settings) and the warm start of its pressure solve by entity id
+ * (section 'MPSP'); and the step statistics (not the wall-clock timings). On the CPU backend, a simulation
+ * restored from a snapshot continues bit-identically to the one that was saved, as long as both have the
+ * same capacities.
  *
  * Layout (little-endian): the 8 signature bytes `ECSFLUID`, the format version (u32), the payload length
  * (u32) and the CRC-32 of the payload (u32); the payload is a list of sections, each a 4-letter tag (u32),
@@ -21,10 +23,18 @@
 
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import { addComponent, addEntity, type createEntityIndex, hasComponent, removeEntity } from 'bitecs';
-import type { FluidBackend } from '../components';
+import type { FluidBackend, FluidSolver } from '../components';
 import type { SimulationContext } from './context';
 import { FluidError } from './errors';
 import type { MirrorMode } from './gpu/systems';
+import {
+  type MpsWarmStart,
+  mpsOptionsFromSnapshot,
+  mpsSnapshotSettings,
+  mpsWarmStart,
+  resolveMpsSettings,
+  restoreMpsState,
+} from './mps/cpu';
 import { FIELD_NODE_STRIDE, SignedDistanceField } from './sdf/field';
 import type { FluidSimulationOptions } from './simulation';
 
@@ -331,6 +341,8 @@ export function writeSnapshot(ctx: SimulationContext, entityIndex: EntityIndex):
 
   writer.section('SETT', () => {
     const entries = plainEntries(ctx.settings, []);
+    // The MPS solver's settings live in its own state; saved flat (`mpsTolerance`, ...) as the WCSPH ones.
+    if (ctx.settings.solver === 'mps') entries.push(...mpsSnapshotSettings(ctx));
     writer.u16(entries.length);
     for (const [key, value] of entries) {
       writer.string(key);
@@ -404,6 +416,16 @@ export function writeSnapshot(ctx: SimulationContext, entityIndex: EntityIndex):
     writer.ids(events.emitted.subarray(0, Math.min(ctx.stats.emittedCount, events.emitted.length)));
     writer.ids(events.removed.subarray(0, Math.min(ctx.stats.removedCount, events.removed.length)));
   });
+
+  if (ctx.settings.solver === 'mps') {
+    // The MPS pressure solve's warm start by entity id (its initial guess: part of the bit-identical state).
+    writer.section('MPSP', () => {
+      const warmStart = mpsWarmStart(ctx);
+      writer.ids(warmStart.ids);
+      writer.ensure(8 * warmStart.pressures.length);
+      for (const pressure of warmStart.pressures) writer.f64(pressure);
+    });
+  }
 
   writer.section('STAT', () => {
     const entries = plainEntries(ctx.stats, STATS_NOT_SAVED).filter(([, value]) => typeof value !== 'string');
@@ -603,6 +625,8 @@ export interface DecodedSnapshot {
   readonly removed: Uint32Array;
   /** Statistics, by key. */
   readonly stats: ReadonlyMap<string, PlainValue>;
+  /** The MPS solver's warm-start pressures by entity id (section 'MPSP'; none for the other solvers). */
+  readonly mpsWarmStart: MpsWarmStart;
 }
 
 /** The live entities (indices into `alive`) whose values a store holds: its members, and every non-particle kind. */
@@ -764,6 +788,24 @@ export function readSnapshot(snapshot: unknown): DecodedSnapshot {
   const removed = reader.ids();
   reader.finish();
 
+  let warmStart: MpsWarmStart = { ids: new Uint32Array(0), pressures: new Float64Array(0) };
+  if (sections.has('MPSP')) {
+    reader = open('MPSP');
+    const ids = reader.ids();
+    const pressures = new Float64Array(ids.length);
+    for (let k = 0; k < ids.length; k++) {
+      if (ids[k] < 1 || ids[k] > maxId) {
+        throw new FluidError(`corrupt: section 'MPSP' lists entity id ${ids[k]}, outside [1, ${maxId}]`);
+      }
+      pressures[k] = reader.f64();
+      if (!Number.isFinite(pressures[k])) {
+        throw new FluidError(`corrupt: section 'MPSP' holds pressure ${pressures[k]} Pa for entity ${ids[k]}`);
+      }
+    }
+    reader.finish();
+    warmStart = { ids, pressures };
+  }
+
   reader = open('STAT');
   const stats = new Map<string, PlainValue>();
   for (let count = reader.u16(); count > 0; count--) {
@@ -789,6 +831,7 @@ export function readSnapshot(snapshot: unknown): DecodedSnapshot {
     emitted,
     removed,
     stats,
+    mpsWarmStart: warmStart,
   };
 }
 
@@ -816,6 +859,29 @@ const OPTION_SETTINGS = [
   'maxSpeed',
 ] as const;
 
+/** WCSPH option names and the settings keys they are saved under. */
+const SPH_SETTINGS = [
+  ['speedOfSound', 'sphSpeedOfSound'],
+  ['viscosity', 'sphViscosity'],
+  ['surfaceTension', 'sphSurfaceTension'],
+  ['surfaceThreshold', 'sphSurfaceThreshold'],
+  ['courantNumber', 'sphCourantNumber'],
+  ['maxSubsteps', 'sphMaxSubsteps'],
+] as const;
+
+/**
+ * The solver the snapshot was saved with: its `solver` setting, `'pbf'` for snapshots written before the
+ * solver option existed (format version 1 without the key). Throws {@link FluidError} for another value.
+ */
+function savedSolver(decoded: DecodedSnapshot): FluidSolver {
+  const value = decoded.settings.get('solver');
+  if (value === undefined) return 'pbf';
+  if (value === 'pbf' || value === 'sph' || value === 'mps') return value;
+  throw new FluidError(
+    `corrupt: the snapshot's setting 'solver' is ${String(value)}; allowed values are 'pbf', 'sph' and 'mps'`,
+  );
+}
+
 /** The options that create a simulation with the snapshot's settings (backend, engine and mirror aside). */
 export function snapshotSimulationOptions(decoded: DecodedSnapshot): FluidSimulationOptions {
   const options: Record<string, unknown> = {};
@@ -825,6 +891,16 @@ export function snapshotSimulationOptions(decoded: DecodedSnapshot): FluidSimula
     throw new FluidError("corrupt: the snapshot's setting 'gravity' is missing");
   }
   options.gravity = [gravity[0], gravity[1], gravity[2]];
+  options.solver = savedSolver(decoded);
+  // The WCSPH settings (absent from snapshots written before the solver option: the defaults apply).
+  const sph: Record<string, number> = {};
+  for (const [option, key] of SPH_SETTINGS) {
+    const value = decoded.settings.get(key);
+    if (typeof value === 'number') sph[option] = value;
+  }
+  options.sph = sph;
+  // The MPS settings (absent from snapshots of the other solvers and from older ones: the defaults apply).
+  if (options.solver === 'mps') options.mps = mpsOptionsFromSnapshot((key) => decoded.settings.get(key));
   return options as FluidSimulationOptions;
 }
 
@@ -834,6 +910,14 @@ export function snapshotSimulationOptions(decoded: DecodedSnapshot): FluidSimula
  */
 export function checkSnapshotFits(ctx: SimulationContext, decoded: DecodedSnapshot): void {
   const settings = ctx.settings;
+  const solver = savedSolver(decoded);
+  if (solver !== settings.solver) {
+    throw new FluidError(
+      `solver is '${settings.solver}' here but '${solver}' in the snapshot; restore into a simulation created with solver '${solver}' (FluidSimulation.fromSnapshot does)`,
+    );
+  }
+  // A saved MPS setting out of range throws here, before anything changed.
+  if (solver === 'mps') resolveMpsSettings(mpsOptionsFromSnapshot((key) => decoded.settings.get(key)));
   for (const key of FIXED_SETTINGS) {
     const saved = numberSetting(decoded, key);
     if (!Object.is(saved, settings[key])) {
@@ -841,6 +925,13 @@ export function checkSnapshotFits(ctx: SimulationContext, decoded: DecodedSnapsh
         `${key} is ${settings[key]} here but ${saved} in the snapshot; restore into a simulation created with the snapshot's ${key} (FluidSimulation.fromSnapshot does)`,
       );
     }
+  }
+  // WCSPH's substep cap sizes the WebGPU backend's pose buffer at creation (gpu/backend.ts): fixed too.
+  const savedMaxSubsteps = decoded.settings.get('sphMaxSubsteps');
+  if (solver === 'sph' && typeof savedMaxSubsteps === 'number' && savedMaxSubsteps !== settings.sphMaxSubsteps) {
+    throw new FluidError(
+      `sph.maxSubsteps is ${settings.sphMaxSubsteps} here but ${savedMaxSubsteps} in the snapshot; it is fixed at creation: restore into a simulation created with sph.maxSubsteps ${savedMaxSubsteps} (FluidSimulation.fromSnapshot does)`,
+    );
   }
   const limits: [string, number, number, string][] = [
     ['capacity', settings.capacity, decoded.particles.length, 'particles'],
@@ -943,6 +1034,23 @@ export function applySnapshot(ctx: SimulationContext, entityIndex: EntityIndex, 
       }
     }
   }
+  // Particle stores a snapshot written before they existed lacks (`Temperature` and `Colour` came with the
+  // multi-fluid terms): every particle gets them with its material's initial values, as createParticle
+  // gives them (the material fields missing too hold their defaults: 293.15 K).
+  const { Temperature, Colour, FluidMaterial, Particle } = ctx.components;
+  for (const eid of decoded.particles) {
+    const material = Particle.material[eid];
+    if (!saved.has('Temperature')) {
+      addComponent(world, eid, Temperature);
+      Temperature[eid] = FluidMaterial.initialTemperature[material];
+    }
+    if (!saved.has('Colour')) {
+      addComponent(world, eid, Colour);
+      Colour.red[eid] = FluidMaterial.colorRed[material];
+      Colour.green[eid] = FluidMaterial.colorGreen[material];
+      Colour.blue[eid] = FluidMaterial.colorBlue[material];
+    }
+  }
 
   // 3. The solver's bookkeeping: particle order, material and collider slots, emitters and drains.
   const s = ctx.solver;
@@ -985,7 +1093,7 @@ export function applySnapshot(ctx: SimulationContext, entityIndex: EntityIndex, 
   ctx.stats.removedCount = Math.min(ctx.stats.removedCount, removed.length);
   const settings = ctx.settings as unknown as Record<string, unknown>;
   for (const [key, value] of decoded.settings) {
-    if ((FIXED_SETTINGS as readonly string[]).includes(key) || key === 'backend') continue;
+    if ((FIXED_SETTINGS as readonly string[]).includes(key) || key === 'backend' || key === 'sphMaxSubsteps') continue;
     if (['capacity', 'maxMaterials', 'maxColliders', 'maxEmitters'].includes(key)) continue;
     const current = settings[key];
     if (Array.isArray(current) && Array.isArray(value) && current.length === value.length) {
@@ -993,5 +1101,10 @@ export function applySnapshot(ctx: SimulationContext, entityIndex: EntityIndex, 
     } else if (typeof current === 'number' && typeof value === 'number') {
       settings[key] = value;
     }
+  }
+  // 5. The MPS solver's settings and warm-start pressures (checked by checkSnapshotFits).
+  if (ctx.settings.solver === 'mps') {
+    const mps = resolveMpsSettings(mpsOptionsFromSnapshot((key) => decoded.settings.get(key)));
+    restoreMpsState(ctx, mps, decoded.mpsWarmStart);
   }
 }

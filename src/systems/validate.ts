@@ -3,6 +3,7 @@ import { ColliderShape, type FluidSettings } from '../components';
 import type { SimulationContext } from './context';
 import { FluidError } from './errors';
 import { gatherColliders, gatherMaterials } from './gather';
+import { checkMultiFluidComponents } from './multifluid/validate';
 
 /** A three-component vector as the API takes it: `[x, y, z]`. */
 export type Vector3Tuple = readonly [number, number, number];
@@ -80,6 +81,9 @@ export function checkComponents(ctx: SimulationContext, particles: boolean): voi
   gatherColliders(ctx);
   checkColliderShapes(ctx);
   if (particles) checkParticleComponents(ctx);
+  // Fluid-fluid interaction fields, the particles' Temperature and Colour, and the features the WebGPU
+  // backend does not implement yet (the backend running now: a lost device falls back to the CPU).
+  checkMultiFluidComponents(ctx, particles, ctx.stats.backend === 'webgpu');
 }
 
 /**

@@ -295,7 +295,10 @@ export interface CouplingOptions {
   /** Substeps and iterations of the seven readback steps (default 2 and 3). */
   readbackSubsteps?: number;
   readbackIterations?: number;
-  /** Body descent per readback step (m, default 0: held still in the settled pool). */
+  /**
+   * Body descent per readback step (m, default 0.003: the bodies move down through the settled pool without
+   * teleporting, so each step must start from the pose the previous one ended at).
+   */
   descent?: number;
 }
 
@@ -408,7 +411,7 @@ export async function couplingParity(
     ...teleportImpulses,
   };
 
-  // Readbacks: seven steps, bodies held still, on both GPU simulations and the CPU.
+  // Readbacks: seven steps, the bodies moving down 3 mm a step, on both GPU simulations and the CPU.
   const scenes = [cpu, gpu, gpuOnce];
   restart(scenes, settled);
   setIterations(scenes, options.readbackSubsteps ?? 2, options.readbackIterations ?? 3);
@@ -419,7 +422,7 @@ export async function couplingParity(
   const hold = (scene: PoolScene, step: number) => {
     // Step 7 removes the dummy collider: the mesh, last in the collider table, takes its slot.
     if (step === 7) scene.simulation.removeCollider(scene.dummy);
-    const descent = (options.descent ?? 0) * step;
+    const descent = (options.descent ?? 0.003) * step;
     for (const body of ['box', 'mesh'] as const) {
       const pose = NORMAL[body];
       place(

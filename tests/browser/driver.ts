@@ -128,10 +128,11 @@ export async function openGpuPage(options: GpuPageOptions = {}): Promise<GpuPage
       else if (message.type() === 'warning' && /uncaptured error/i.test(text)) consoleErrors.push(`console: ${text}`);
     });
     await page.goto(`${address}tests/browser/gpu.html?features=${options.features ?? 'timestamp'}`);
+    // The first load optimises the dependencies; on a busy 2-core machine that can take minutes.
     await page.waitForFunction(
       () => (window as HarnessWindow).gpuHarness?.ready === true || (window as HarnessWindow).gpuHarnessError,
       undefined,
-      { timeout: 120_000, polling: 50 },
+      { timeout: 270_000, polling: 50 },
     );
     const failure = await page.evaluate(() => (window as HarnessWindow).gpuHarnessError);
     if (failure) throw new Error(`the WebGPU harness page failed to start: ${failure}`);

@@ -8,7 +8,8 @@ import { bakeSignedDistanceField, createBoxMesh, FluidSimulation } from '../../s
 import { collideParticles, colliderPoseSystem, computeWallWeights } from '../../src/systems/collide/cpu';
 import { applyCorrections, computeCorrections, computeLambda } from '../../src/systems/density/cpu';
 import { gatherSceneSystem, gatherSystem } from '../../src/systems/gather';
-import { ParticleInfo } from '../../src/systems/gpu/structs';
+import { word } from '../../src/systems/gpu/layout';
+import { Contact, ParticleInfo } from '../../src/systems/gpu/structs';
 import { neighbourSystem } from '../../src/systems/neighbours/cpu';
 import { predictSystem } from '../../src/systems/predict/cpu';
 
@@ -203,7 +204,7 @@ export async function kernelParity(
   const delta = new Float32Array(await solver.readBuffer('delta', n * 16));
   const wall = new Float32Array(await solver.readBuffer('wall', n * 16));
   const predicted = new Float32Array(await solver.readBuffer('sortedPredicted', n * 16));
-  const contact = new Int32Array(await solver.readBuffer('contact', n * 32));
+  const contact = new Int32Array(await solver.readBuffer('contact', n * Contact.size));
   const gpuDensity = new Map<number, number[]>();
   const gpuLambda = new Map<number, number[]>();
   const gpuCorrection = new Map<number, number[]>();
@@ -216,7 +217,7 @@ export async function kernelParity(
     gpuWall.set(eid, [wall[4 * k], wall[4 * k + 1], wall[4 * k + 2]]);
     gpuCorrection.set(eid, [delta[4 * k], delta[4 * k + 1], delta[4 * k + 2]]);
     gpuCollided.set(eid, [predicted[4 * k], predicted[4 * k + 1], predicted[4 * k + 2]]);
-    const gpuSlot = contact[8 * k + 4];
+    const gpuSlot = contact[word(Contact, 'collider', k * Contact.size)];
     const cpuSlot = cpuContact.get(eid) ?? -2;
     if (gpuSlot >= 0) contacts.gpu++;
     if (cpuSlot >= 0) contacts.cpu++;

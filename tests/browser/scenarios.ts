@@ -73,6 +73,9 @@ export const scenarios: Record<string, Scenario> = {
   snapshot: async (engine) => (await import('./snapshot')).snapshotAcrossBackends(engine),
   soak: async (engine, args) => (await import('./soak')).soakScenario(engine, args),
   bench: (engine, args) => benchScenario(engine, args),
+  sphParity: async (engine, args) => (await import('./sph')).sphParity(engine, args),
+  sphRefusals: async (engine) => (await import('./sph')).sphRefusals(engine),
+  multiFluidRefusal: async (engine) => (await import('./multifluid')).multiFluidRefusal(engine),
   /** Adapter, limits, and a trivial compute pass (double 1024 floats) read back. */
   async smoke(engine): Promise<SmokeResult> {
     const count = 1024;

@@ -6,8 +6,11 @@
 // whose start-of-substep position lay inside a wall (not of a container box) is pre-stabilised: its start
 // position moves with the push, so it gains no velocity, and no impulse goes to a coupled body.
 // Two variants (see `couplingVariant` in gpu/backend.ts): without coupled colliders this pass applies the
-// correction first; with them the apply pass (couple/apply.wgsl) has done so, and this pass adds each push
-// by a coupled collider to its impulse accumulators (couple/impulse.wgsl): -m push / dt at the contact point.
+// correction first; with them the apply pass (couple/apply.wgsl) has done so and left the coupled
+// colliders' wall-pressure shares as pending pushes in the contact record; this pass adds each coupled
+// collider's push to them, takes back from them what other colliders push against them, and at the end
+// hands them to the bodies' impulse accumulators (couple/impulse.wgsl): -m dx / dt at the particle (mirrors
+// addPendingPush, opposePendingPushes and flushPendingPushes in couple/cpu.ts).
 
 const EXTRA_PROJECTIONS: u32 = 3u;
 
@@ -29,7 +32,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   // @uncoupled
   var correction = delta[i].xyz;
   let lengthSquared = dot(correction, correction);
-  if (lengthSquared > p.particleRadius * p.particleRadius) {
+  // WCSPH (sphMode 1) hands its whole drift dt v here, unclamped as on the CPU (sph/cpu.ts).
+  if (p.sphMode == 0u && lengthSquared > p.particleRadius * p.particleRadius) {
     correction = correction * (p.particleRadius / sqrt(lengthSquared));
   }
   var x = own.xyz + correction;
@@ -186,9 +190,41 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         startMoved = true;
       }
       // @coupled
-      if (c.coupled == 1u && !penetrating) {
-        addBodyImpulse(slot, pose, c.centreOfMass.xyz, (-mass * p.inverseTimeStep) * worldPush,
-          x - p.particleRadius * worldNormal);
+      var free = PENDING_PUSHES;
+      var merged = false;
+      var entry = 0u;
+      loop {
+        let pending = record.pending[entry];
+        if (pending.w >= 0.0 && u32(pending.w) != slot) {
+          let against = dot(worldPush, pending.xyz);
+          if (against < 0.0) {
+            let keep = max(0.0, 1.0 + against / dot(pending.xyz, pending.xyz));
+            record.pending[entry] = vec4<f32>(keep * pending.xyz, pending.w);
+          }
+        }
+        if (c.coupled == 1u && !penetrating) {
+          if (pending.w >= 0.0 && u32(pending.w) == slot) {
+            record.pending[entry] = vec4<f32>(pending.xyz + worldPush, pending.w);
+            merged = true;
+          }
+          if (pending.w < 0.0 && free == PENDING_PUSHES) { free = entry; }
+        }
+        continuing {
+          entry = entry + 1u;
+          break if entry >= PENDING_PUSHES;
+        }
+      }
+      if (c.coupled == 1u && !penetrating && !merged) {
+        if (free == PENDING_PUSHES) {
+          // A third coupled collider: the oldest pending push is handed over first.
+          let oldest = record.pending[0];
+          let oldestSlot = u32(oldest.w);
+          addBodyImpulse(oldestSlot, poseOf(oldestSlot, false), scene.colliders[oldestSlot].centreOfMass.xyz,
+            (-mass * p.inverseTimeStep) * oldest.xyz, x);
+          record.pending[0] = record.pending[1];
+          free = 1u;
+        }
+        record.pending[free] = vec4<f32>(worldPush, f32(slot));
       }
       // @end coupled
       if (record.collider != i32(slot)) {
@@ -202,6 +238,22 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         break if visited >= count;
       }
     }
+    // @coupled
+    var entry = 0u;
+    loop {
+      let pending = record.pending[entry];
+      if (pending.w >= 0.0) {
+        let pendingSlot = u32(pending.w);
+        addBodyImpulse(pendingSlot, poseOf(pendingSlot, false), scene.colliders[pendingSlot].centreOfMass.xyz,
+          (-mass * p.inverseTimeStep) * pending.xyz, x);
+        record.pending[entry] = vec4<f32>(0.0, 0.0, 0.0, -1.0);
+      }
+      continuing {
+        entry = entry + 1u;
+        break if entry >= PENDING_PUSHES;
+      }
+    }
+    // @end coupled
     contact[i] = record;
     if (startMoved) { sortedPosition[i] = vec4<f32>(start, startRecord.w); }
   }

@@ -11,7 +11,7 @@
  */
 import { ColliderShape } from '../../components';
 import { COLLIDER_FRAME_STRIDE, POSE_SIZE, type SimulationContext } from '../context';
-import { addBodyImpulse, recordWallGradient } from '../couple/cpu';
+import { addPendingPush, flushPendingPushes, opposePendingPushes, recordWallGradient } from '../couple/cpu';
 import { poly6 } from '../kernels';
 
 /**
@@ -106,10 +106,10 @@ export function commitColliderPose(ctx: SimulationContext, eid: number): void {
   c.previousScale[eid] = c.scale[eid];
 }
 
-/** Substep system: poses of every collider at the start and end of this substep. */
+/** Substep system: poses of every collider at the start and end of this substep (of `ctx.substepCount`). */
 export function colliderPoseSystem(ctx: SimulationContext): void {
   const table = ctx.colliders;
-  const substeps = ctx.settings.substeps;
+  const substeps = ctx.substepCount;
   const t0 = ctx.substepIndex / substeps;
   const t1 = (ctx.substepIndex + 1) / substeps;
   for (let slot = 0; slot < table.count; slot++) {
@@ -135,7 +135,7 @@ export function collideParticles(ctx: SimulationContext): void {
   const frames = table.frames;
   const dt = ctx.substepTimeStep;
   const { positionX, positionY, positionZ, predictedX, predictedY, predictedZ, velocityX, velocityY, velocityZ } = s;
-  const { contactCollider, contactNormalX, contactNormalY, contactNormalZ, contactApproachSpeed, mass } = s;
+  const { contactCollider, contactNormalX, contactNormalY, contactNormalZ, contactApproachSpeed } = s;
   const out = distanceScratch;
   for (let visit = 0; visit < 2 * table.count; visit++) {
     const slot = visit % table.count;
@@ -296,21 +296,10 @@ export function collideParticles(ctx: SimulationContext): void {
       const wnx = r00 * nx + r01 * ny + r02 * nz;
       const wny = r10 * nx + r11 * ny + r12 * nz;
       const wnz = r20 * nx + r21 * ny + r22 * nz;
-      if (coupled && !penetrating) {
-        // The body receives -m dx / dt at the contact point (the particle lifted off the surface by r).
-        const a = -mass[i] / dt;
-        addBodyImpulse(
-          ctx,
-          slot,
-          eid,
-          a * worldPushX,
-          a * worldPushY,
-          a * worldPushZ,
-          predictedX[i] - r * wnx,
-          predictedY[i] - r * wny,
-          predictedZ[i] - r * wnz,
-        );
-      }
+      // Coupled colliders' pushes wait until the end of the pass; this push takes back what it undoes of
+      // another collider's (see `addPendingPush` in couple/cpu.ts).
+      opposePendingPushes(ctx, i, slot, worldPushX, worldPushY, worldPushZ);
+      if (coupled && !penetrating) addPendingPush(ctx, i, slot, worldPushX, worldPushY, worldPushZ);
       // Velocity of the collider's surface at this particle over the substep (rigid motion and scaling):
       // where the local point l was at the start of the substep, s0 R0 l + t0.
       const px = startScale * (frames[s0] * lx + frames[s0 + 1] * ly + frames[s0 + 2] * lz) + frames[s0 + 9];
@@ -329,6 +318,7 @@ export function collideParticles(ctx: SimulationContext): void {
       contactNormalZ[i] = wnz;
     }
   }
+  flushPendingPushes(ctx);
 }
 
 /**

@@ -109,34 +109,151 @@ export function recordWallGradient(
   list.gradient[3 * k + 2] = gz;
 }
 
+/** Pending pushes kept per particle (the GPU's contact record holds as many). */
+export const PENDING_PUSHES = 2;
+
+/** Numbers per pending push: collider slot (-1: free), then the displacement (m, world space). */
+export const PENDING_STRIDE = 4;
+
+/** Pending-push storage for `capacity` particle places, all free. */
+export function createPendingPushes(capacity: number): Float64Array {
+  const pushes = new Float64Array(capacity * PENDING_PUSHES * PENDING_STRIDE);
+  for (let k = 0; k < pushes.length; k += PENDING_STRIDE) pushes[k] = -1;
+  return pushes;
+}
+
+/*
+ * Pending pushes. Within one solver iteration a coupled collider moves a particle by its share of the wall
+ * pressure and by the collision projection; the body receives -m dx / dt for that displacement dx. It is
+ * handed over only at the end of the collision pass, less what other colliders pushed back against it in
+ * the meantime: a particle squeezed between a body and another wall (a rock resting on the pool's floor)
+ * is held by that wall, which takes the part it undoes. Without this every iteration would charge the body
+ * the same overlap again (2 substeps x 3 iterations of a full particle radius for a pinched particle) and
+ * throw a resting body off the floor. The force then acts at the particle's final position; both pushes
+ * are along the wall's normal, so moving the point along it changes no torque.
+ */
+
 /**
- * After the corrections were applied: the impulses of the coupled colliders' wall-weight pressure of this
- * iteration (their share of each particle's correction, clamped like the correction was).
+ * Adds displacement (dx, dy, dz) by coupled collider `slot` to particle place `i`'s pending pushes (to that
+ * collider's entry if there is one; a third collider hands the oldest entry over first).
+ */
+export function addPendingPush(
+  ctx: SimulationContext,
+  i: number,
+  slot: number,
+  dx: number,
+  dy: number,
+  dz: number,
+): void {
+  const pushes = ctx.solver.pendingPushes;
+  const base = i * PENDING_PUSHES * PENDING_STRIDE;
+  let free = -1;
+  for (let e = 0; e < PENDING_PUSHES; e++) {
+    const o = base + e * PENDING_STRIDE;
+    if (pushes[o] === slot) {
+      pushes[o + 1] += dx;
+      pushes[o + 2] += dy;
+      pushes[o + 3] += dz;
+      return;
+    }
+    if (free < 0 && pushes[o] < 0) free = e;
+  }
+  if (free < 0) {
+    flushPendingPush(ctx, i, base);
+    pushes.copyWithin(base, base + PENDING_STRIDE, base + PENDING_PUSHES * PENDING_STRIDE);
+    free = PENDING_PUSHES - 1;
+  }
+  const o = base + free * PENDING_STRIDE;
+  pushes[o] = slot;
+  pushes[o + 1] = dx;
+  pushes[o + 2] = dy;
+  pushes[o + 3] = dz;
+}
+
+/**
+ * A push (px, py, pz) of particle place `i` by collider `slot`: each pending push of another collider loses
+ * the part of it that this push takes back (its component against it, down to nothing).
+ */
+export function opposePendingPushes(
+  ctx: SimulationContext,
+  i: number,
+  slot: number,
+  px: number,
+  py: number,
+  pz: number,
+): void {
+  const pushes = ctx.solver.pendingPushes;
+  const base = i * PENDING_PUSHES * PENDING_STRIDE;
+  for (let e = 0; e < PENDING_PUSHES; e++) {
+    const o = base + e * PENDING_STRIDE;
+    if (pushes[o] < 0 || pushes[o] === slot) continue;
+    const dx = pushes[o + 1];
+    const dy = pushes[o + 2];
+    const dz = pushes[o + 3];
+    const against = px * dx + py * dy + pz * dz;
+    if (against >= 0) continue;
+    const keep = Math.max(0, 1 + against / (dx * dx + dy * dy + dz * dz));
+    pushes[o + 1] = keep * dx;
+    pushes[o + 2] = keep * dy;
+    pushes[o + 3] = keep * dz;
+  }
+}
+
+/** Hands the pending push at offset `o` of particle place `i` to its body (-m dx / dt at the particle) and frees it. */
+function flushPendingPush(ctx: SimulationContext, i: number, o: number): void {
+  const s = ctx.solver;
+  const pushes = s.pendingPushes;
+  const slot = pushes[o];
+  pushes[o] = -1;
+  const a = -s.mass[i] / ctx.substepTimeStep;
+  addBodyImpulse(
+    ctx,
+    slot,
+    ctx.colliders.entity[slot],
+    a * pushes[o + 1],
+    a * pushes[o + 2],
+    a * pushes[o + 3],
+    s.predictedX[i],
+    s.predictedY[i],
+    s.predictedZ[i],
+  );
+}
+
+/** At the end of the collision pass: hands every pending push to its body. */
+export function flushPendingPushes(ctx: SimulationContext): void {
+  const pushes = ctx.solver.pendingPushes;
+  const n = ctx.solver.count;
+  for (let i = 0; i < n; i++) {
+    const base = i * PENDING_PUSHES * PENDING_STRIDE;
+    for (let e = 0; e < PENDING_PUSHES; e++) {
+      const o = base + e * PENDING_STRIDE;
+      if (pushes[o] >= 0) flushPendingPush(ctx, i, o);
+    }
+  }
+}
+
+/**
+ * After the corrections were applied: the coupled colliders' share of the wall-weight pressure of this
+ * iteration (their part of each particle's correction, clamped like the correction was) becomes a pending
+ * push of that collider, handed to the body at the end of the collision pass.
  */
 export function accumulateWallImpulses(ctx: SimulationContext): void {
   const list = ctx.coupling;
   if (list.count === 0) return;
   const s = ctx.solver;
-  const inverseRestDensity = ctx.materials.inverseRestDensity;
-  const inverseDt = 1 / ctx.substepTimeStep;
-  const entity = ctx.colliders.entity;
   for (let k = 0; k < list.count; k++) {
     const i = list.particle[k];
-    const m = s.mass[i];
-    // dx = clamp * lambda m / rho0 * grad Z; the body gets -m dx / dt.
-    const scale = -m * s.correctionScale[i] * s.lambda[i] * m * inverseRestDensity[s.material[i]] * inverseDt;
+    // dx = clamp * lambda * wallShareScale * grad Z (wallShareScale m / rho0, or V_i mbar_i / m_i for the
+    // number-density solve: the push the density solve gave the particle).
+    const scale = s.correctionScale[i] * s.lambda[i] * s.wallShareScale[i];
     if (scale === 0) continue;
-    const slot = list.slot[k];
-    addBodyImpulse(
+    addPendingPush(
       ctx,
-      slot,
-      entity[slot],
+      i,
+      list.slot[k],
       scale * list.gradient[3 * k],
       scale * list.gradient[3 * k + 1],
       scale * list.gradient[3 * k + 2],
-      s.predictedX[i],
-      s.predictedY[i],
-      s.predictedZ[i],
     );
   }
 }

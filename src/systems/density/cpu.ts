@@ -19,12 +19,17 @@
  *
  * Each neighbour pair is visited once (half lists) and updates both particles, the CPU's way of doing the
  * same sums as the per-particle formulas above.
+ *
+ * Several fluids: when a material opts in (`FluidMaterial.numberDensity`) or has a temperature-dependent
+ * rest density, `densitySystem` runs the number-density form of multifluid/density.ts instead (buoyancy
+ * without false interface tension); otherwise this file's code runs unchanged.
  */
 import { collideParticles, computeWallWeights } from '../collide/cpu';
 import type { SimulationContext } from '../context';
 import { selfWeight } from '../context';
 import { accumulateWallImpulses } from '../couple/cpu';
 import { poly6Coefficient, spikyGradientCoefficient } from '../kernels';
+import { numberDensitySolve } from '../multifluid/density';
 
 /** Offset, as a fraction of h, given along +x to the second of two particles at the same position. */
 const COINCIDENT_OFFSET = 1e-6;
@@ -235,6 +240,18 @@ export function densitySystem(ctx: SimulationContext): void {
     s.wallGradientX.fill(0, 0, s.count);
     s.wallGradientY.fill(0, 0, s.count);
     s.wallGradientZ.fill(0, 0, s.count);
+  }
+  // Several rest densities (or a temperature-dependent one): the number-density form of multifluid/density.ts.
+  const features = s.multiFluid.features;
+  if (features.numberDensity) {
+    numberDensitySolve(ctx, features);
+    return;
+  }
+  if (walls) {
+    // The walls' push per unit lambda grad Z, m / rho0: the coupled colliders' share (couple/cpu.ts).
+    const { mass, material, wallShareScale } = s;
+    const inverseRestDensity = ctx.materials.inverseRestDensity;
+    for (let i = 0; i < s.count; i++) wallShareScale[i] = mass[i] * inverseRestDensity[material[i]];
   }
   const iterations = ctx.settings.iterations;
   for (let iteration = 0; iteration < iterations; iteration++) {

@@ -24,11 +24,19 @@ import impulseSource from '../couple/impulse.wgsl?raw';
 import correctSource from '../density/correct.wgsl?raw';
 import lambdaSource from '../density/lambda.wgsl?raw';
 import { FluidError } from '../errors';
-import { poly6Coefficient, spikyGradientCoefficient } from '../kernels';
+import {
+  poly6Coefficient,
+  poly6GradientCoefficient,
+  spikyGradientCoefficient,
+  viscosityLaplacianCoefficient,
+} from '../kernels';
 import neighbourLoopSource from '../neighbours/neighbourLoop.wgsl?raw';
 import scanSource from '../neighbours/scan.wgsl?raw';
 import sortSource from '../neighbours/sort.wgsl?raw';
 import predictSource from '../predict/predict.wgsl?raw';
+import sphDensitySource from '../sph/density.wgsl?raw';
+import sphFinishSource from '../sph/finish.wgsl?raw';
+import sphForcesSource from '../sph/forces.wgsl?raw';
 import velocitySource from '../velocity/velocity.wgsl?raw';
 import viscositySource from '../velocity/viscosity.wgsl?raw';
 import vorticitySource from '../velocity/vorticity.wgsl?raw';
@@ -43,6 +51,7 @@ import {
   type BufferName,
   bodyImpulseQuanta,
   ColliderData,
+  Contact,
   DrainData,
   defineScene,
   FieldInfo,
@@ -74,7 +83,7 @@ function entrySection(source: string, name: string): string {
 /**
  * The `// @general` or the `// @simple` lines of each `// @general ... // @simple ... // @end` block of a pass:
  * the simple variant serves scenes with one material whose artificial pressure exponent is 4 (see
- * `stepPasses`). SwiftShader runs every branch of a shader, so code for other cases costs even when unused.
+ * `updatePassLists`). SwiftShader runs every branch of a shader, so code for other cases costs even when unused.
  */
 /** Wraps each `// @neighbours` ... `// @end neighbours` body in the shared neighbour loop (neighbourLoop.wgsl). */
 function expandNeighbourLoops(source: string): string {
@@ -95,7 +104,7 @@ function materialVariant(source: string, simple: boolean): string {
 /**
  * Keeps the `// @coupled` ... `// @end coupled` blocks of a pass and drops the `// @uncoupled` ...
  * `// @end uncoupled` ones (`coupled` true), or the reverse: the variant for steps with a collider coupled
- * with a rigid body, which binds the impulse accumulators, and the one for steps without (see `stepPasses`).
+ * with a rigid body, which binds the impulse accumulators, and the one for steps without (see `updatePassLists`).
  */
 function couplingVariant(source: string, coupled: boolean): string {
   return source.replace(
@@ -103,6 +112,14 @@ function couplingVariant(source: string, coupled: boolean): string {
     (_block, kind: string, lines: string) => ((kind === 'coupled') === coupled ? lines : ''),
   );
 }
+
+/**
+ * Most bytes the scene buffer may give to collider poses (two per collider and substep): 64 MiB, half of
+ * WebGPU's default `maxStorageBufferBindingSize` (128 MiB), so the header (materials, colliders, drains)
+ * always fits. WCSPH's `sphMaxSubsteps` x `maxColliders` is therefore at most 524288 on the WebGPU backend
+ * (e.g. 256 substeps with 2048 colliders, or 4096 with 128).
+ */
+export const MAX_POSE_BYTES = 64 * 1024 * 1024;
 
 /** One compute pass: a shader and how many threads it runs. */
 interface Pass {
@@ -220,7 +237,16 @@ export class WebGpuSolver {
       maxColliders: settings.maxColliders,
       maxDrains: settings.maxEmitters,
     });
-    const poseCount = 32 * settings.maxColliders * 2;
+    // Poses for every substep (start and end, Pose.size = 64 bytes each): at most 32 substeps for PBF, up to
+    // `sphMaxSubsteps` (fixed at creation) for WCSPH's adaptive count, i.e. 128 bytes x maxColliders x
+    // substeps: 2 MiB at the defaults (256 x 64 colliders); more than MAX_POSE_BYTES is refused.
+    const maxSubsteps = settings.solver === 'sph' ? Math.max(32, settings.sphMaxSubsteps) : 32;
+    const poseCount = maxSubsteps * settings.maxColliders * 2;
+    if (poseCount * Pose.size > MAX_POSE_BYTES) {
+      throw new FluidError(
+        `sph.maxSubsteps ${settings.sphMaxSubsteps} x maxColliders ${settings.maxColliders} needs ${poseCount * Pose.size} bytes of collider poses on the WebGPU backend; allowed are ${MAX_POSE_BYTES} (sph.maxSubsteps x maxColliders <= ${MAX_POSE_BYTES / (2 * Pose.size)}): lower one of them`,
+      );
+    }
     this.headerBytes = this.scene.offsets.poses;
     this.sceneWords = createWordViews(this.headerBytes + poseCount * Pose.size);
     let table = 1024;
@@ -249,7 +275,7 @@ export class WebGpuSolver {
     make('solve', vec4);
     make('wall', vec4);
     make('delta', vec4);
-    make('contact', capacity * 32);
+    make('contact', capacity * Contact.size);
     make('omega', vec4);
     make('placeOfEntity', ctx.entityCapacity * 4);
     make('records', capacity * ParticleRecord.size);
@@ -460,7 +486,7 @@ export class WebGpuSolver {
       ],
       one,
     );
-    // Lambda and correct come in two variants, chosen per step (see `stepPasses` and `materialVariant`).
+    // Lambda and correct come in two variants, chosen per step (see `updatePassLists` and `materialVariant`).
     const lambdaBindings = [
       ['scene', R],
       ['state', R],
@@ -524,7 +550,7 @@ export class WebGpuSolver {
     );
     p.apply = this.addPass(
       'apply',
-      common + poseSource + impulseSource + applySource,
+      common + applySource,
       'main',
       [
         ['scene', R],
@@ -534,7 +560,7 @@ export class WebGpuSolver {
         ['solve', R],
         ['wall', R],
         ['sortedInfo', R],
-        ['impulses', W],
+        ['contact', W],
       ],
       particles,
     );
@@ -589,6 +615,7 @@ export class WebGpuSolver {
       ],
       particles,
     );
+    if (this.ctx.settings.solver === 'sph') this.createSphPasses();
     p.writeBack = this.addPass(
       'writeBack',
       book('writeBack'),
@@ -607,13 +634,73 @@ export class WebGpuSolver {
     );
   }
 
+  /**
+   * The WCSPH passes (`solver: 'sph'`, see sph/cpu.ts): density and pressure (with the wall weights of
+   * density/lambda.wgsl, its part before the entry point), accelerations with the leap-frog kick, and the
+   * end-of-substep copy of the velocities for the write-back. Created only for a WCSPH simulation.
+   */
+  private createSphPasses(): void {
+    const particles = () => Math.ceil(this.boundCount / WORKGROUP_SIZE);
+    const R = 'read' as const;
+    const W = 'read_write' as const;
+    const wallFunctions = lambdaSource.slice(0, lambdaSource.indexOf('@compute'));
+    const p = this.passes;
+    p.sphDensity = this.addPass(
+      'sphDensity',
+      commonSource + poseSource + shapesSource + wallFunctions + sphDensitySource,
+      'main',
+      [
+        ['scene', R],
+        ['state', R],
+        ['sortedPredicted', R],
+        ['sortedInfo', R],
+        ['buckets', R],
+        ['solve', W],
+        ['wall', W],
+        ['fieldValues', R],
+      ],
+      particles,
+    );
+    p.sphForces = this.addPass(
+      'sphForces',
+      commonSource + sphForcesSource,
+      'main',
+      [
+        ['scene', R],
+        ['state', R],
+        ['sortedPredicted', R],
+        ['buckets', R],
+        ['sortedVelocity', R],
+        ['solve', R],
+        ['wall', R],
+        ['delta', W],
+      ],
+      particles,
+    );
+    p.sphFinish = this.addPass(
+      'sphFinish',
+      sphFinishSource,
+      'main',
+      [
+        ['state', R],
+        ['sortedVelocity', R],
+        ['delta', W],
+      ],
+      particles,
+    );
+  }
+
   /** True once every compute shader has compiled. */
   isReady(): boolean {
-    for (const name in this.passes) if (!this.passes[name].shader.isReady()) return false;
+    // Every shader is asked (no early return): asking starts its compilation, so all compile at once
+    // instead of one per frame.
+    let ready = true;
+    for (const name in this.passes) if (!this.passes[name].shader.isReady()) ready = false;
     for (const level of this.scanLevels) {
-      if (!level.scan.shader.isReady() || (level.add && !level.add.shader.isReady())) return false;
+      if (!level.scan.shader.isReady()) ready = false;
+      if (level.add && !level.add.shader.isReady()) ready = false;
     }
-    return true;
+    return ready;
   }
 
   /** Compilation errors of the passes so far (name: message). */
@@ -829,7 +916,16 @@ export class WebGpuSolver {
     u[P('deadBucket')] = this.tableSize;
     u[P('appendCount')] = this.appendCount;
     u[P('editCount')] = this.editCount;
-    u[P('substeps')] = settings.substeps;
+    // The step's substep count: `settings.substeps`, or WCSPH's adaptive count (ctx.substepCount).
+    u[P('substeps')] = ctx.substepCount;
+    const sph = settings.solver === 'sph';
+    u[P('sphMode')] = sph ? 1 : 0;
+    f[P('sphStiffness')] = settings.sphSpeedOfSound * settings.sphSpeedOfSound;
+    f[P('sphViscosity')] = settings.sphViscosity;
+    f[P('sphSurfaceTension')] = settings.sphSurfaceTension;
+    f[P('sphSurfaceThreshold')] = settings.sphSurfaceThreshold;
+    f[P('viscosityLaplacian')] = viscosityLaplacianCoefficient(h);
+    f[P('poly6Gradient')] = poly6GradientCoefficient(h);
     const m = ctx.materials;
     let anyVorticity = 0;
     for (let slot = 0; slot < m.count; slot++) {
@@ -897,7 +993,7 @@ export class WebGpuSolver {
       f[max + 2] = d.maxZ[eid];
     });
     // Poses of every collider at the end and start of every substep, as the CPU's pose system computes them.
-    const substeps = settings.substeps;
+    const substeps = ctx.substepCount;
     const frames = table.frames;
     for (let substep = 0; substep < substeps; substep++) {
       ctx.substepIndex = substep;
@@ -927,49 +1023,86 @@ export class WebGpuSolver {
     if (groups > 0) pass.shader.dispatch(groups);
   }
 
-  /** The passes of one step, in order (the scan levels expanded); rebuilt only when its shape changes. */
-  private stepPasses(): Pass[] {
+  /**
+   * Fills `passHead` (once per step) and `passSubstep` (once per substep) with the passes of a step, in
+   * order (the scan levels expanded); refilled, in place, only when their shape changes (not with the
+   * substep count, which WCSPH changes from step to step): no allocation per step.
+   */
+  private updatePassLists(): void {
     const anyVorticity = this.sceneWords.u32[word(Params, 'anyVorticity', this.scene.offsets.params)] === 1;
     const m = this.ctx.materials;
     const simpleMaterials = m.count <= 1 && (m.count === 0 || Math.fround(m.artificialPressureExponent[0]) === 4);
     const coupled = this.sceneWords.u32[word(Params, 'coupledCount', this.scene.offsets.params)] > 0;
-    const { substeps, iterations } = this.ctx.settings;
-    const shape = `${substeps}/${iterations}/${anyVorticity}/${simpleMaterials}/${coupled}`;
-    if (shape === this.passListShape) return this.passList;
+    const { iterations } = this.ctx.settings;
+    const shape = (iterations << 3) | (anyVorticity ? 4 : 0) | (simpleMaterials ? 2 : 0) | (coupled ? 1 : 0);
+    if (shape === this.passListShape) return;
     this.passListShape = shape;
-    this.passList = this.buildPassList(anyVorticity, simpleMaterials, coupled);
-    return this.passList;
+    this.buildPassLists(anyVorticity, simpleMaterials, coupled);
   }
 
-  private passListShape = '';
-  private passList: Pass[] = [];
-
-  private buildPassList(anyVorticity: boolean, simpleMaterials: boolean, coupled: boolean): Pass[] {
-    const p = this.passes;
-    const list: Pass[] = [p.edit, p.append, p.begin];
-    for (let substep = 0; substep < this.ctx.settings.substeps; substep++) {
-      list.push(p.clear, p.predict);
-      for (const level of this.scanLevels) list.push(level.scan);
-      for (let k = this.scanLevels.length - 2; k >= 0; k--) list.push(this.scanLevels[k].add as Pass);
-      list.push(p.destination, p.scatter, p.finish);
-      for (let iteration = 0; iteration < this.ctx.settings.iterations; iteration++) {
-        if (simpleMaterials) list.push(p.lambdaSimple, p.correctSimple);
-        else list.push(p.lambda, p.correct);
-        // With a coupled collider, the apply pass applies the corrections and adds the wall-pressure impulses.
-        if (coupled) list.push(p.apply, p.collideCoupled);
-        else list.push(p.collide);
-      }
-      list.push(coupled ? p.velocityCoupled : p.velocity, p.viscosity);
-      if (anyVorticity) list.push(p.vorticity);
-      list.push(p.writeBack, p.advance);
-    }
+  /** The whole step's passes in order, head and every substep (a new array: for the tests and benchmark). */
+  private stepPasses(): Pass[] {
+    this.updatePassLists();
+    const list = [...this.passHead];
+    for (let substep = 0; substep < this.ctx.substepCount; substep++) list.push(...this.passSubstep);
     return list;
+  }
+
+  private passListShape = -1;
+  private readonly passHead: Pass[] = [];
+  private readonly passSubstep: Pass[] = [];
+
+  private buildPassLists(anyVorticity: boolean, simpleMaterials: boolean, coupled: boolean): void {
+    const p = this.passes;
+    const head = this.passHead;
+    head.length = 0;
+    head.push(p.edit, p.append, p.begin);
+    const list = this.passSubstep;
+    list.length = 0;
+    list.push(p.clear, p.predict);
+    for (const level of this.scanLevels) list.push(level.scan);
+    for (let k = this.scanLevels.length - 2; k >= 0; k--) list.push(this.scanLevels[k].add as Pass);
+    list.push(p.destination, p.scatter, p.finish);
+    if (this.ctx.settings.solver === 'sph') {
+      // WCSPH: density and pressure, forces and kick, collide (adds the drift), velocity, copy for write-back.
+      list.push(p.sphDensity, p.sphForces, p.collide, p.velocity, p.sphFinish, p.writeBack, p.advance);
+      return;
+    }
+    for (let iteration = 0; iteration < this.ctx.settings.iterations; iteration++) {
+      if (simpleMaterials) list.push(p.lambdaSimple, p.correctSimple);
+      else list.push(p.lambda, p.correct);
+      // With a coupled collider, the apply pass applies the corrections and adds the wall-pressure impulses.
+      if (coupled) list.push(p.apply, p.collideCoupled);
+      else list.push(p.collide);
+    }
+    list.push(coupled ? p.velocityCoupled : p.velocity, p.viscosity);
+    if (anyVorticity) list.push(p.vorticity);
+    list.push(p.writeBack, p.advance);
+  }
+
+  /** Steps recorded since creation. */
+  private stepsRecorded = 0;
+  /** `stepsRecorded` when the newest particle readback applied so far was requested (or the state was uploaded). */
+  private particlesReadAtStep = 0;
+
+  /**
+   * True when the particle components hold the velocities the GPU ended the last recorded step with: a
+   * particle readback requested after that step has arrived (or no step ran since the GPU state was built
+   * from the components). WCSPH plans its substeps from them only then (sph/cpu.ts).
+   */
+  velocitiesCurrent(): boolean {
+    return this.particlesReadAtStep === this.stepsRecorded;
   }
 
   /** Uploads what changed, records the step's dispatches and submits them. */
   step(): void {
     this.prepare();
-    for (const pass of this.stepPasses()) this.dispatch(pass);
+    this.updatePassLists();
+    for (const pass of this.passHead) this.dispatch(pass);
+    // The step's substep count: `settings.substeps`, or WCSPH's adaptive count (ctx.substepCount).
+    for (let substep = 0; substep < this.ctx.substepCount; substep++) {
+      for (const pass of this.passSubstep) this.dispatch(pass);
+    }
     // Submit now: the next step's uploads (queue writes) must not overtake this step's dispatches, which
     // otherwise wait in the engine's command encoder until the end of the frame.
     this.engine.flushFramebuffer();
@@ -979,6 +1112,9 @@ export class WebGpuSolver {
     if (this.disposed) throw new FluidError('the WebGPU solver was disposed');
     if (!this.isReady())
       throw new FluidError('the WebGPU backend is not ready yet: await simulation.ready() before stepping');
+    this.stepsRecorded++;
+    // (A collider coupled with a rigid body in a WCSPH simulation is refused before the step by
+    // FluidSimulation.addCollider and FluidSimulation.step.)
     if (this.removedRead) {
       this.buffers.state.update(this.zeroWord, State.offsets.removedCount, 4);
       this.removedRead = false;
@@ -1146,6 +1282,7 @@ export class WebGpuSolver {
       index = this.staging.length - 1;
     }
     this.stagingBusy[index] = true;
+    const requestedAtStep = this.stepsRecorded;
     const staging = this.staging[index];
     const bound = this.boundCount;
     const encoder = device.createCommandEncoder();
@@ -1212,6 +1349,8 @@ export class WebGpuSolver {
       bodyImpulses: bodies.impulses,
     };
     if (!particles) return { count, removed, nonFinite, ...coupling };
+    // The caller applies the particles at once (gpu/systems.ts, applyReadback).
+    this.particlesReadAtStep = Math.max(this.particlesReadAtStep, requestedAtStep);
     const floats = (name: string) => {
       const at = view(name);
       return at ? new Float32Array(mapped, at[0], count * 4) : new Float32Array(0);
@@ -1258,6 +1397,7 @@ export class WebGpuSolver {
     this.impulsesDropped = true;
     this.uploads.length = 0;
     this.uploadIndex.clear();
+    this.particlesReadAtStep = this.stepsRecorded;
     const s = this.ctx.solver;
     for (let place = 0; place < s.count; place++) this.queueAppend(s.entity[place]);
   }

@@ -4,6 +4,7 @@
  * structs, the constants (workgroup size, table sizes) and the bindings the pass uses.
  */
 import { WALL_WEIGHT_SAMPLES } from '../collide/cpu';
+import { PENDING_PUSHES } from '../couple/cpu';
 import { arrayOf, defineStruct, type StructLayout } from './layout';
 
 /** Threads per workgroup of every per-particle pass (one define, used by the WGSL and the dispatch sizes). */
@@ -50,6 +51,16 @@ export const Params = defineStruct('Params', [
   ['inverseAngularImpulseQuantum', 'f32'],
   ['coupledCount', 'u32'],
   ['wallShareOffset', 'u32'],
+  // WCSPH (`solver: 'sph'`, see sph/cpu.ts): 1 when the step runs the WCSPH passes (predict then only sorts
+  // the current positions), the stiffness k = c_s^2 (m^2/s^2), mu (Pa s), sigma (N/m), the surface
+  // threshold l (1/m), and the viscosity-Laplacian and poly6-gradient coefficients (see kernels.ts).
+  ['sphMode', 'u32'],
+  ['sphStiffness', 'f32'],
+  ['sphViscosity', 'f32'],
+  ['sphSurfaceTension', 'f32'],
+  ['sphSurfaceThreshold', 'f32'],
+  ['viscosityLaplacian', 'f32'],
+  ['poly6Gradient', 'f32'],
 ]);
 
 /** Per-material solver values (see `MaterialTable`). */
@@ -121,11 +132,16 @@ export const ParticleRecord = defineStruct('ParticleRecord', [
   ['info', ParticleInfo],
 ]);
 
-/** The contact of one particle in the current substep. */
+/**
+ * The contact of one particle in the current substep, and its pending pushes by coupled colliders in the
+ * current solver iteration (`PENDING_PUSHES` of them: displacement in m in xyz, collider slot in w, -1 if
+ * free; see `addPendingPush` in couple/cpu.ts), written by the apply pass and handed over by the collide pass.
+ */
 export const Contact = defineStruct('Contact', [
   ['normal', 'vec4<f32>'],
   ['collider', 'i32'],
   ['approach', 'f32'],
+  ['pending', arrayOf('vec4<f32>', PENDING_PUSHES)],
 ]);
 
 /**
@@ -285,6 +301,7 @@ export function passSource(
     `const SCAN_WORKGROUP_SIZE: u32 = ${SCAN_WORKGROUP_SIZE}u;`,
     `const SCAN_ELEMENTS: u32 = ${SCAN_ELEMENTS}u;`,
     `const WALL_WEIGHT_SAMPLES: u32 = ${WALL_WEIGHT_SAMPLES}u;`,
+    `const PENDING_PUSHES: u32 = ${PENDING_PUSHES}u;`,
   ].join('\n');
   return { source: `${constants}\n${structDeclarations(scene)}${lines.join('\n')}\n${body}`, mapping };
 }

@@ -30,7 +30,9 @@ fn scatter(@builtin(global_invocation_id) id: vec3<u32>) {
   let v = velocity[i];
   sortedPosition[place] = x;
   sortedVelocity[place] = v;
-  sortedPredicted[place] = vec4<f32>(x.xyz + scene.params.timeStep * v.xyz, f32(c.x));
+  // x* as the predict pass computed it (WCSPH, sphMode 1: x* = x, see predict.wgsl).
+  let drift = select(scene.params.timeStep, 0.0, scene.params.sphMode == 1u);
+  sortedPredicted[place] = vec4<f32>(x.xyz + drift * v.xyz, f32(c.x));
 }
 
 // @entry finish

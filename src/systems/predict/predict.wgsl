@@ -8,12 +8,16 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let i = id.x;
   if (i >= state.count) { return; }
   let p = scene.params;
-  var v = velocity[i].xyz + p.timeStep * p.gravity.xyz;
+  // WCSPH (sphMode 1) only sorts the current positions here: its forces pass integrates and clamps the
+  // velocity after the kick (sph/forces.wgsl), as the CPU does (sph/cpu.ts, sphForceSystem).
+  let sph = p.sphMode == 1u;
+  let drift = select(p.timeStep, 0.0, sph);
+  var v = velocity[i].xyz + drift * p.gravity.xyz;
   let speedSquared = dot(v, v);
-  if (speedSquared > p.maxSpeed * p.maxSpeed) { v = v * (p.maxSpeed / sqrt(speedSquared)); }
+  if (!sph && speedSquared > p.maxSpeed * p.maxSpeed) { v = v * (p.maxSpeed / sqrt(speedSquared)); }
   velocity[i] = vec4<f32>(v, 0.0);
   let x = position[i].xyz;
-  let predicted = x + p.timeStep * v;
+  let predicted = x + drift * v;
   var dead = false;
   // Particles appended in this step (at the end) are neither aged nor drained until the next step, as on
   // the CPU, where the drains run before the emitters.

@@ -1,7 +1,8 @@
 /**
  * Velocity update (Algorithm 1, lines 20-24 of Macklin & Müller 2013): v = (x* - x) / dt, then the
  * contact response (restitution and Coulomb friction relative to the collider's surface velocity), then
- * XSPH viscosity (eq. 17) and vorticity confinement (eq. 15-16), and finally x = x*.
+ * XSPH viscosity (eq. 17) and vorticity confinement (eq. 15-16), and finally x = x*. The fluid-fluid
+ * interaction terms (multifluid/interaction.ts) follow as their own system, `multiFluid`.
  *
  * SPH sums carry the neighbour's volume V_j = m_j / rho_j so that the coefficients are dimensionless
  * (XSPH c) or in m/s (vorticity epsilon) whatever the particle size:

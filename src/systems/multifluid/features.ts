@@ -1,0 +1,92 @@
+/**
+ * Which of the fluid-fluid interaction terms of Müller, Solenthaler, Keiser and Gross 2005 ("Particle-Based
+ * Fluid-Fluid Interaction") a step needs, from the materials and colliders of the simulation. Every term is
+ * opt-in: with the defaults (`numberDensity` off, zero tension, diffusivity, alpha and heat transfer) none is on
+ * and the step runs exactly the single-fluid code.
+ */
+import type { SimulationContext } from '../context';
+
+/**
+ * The multi-fluid terms one step runs. One object per simulation (`solver.multiFluid.features`), rewritten
+ * by {@link updateMultiFluidFeatures} before each step.
+ */
+export interface MultiFluidFeatures {
+  /**
+   * Number-density constraint with mass-weighted corrections (see multifluid/density.ts): on when a
+   * material opts in (`numberDensity` 1) or takes its rest density from the temperature.
+   */
+  numberDensity: boolean;
+  /** Some material has `numberDensity` 1. */
+  numberDensityOptIn: boolean;
+  /** Some material has `temperatureDensity` (alpha of eq. 16) above 0. */
+  temperatureDensity: boolean;
+  /** Some material has an interface tension sigma^i (eq. 11) above 0. */
+  interfaceTension: boolean;
+  /** Some material has a surface tension sigma^s (eq. 12) above 0. */
+  surfaceTension: boolean;
+  /** Some material has a thermal diffusivity (eq. 14) above 0. */
+  temperatureDiffusion: boolean;
+  /** Some material has a colour diffusivity (eq. 14) above 0. */
+  colourDiffusion: boolean;
+  /** Some collider has a heat-transfer rate above 0. */
+  colliderHeat: boolean;
+}
+
+/**
+ * Reads the features of the current materials and colliders (a loop over materials and colliders only)
+ * into the simulation's features object `ctx.solver.multiFluid.features`, and returns it. The component
+ * checks call it before each step (multifluid/validate.ts); the systems of the step read the object.
+ */
+export function updateMultiFluidFeatures(ctx: SimulationContext): MultiFluidFeatures {
+  const table = ctx.materials;
+  const store = ctx.components.FluidMaterial;
+  let numberDensity = false;
+  let temperatureDensity = false;
+  let interfaceTension = false;
+  let surfaceTension = false;
+  let temperatureDiffusion = false;
+  let colourDiffusion = false;
+  for (let slot = 0; slot < table.count; slot++) {
+    const eid = table.entity[slot];
+    if (store.numberDensity[eid] === 1) numberDensity = true;
+    if (store.temperatureDensity[eid] > 0) temperatureDensity = true;
+    if (store.interfaceTension[eid] > 0) interfaceTension = true;
+    if (store.surfaceTension[eid] > 0) surfaceTension = true;
+    if (store.diffusivity[eid] > 0) temperatureDiffusion = true;
+    if (store.colourDiffusivity[eid] > 0) colourDiffusion = true;
+  }
+  let colliderHeat = false;
+  const colliders = ctx.colliders;
+  const heatTransfer = ctx.components.Collider.heatTransfer;
+  for (let slot = 0; slot < colliders.count; slot++) {
+    if (heatTransfer[colliders.entity[slot]] > 0) colliderHeat = true;
+  }
+  const features = ctx.solver.multiFluid.features;
+  features.numberDensity = numberDensity || temperatureDensity;
+  features.numberDensityOptIn = numberDensity;
+  features.temperatureDensity = temperatureDensity;
+  features.interfaceTension = interfaceTension;
+  features.surfaceTension = surfaceTension;
+  features.temperatureDiffusion = temperatureDiffusion;
+  features.colourDiffusion = colourDiffusion;
+  features.colliderHeat = colliderHeat;
+  return features;
+}
+
+/**
+ * Names of the multi-fluid features in use (number-density constraint, tension, diffusion,
+ * temperature-dependent rest density, collider heat), for the message of a backend or solver that does not
+ * implement them yet. Different rest densities alone are no feature: every backend and solver handles
+ * them with its own mass-density estimate.
+ */
+export function explicitFeatureNames(features: MultiFluidFeatures): string[] {
+  const names: string[] = [];
+  if (features.numberDensityOptIn) names.push('FluidMaterial.numberDensity');
+  if (features.temperatureDensity) names.push('FluidMaterial.temperatureDensity');
+  if (features.interfaceTension) names.push('FluidMaterial.interfaceTension');
+  if (features.surfaceTension) names.push('FluidMaterial.surfaceTension');
+  if (features.temperatureDiffusion) names.push('FluidMaterial.diffusivity');
+  if (features.colourDiffusion) names.push('FluidMaterial.colourDiffusivity');
+  if (features.colliderHeat) names.push('Collider.heatTransfer');
+  return names;
+}
