@@ -168,7 +168,8 @@ export interface SolverState {
   /**
    * Per particle place, the factor (m^3) that turns lambda times the wall-weight gradient into the wall's
    * push before clamping, dx = correctionScale lambda wallShareScale grad Z: m_i / rho0 in the single-fluid
-   * solve, V_i mbar_i / m_i in the number-density solve (multifluid/density.ts). Written by both density
+   * solve, V_i b_i in the number-density solve, b_i = 2 mbar_i / m_i - 1 where mbar_i > m_i, else
+   * mbar_i / m_i (multifluid/density.ts). Written by both density
    * paths; the coupling gives a body the matching share (couple/cpu.ts), so the push and the body's
    * impulse stay equal and opposite.
    */
