@@ -182,7 +182,7 @@ export class SurfaceMeshView {
    * @param simulation - The simulation whose `Position` and `Density` components are read, and whose
    *   colliders the surface is fitted to.
    * @param options - Extraction settings and looks (see {@link FluidSurfaceOptions}; checked by
-   *   {@link checkSurfaceOptions}, bad values throw {@link FluidError}). Every field has a default.
+   *   `checkSurfaceOptions`, bad values throw {@link FluidError}). Every field has a default.
    * @param interval - The surface is extracted on the first {@link SurfaceMeshView.update} and on every
    *   `interval`-th one after (an integer in [1, 1000], in updates, i.e. frames; the plugin's
    *   `surfaceUpdateInterval`, default 1).
