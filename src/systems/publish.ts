@@ -3,7 +3,7 @@
  * the `Position`, `Velocity` and `Density` components, commits collider poses and updates the statistics. If any
  * value is not finite the components keep the previous step's state and a {@link FluidError} is thrown.
  */
-import { commitColliderPose } from './collide/cpu';
+import { commitColliderPoses } from './collide/cpu';
 import type { SimulationContext } from './context';
 import { FluidError } from './errors';
 
@@ -31,7 +31,7 @@ export function publishSystem(ctx: SimulationContext): void {
     Velocity.y[eid] = velocityY[i];
     Velocity.z[eid] = velocityZ[i];
   }
-  for (let slot = 0; slot < ctx.colliders.count; slot++) commitColliderPose(ctx, ctx.colliders.entity[slot]);
+  commitColliderPoses(ctx);
   updateDensityStats(ctx);
 }
 

@@ -106,6 +106,15 @@ export function commitColliderPose(ctx: SimulationContext, eid: number): void {
   c.previousScale[eid] = c.scale[eid];
 }
 
+/**
+ * End of a step, on every backend: each collider's pose becomes its previous one, so the next step sweeps
+ * it from where this one ended (without this a moving collider would be swept from an older pose).
+ */
+export function commitColliderPoses(ctx: SimulationContext): void {
+  const table = ctx.colliders;
+  for (let slot = 0; slot < table.count; slot++) commitColliderPose(ctx, table.entity[slot]);
+}
+
 /** Substep system: poses of every collider at the start and end of this substep (of `ctx.substepCount`). */
 export function colliderPoseSystem(ctx: SimulationContext): void {
   const table = ctx.colliders;

@@ -6,7 +6,7 @@
  * bookkeeping (particles removed by drains, lifetimes and `removeParticle`) and the coupled colliders'
  * `BodyCoupling` impulse accumulators.
  */
-import { commitColliderPose } from '../collide/cpu';
+import { commitColliderPoses } from '../collide/cpu';
 import type { SimulationContext } from '../context';
 import { destroyParticle } from '../entities';
 import { FluidError } from '../errors';
@@ -77,7 +77,7 @@ export function gpuPublishSystem(ctx: SimulationContext): void {
   if (particles) gpu.particlesRequested = false;
   ctx.stats.particleCount = ctx.solver.count;
   // As on the CPU (publish.ts): the poses the step ended at are where the next step's colliders start from.
-  for (let slot = 0; slot < ctx.colliders.count; slot++) commitColliderPose(ctx, ctx.colliders.entity[slot]);
+  commitColliderPoses(ctx);
 }
 
 /** Writes a readback's results to the bookkeeping, the components and the stats. */
