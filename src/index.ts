@@ -11,6 +11,7 @@ export type { MirrorMode } from './systems/gpu/systems';
 export { poly6, spiky, spikyGradient } from './systems/kernels';
 export type { FluidMaterialOptions } from './systems/material';
 export { MPS_DEFAULTS, type MpsSettings } from './systems/mps/cpu';
+export { airGenerationLimit } from './systems/multifluid/air';
 export {
   type AsyncBakeOptions,
   type BakeOptions,

@@ -1,19 +1,18 @@
 /**
  * Fluid-fluid interaction (Müller, Solenthaler, Keiser and Gross 2005) on the CPU backend: buoyancy from
  * per-material rest densities (section 3.1), diffusion of temperature against the analytic solution
- * (section 3.3), interface tension (section 3.2), heat from colliders, and the options' validation.
+ * (section 3.3), interface tension (section 3.2), heat from colliders, and the options' validation. The
+ * WebGPU backend's versions are checked against this reference in tests/multifluid-webgpu.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import { FreeCamera } from '@babylonjs/core/Cameras/freeCamera.js';
 import { NullEngine } from '@babylonjs/core/Engines/nullEngine.js';
 import { Vector3 } from '@babylonjs/core/Maths/math.vector.js';
 import { Scene } from '@babylonjs/core/scene.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FluidError, FluidPlugin, FluidSimulation } from '../src/index';
 import type { SimulationContext } from '../src/systems/context';
 import { multiFluidInteractionSystem } from '../src/systems/multifluid/interaction';
-import { type GpuPage, openGpuPage } from './browser/driver';
-import type { MultiFluidRefusalResult } from './browser/multifluid';
 import { random } from './helpers';
 
 /** Measured 1.096 K: max |T - 320 K| after 1/6 s at diffusivity 0.5 m^2/s (see the test); bound. */
@@ -752,29 +751,4 @@ describe("colorBy 'colour': the particles' own Colour in the debug views (NullEn
       engine.dispose();
     }
   });
-});
-
-describe('the WebGPU backend refuses what it does not implement yet (headless Chromium)', () => {
-  let gpu: GpuPage;
-
-  beforeAll(async () => {
-    gpu = await openGpuPage();
-  }, 300_000);
-
-  afterAll(async () => {
-    await gpu?.close();
-  });
-
-  it('throws FluidError at addMaterial, addCollider and step; two rest densities alone still step', async () => {
-    const result = await gpu.run<MultiFluidRefusalResult>('multiFluidRefusal');
-    console.log(`WebGPU refusals: ${JSON.stringify(result)}`);
-    expect(result.addMaterial).toMatch(/^FluidError: interfaceTension is not implemented on the WebGPU backend yet/);
-    expect(result.numberDensity).toMatch(/^FluidError: numberDensity is not implemented on the WebGPU backend yet/);
-    expect(result.addCollider).toMatch(/^FluidError: heatTransfer is not implemented on the WebGPU backend yet/);
-    expect(result.stepAfterEdit).toMatch(
-      /^FluidError: FluidMaterial.diffusivity is not implemented on the WebGPU backend yet/,
-    );
-    expect(result.plainSteps).toBe(3);
-    expect(result.refusalsChangedNothing).toBe(true);
-  }, 300_000);
 });

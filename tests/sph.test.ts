@@ -136,7 +136,10 @@ describe('WCSPH options', () => {
       'velocity',
       'viscosityVorticity',
       'multiFluid',
+      'artificialBuoyancy',
       'publish',
+      'boiling',
+      'trappedAir',
     ]);
   });
 });

@@ -74,6 +74,75 @@ export interface FluidMaterialStore {
    * rho_i = sum_j m_j W_ij. Values 0 or 1.
    */
   readonly numberDensity: Uint8Array;
+  /**
+   * Trapped air and boiling (Müller et al. 2005, sections 3.4 and 4.4): the material entity of the air
+   * (or vapour) particles this liquid generates where air is trapped (3.4.1) and turns into when it boils
+   * (4.4). That material should have `surfaceColour` 0 (Table 2: c^s = 0 on air; checked when generation or
+   * boiling is on) and, for its bubbles to rise, a lower `restDensity` (the paper: 100 kg/m^3 against 1000,
+   * with `numberDensity` on both) and an `artificialBuoyancy`. While some material generates air or boils,
+   * the particles of every material named here are deleted by the criteria of section 3.4.2 (see
+   * `airDeletionDensity` and the thresholds). -1 (default): none; generation and boiling need it. A
+   * material entity id other than this material's own. Solver 'pbf' only (both backends).
+   */
+  readonly airMaterial: Int32Array;
+  /**
+   * Air generation threshold t_p of section 3.4.1, as t_p times the kernel radius h (dimensionless, range
+   * [0, 100]): a particle of this liquid generates one air particle (of `airMaterial`) at
+   * x - d grad(c^P) / |grad(c^P)| when the gradient of the implicit colour field c^P (1 on every particle,
+   * walls included; smoothed as sum_j V_j W_ij) has |grad(c^P)| > t_p / h and an upward component
+   * grad(c^P) . e_y > 0 (the underside of a liquid front, where air can be trapped). The paper's
+   * t_p = 22 1/m with h = 0.045 m is about 1. Default 0: generation off (no cost).
+   */
+  readonly airGenerationThreshold: Float64Array;
+  /**
+   * Distance d of section 3.4.1 at which a generated air particle is placed from its liquid particle,
+   * against the colour gradient, in particle spacings 2r (dimensionless, range [0, 4]). Default 1. (The
+   * paper writes x - d grad(c^P), d in m^2; the unit direction makes the distance independent of |grad c^P|.)
+   */
+  readonly airGenerationDistance: Float64Array;
+  /**
+   * Boiling temperature in kelvin (section 4.4; 373.15 for water), range [0, 1e6]: a particle of this liquid
+   * at a cavitation site (within the kernel radius h of a collider with a `heatTransfer` above 0 and a
+   * `temperature` at least this) whose `Temperature` has reached it turns into `airMaterial` (vapour) with
+   * probability `boilingProbability` per step. Default 0: boiling off (no cost).
+   */
+  readonly boilingTemperature: Float64Array;
+  /**
+   * Probability per step (one `timeStep`, 1/60 s by default) and particle that a liquid particle at a
+   * cavitation site at or above `boilingTemperature` turns into vapour (section 4.4; the paper uses 0.005 per
+   * 6 ms step). Range [0, 1]. Default 0.005. Drawn from the simulation's seeded generator: deterministic.
+   */
+  readonly boilingProbability: Float64Array;
+  /**
+   * Artificial buoyancy coefficient b of eq. 17 (dimensionless, range [0, 100]) of air particles of this
+   * material: each substep a particle gets the upward acceleration b (rho - rho0) |g| / rho, rho its mass
+   * density sum_j m_j W_ij (eq. 2: about the water's among water) and rho0 this material's rest density
+   * (zero where rho <= rho0). The paper writes f = b (rho - rho0) g and means it upwards; b = 5 there.
+   * Default 0: off (no cost).
+   */
+  readonly artificialBuoyancy: Float64Array;
+  /**
+   * Deletion threshold t_s of section 3.4.2 for particles of this material when it is an `airMaterial`, as
+   * t_s times h (dimensionless, range [0, 100]): an air particle with |grad(c^S)| < t_s / h (no liquid
+   * near) and |grad(c^P)| > `airDeletionBoundaryThreshold` / h (at the boundary of the particles) is
+   * deleted. Default 0.001 (the paper's t_s = 0.0001 1/m is 4.5e-6 with h = 0.045 m: no liquid within h).
+   */
+  readonly airDeletionSurfaceThreshold: Float64Array;
+  /**
+   * Threshold on |grad(c^P)| of the deletion criteria of section 3.4.2 (the paper reuses t_p), as a multiple
+   * of 1 / h (dimensionless, range [0, 100]), for particles of this material when it is an `airMaterial`:
+   * with the surface criterion above, and for the free surface: an air particle on the top boundary of the
+   * particles (|grad(c^P)| above it and grad(c^P) . e_y < 0, particles only below) has reached the free
+   * surface and leaves (the bubble bursts; section 4.4, vapour leaves the water). Default 1.
+   */
+  readonly airDeletionBoundaryThreshold: Float64Array;
+  /**
+   * Isolated-particle threshold of section 3.4.2 (the paper's "rho < t" on the actual density), as a
+   * fraction of a full neighbourhood: an air particle whose number density (sum_j W_ij over every particle,
+   * itself and walls included) is below this fraction of the rest lattice's is deleted. Dimensionless, range
+   * [0, 1]. Default 0.2 (a particle alone has about 0.08 with h = 4r; one half in a flat free surface 0.5).
+   */
+  readonly airDeletionDensity: Float64Array;
 }
 
 /** Default material values (water). See {@link FluidMaterialStore} for units. */
@@ -112,6 +181,24 @@ export const MATERIAL_DEFAULTS = {
   initialTemperature: 293.15,
   /** Multi-fluid number-density constraint: off. */
   numberDensity: false,
+  /** Air/vapour material of trapped air and boiling: -1 (none). */
+  airMaterial: -1,
+  /** Air generation threshold t_p h: 0 (generation off). */
+  airGenerationThreshold: 0,
+  /** Distance of a generated air particle from its liquid particle: 1 particle spacing. */
+  airGenerationDistance: 1,
+  /** Boiling temperature: 0 K (boiling off). */
+  boilingTemperature: 0,
+  /** Probability per step of a particle at a cavitation site turning into vapour: 0.005 (the paper's). */
+  boilingProbability: 0.005,
+  /** Artificial buoyancy b (eq. 17): 0 (off). */
+  artificialBuoyancy: 0,
+  /** Air deletion threshold t_s h on |grad c^S|: 0.001. */
+  airDeletionSurfaceThreshold: 0.001,
+  /** Air deletion threshold on |grad c^P| h: 1. */
+  airDeletionBoundaryThreshold: 1,
+  /** Isolated air particle threshold: 0.2 of a full neighbourhood's number density. */
+  airDeletionDensity: 0.2,
 } as const;
 
 /**
@@ -143,5 +230,14 @@ export function createFluidMaterialStore(size: number): FluidMaterialStore {
     temperatureDensity: filled(d.temperatureDensity),
     initialTemperature: filled(d.initialTemperature),
     numberDensity: new Uint8Array(size).fill(d.numberDensity ? 1 : 0),
+    airMaterial: new Int32Array(size).fill(d.airMaterial),
+    airGenerationThreshold: filled(d.airGenerationThreshold),
+    airGenerationDistance: filled(d.airGenerationDistance),
+    boilingTemperature: filled(d.boilingTemperature),
+    boilingProbability: filled(d.boilingProbability),
+    artificialBuoyancy: filled(d.artificialBuoyancy),
+    airDeletionSurfaceThreshold: filled(d.airDeletionSurfaceThreshold),
+    airDeletionBoundaryThreshold: filled(d.airDeletionBoundaryThreshold),
+    airDeletionDensity: filled(d.airDeletionDensity),
   };
 }

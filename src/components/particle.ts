@@ -45,7 +45,7 @@ export interface ParticleComponents {
    * creation from the material's `initialTemperature` (default 293.15 K) or the spawn call's `temperature`;
    * changed by diffusion (eq. 14-15, the material's `diffusivity`) and by colliders with a `heatTransfer`.
    * A material with `temperatureDensity` alpha > 0 takes its rest density from it: rho0 = alpha / T (eq. 16).
-   * Game code may write it (range [0.001, 1e6] K, checked before each step). CPU backend only for now.
+   * Game code may write it (range [0.001, 1e6] K, checked before each step).
    */
   readonly Temperature: Float64Array;
   /**

@@ -65,6 +65,26 @@ export interface FluidStats {
    * solves of the last step (dimensionless; at most the tolerance when every solve converged).
    */
   pressureSolveResidual: number;
+  /**
+   * Trapped air (Müller et al. 2005, section 3.4.1): air particles generated at the end of the last step
+   * (see multifluid/air.ts). 0 when no material has an `airGenerationThreshold`. Also listed by
+   * `lastEmitted()` and counted in `emittedCount`.
+   */
+  airGeneratedCount: number;
+  /**
+   * Air and vapour particles deleted at the end of the last step (section 3.4.2: away from the liquid,
+   * isolated, or at the free surface). Also listed by `lastRemoved()` and counted in `removedCount`.
+   */
+  airRemovedCount: number;
+  /** Liquid particles that turned into vapour (boiled, section 4.4) at the end of the last step. */
+  boiledCount: number;
+  /**
+   * WebGPU backend (0 on the CPU backend): substeps since creation whose diffusion of temperature and colour
+   * (Müller et al. 2005, eq. 15) needed more explicit parts than the step recorded from its estimate
+   * (`diffusionSlots` in gpu/backend.ts), so that the GPU diffused less in them than the CPU would. Counted
+   * as readbacks bring it (a console warning is printed the first time); should stay 0.
+   */
+  diffusionLimitedSubsteps: number;
 }
 
 /** Dense per-material parameters, gathered from the `FluidMaterial` components at the start of a step. */
@@ -301,6 +321,30 @@ export interface MultiFluidState {
   readonly diffusivities: Float64Array[];
   /** Four numbers of scratch (a collider's fluid-side distance query). */
   readonly local: Float64Array;
+  /** Trapped air and boiling (multifluid/air.ts, phase.ts): the places and entity ids they act on. */
+  readonly air: AirState;
+}
+
+/** Working arrays of trapped air and boiling (multifluid/air.ts and phase.ts), allocated on first use. */
+export interface AirState {
+  /** Per particle place: 1 for particles of a material that is some material's `airMaterial`. */
+  isAir: Uint8Array;
+  /** Per particle place: the number density sum_j W_ij (self and walls included) in 1/m^3. */
+  numberDensity: Float64Array;
+  /** Per particle place: gradient of c^P (1/m). */
+  particleGradientX: Float64Array;
+  particleGradientY: Float64Array;
+  particleGradientZ: Float64Array;
+  /** Per particle place: gradient of c^S (1/m). */
+  surfaceGradientX: Float64Array;
+  surfaceGradientY: Float64Array;
+  surfaceGradientZ: Float64Array;
+  /** Per particle place: the mass density sum_j m_j W_ij (eq. 2, kg/m^3), for eq. 17. */
+  massDensity: Float64Array;
+  /** Entity ids collected for removal (first `removeCount`). */
+  removals: Uint32Array;
+  /** Per material entity: 1 when it is some material's `airMaterial`. */
+  airMaterials: Uint8Array;
 }
 
 /** Allocates the multi-fluid working arrays for `capacity` particle places, with every feature off. */
@@ -316,6 +360,9 @@ export function createMultiFluidState(capacity: number): MultiFluidState {
       temperatureDiffusion: false,
       colourDiffusion: false,
       colliderHeat: false,
+      airGeneration: false,
+      boiling: false,
+      artificialBuoyancy: false,
     },
     restVolume: f(),
     neighbourhoodMass: f(),
@@ -331,6 +378,19 @@ export function createMultiFluidState(capacity: number): MultiFluidState {
     channels: [],
     diffusivities: [],
     local: new Float64Array(4),
+    air: {
+      isAir: new Uint8Array(0),
+      numberDensity: new Float64Array(0),
+      particleGradientX: new Float64Array(0),
+      particleGradientY: new Float64Array(0),
+      particleGradientZ: new Float64Array(0),
+      surfaceGradientX: new Float64Array(0),
+      surfaceGradientY: new Float64Array(0),
+      surfaceGradientZ: new Float64Array(0),
+      massDensity: new Float64Array(0),
+      removals: new Uint32Array(0),
+      airMaterials: new Uint8Array(0),
+    },
   };
 }
 
@@ -532,6 +592,10 @@ export function createSimulationContext(
       maxAcceleration: 0,
       pressureSolveIterations: 0,
       pressureSolveResidual: 0,
+      airGeneratedCount: 0,
+      airRemovedCount: 0,
+      boiledCount: 0,
+      diffusionLimitedSubsteps: 0,
     },
     entityCapacity,
     coupling: createCouplingWallList(1024),

@@ -6,7 +6,11 @@ import type { FluidMaterialStore } from '../components';
 import { MATERIAL_DEFAULTS } from '../components';
 import type { MaterialTable } from './context';
 import { FluidError } from './errors';
+import { MULTI_FLUID_MATERIAL_RANGES } from './multifluid/validate';
 import { checkNumber, checkVector3, type Vector3Tuple, withDefault } from './validate';
+
+/** Names of the numeric multi-fluid material fields (interface colour to air deletion thresholds). */
+type MultiFluidNumber = (typeof MULTI_FLUID_MATERIAL_RANGES)[number][0];
 
 /** Options of `FluidSimulation.addMaterial`; defaults from Macklin & Müller 2013 (water). */
 export interface FluidMaterialOptions {
@@ -57,10 +61,36 @@ export interface FluidMaterialOptions {
    * True opts the scene into the multi-fluid density constraint (number density, mass-weighted
    * corrections; see `FluidMaterialStore.numberDensity`): use it where fluids of different rest densities
    * meet (buoyancy, density ratios up to 10:1; at 10:1, 6 or more `iterations` keep the light fluid calm:
-   * the default 3 leave it stirring at about 0.16 m/s). Default false. CPU backend and solver 'pbf' only
-   * for now.
+   * the default 3 leave it stirring at about 0.16 m/s). Default false. Solver 'pbf' only (both backends).
    */
   numberDensity?: boolean;
+  /**
+   * Trapped air and boiling (Müller et al. 2005, sections 3.4 and 4.4): the material entity id (from
+   * `addMaterial`) of the air or vapour particles this liquid generates where air is trapped and turns into
+   * when it boils. That material needs `surfaceColour: 0`, and for rising bubbles a low `restDensity` (the
+   * paper: 100 kg/m^3) and an `artificialBuoyancy`. Default -1 (none). See `FluidMaterialStore.airMaterial`.
+   */
+  airMaterial?: number;
+  /**
+   * Air generation threshold t_p of section 3.4.1, times the kernel radius h (dimensionless). Range
+   * [0, 100]. Default 0 (off). About 0.6 catches the underside of a falling front (see
+   * `FluidMaterialStore.airGenerationThreshold`).
+   */
+  airGenerationThreshold?: number;
+  /** Distance d of section 3.4.1 of a new air particle from its liquid particle, in particle spacings. Range [0, 4]. Default 1. */
+  airGenerationDistance?: number;
+  /** Boiling temperature in kelvin (section 4.4; 373.15 for water). Range [0, 1e6]. Default 0 (off). */
+  boilingTemperature?: number;
+  /** Probability per step that a particle at a cavitation site at boiling temperature turns into vapour (section 4.4). Range [0, 1]. Default 0.005. */
+  boilingProbability?: number;
+  /** Artificial buoyancy b of eq. 17 for air particles of this material (dimensionless). Range [0, 100]. Default 0 (off); the paper uses 5. */
+  artificialBuoyancy?: number;
+  /** Air deletion threshold t_s of section 3.4.2 on |grad c^S|, times h (dimensionless). Range [0, 100]. Default 0.001. */
+  airDeletionSurfaceThreshold?: number;
+  /** Air deletion threshold on |grad c^P| of section 3.4.2, times h (dimensionless). Range [0, 100]. Default 1. */
+  airDeletionBoundaryThreshold?: number;
+  /** Isolated air particles (section 3.4.2): deleted below this fraction of a full neighbourhood's number density. Range [0, 1]. Default 0.2. */
+  airDeletionDensity?: number;
 }
 
 /** Material values with every default applied and every range checked. */
@@ -110,42 +140,32 @@ export function resolveMaterial(options: FluidMaterialOptions, latticeKernelSum:
       1e12,
     ),
     color,
-    interfaceColour: checkNumber('interfaceColour', withDefault(options.interfaceColour, d.interfaceColour), -1, 1),
-    surfaceColour: checkNumber('surfaceColour', withDefault(options.surfaceColour, d.surfaceColour), 0, 1),
-    interfaceTension: checkNumber(
-      'interfaceTension',
-      withDefault(options.interfaceTension, d.interfaceTension),
-      0,
-      1000,
-    ),
-    surfaceTension: checkNumber('surfaceTension', withDefault(options.surfaceTension, d.surfaceTension), 0, 1000),
-    diffusivity: checkNumber('diffusivity', withDefault(options.diffusivity, d.diffusivity), 0, 1),
-    colourDiffusivity: checkNumber(
-      'colourDiffusivity',
-      withDefault(options.colourDiffusivity, d.colourDiffusivity),
-      0,
-      1,
-    ),
-    temperatureDensity: checkNumber(
-      'temperatureDensity',
-      withDefault(options.temperatureDensity, d.temperatureDensity),
-      0,
-      1e12,
-    ),
-    initialTemperature: checkNumber(
-      'initialTemperature',
-      withDefault(options.initialTemperature, d.initialTemperature),
-      0.001,
-      1e6,
-    ),
     numberDensity: checkBoolean('numberDensity', withDefault<unknown>(options.numberDensity, d.numberDensity)),
+    airMaterial: checkInteger('airMaterial', withDefault(options.airMaterial, d.airMaterial), -1, 2 ** 31 - 1),
+    ...resolveMultiFluidNumbers(options),
   };
 }
 
+/** The numeric multi-fluid options with their defaults, each checked against {@link MULTI_FLUID_MATERIAL_RANGES}. */
+function resolveMultiFluidNumbers(options: FluidMaterialOptions): Record<MultiFluidNumber, number> {
+  const values = {} as Record<MultiFluidNumber, number>;
+  for (const [name, min, max] of MULTI_FLUID_MATERIAL_RANGES) {
+    values[name] = checkNumber(name, withDefault(options[name], MATERIAL_DEFAULTS[name]), min, max);
+  }
+  return values;
+}
+
+function checkInteger(name: string, value: number, min: number, max: number): number {
+  checkNumber(name, value, min, max);
+  if (!Number.isInteger(value)) throw new FluidError(`${name} is ${value}; it must be an integer in [${min}, ${max}]`);
+  return value;
+}
+
 /**
- * Names of the options of `values` that use fluid-fluid interaction features the WebGPU backend and the
- * WCSPH and MPS solvers do not implement yet (tension, diffusion, temperature-dependent rest density);
- * empty when none is used. A different rest density alone is not listed (every solver handles it).
+ * Names of the options of `values` that use fluid-fluid interaction features the WCSPH and MPS solvers do
+ * not implement (tension, diffusion, temperature-dependent rest density, the number-density constraint,
+ * trapped air, boiling, artificial buoyancy; the PBF solver runs them on both backends); empty when none
+ * is used. A different rest density alone is not listed (every solver handles it).
  */
 export function unsupportedMultiFluidOptions(values: ResolvedMaterial): string[] {
   const names: string[] = [];
@@ -155,6 +175,9 @@ export function unsupportedMultiFluidOptions(values: ResolvedMaterial): string[]
   if (values.colourDiffusivity > 0) names.push('colourDiffusivity');
   if (values.temperatureDensity > 0) names.push('temperatureDensity');
   if (values.numberDensity) names.push('numberDensity');
+  if (values.airGenerationThreshold > 0) names.push('airGenerationThreshold');
+  if (values.boilingTemperature > 0) names.push('boilingTemperature');
+  if (values.artificialBuoyancy > 0) names.push('artificialBuoyancy');
   return names;
 }
 
@@ -171,15 +194,9 @@ export function writeMaterial(store: FluidMaterialStore, eid: number, values: Re
   store.colorRed[eid] = values.color[0];
   store.colorGreen[eid] = values.color[1];
   store.colorBlue[eid] = values.color[2];
-  store.interfaceColour[eid] = values.interfaceColour;
-  store.surfaceColour[eid] = values.surfaceColour;
-  store.interfaceTension[eid] = values.interfaceTension;
-  store.surfaceTension[eid] = values.surfaceTension;
-  store.diffusivity[eid] = values.diffusivity;
-  store.colourDiffusivity[eid] = values.colourDiffusivity;
-  store.temperatureDensity[eid] = values.temperatureDensity;
-  store.initialTemperature[eid] = values.initialTemperature;
+  for (const [name] of MULTI_FLUID_MATERIAL_RANGES) store[name][eid] = values[name];
   store.numberDensity[eid] = values.numberDensity ? 1 : 0;
+  store.airMaterial[eid] = values.airMaterial;
 }
 
 /** Gives material entity `eid` the next slot of the solver's material table. */

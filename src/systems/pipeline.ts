@@ -11,9 +11,11 @@ import { densitySystem } from './density/cpu';
 import { emitOnlySystem, emitSystem } from './emit/cpu';
 import { FluidError } from './errors';
 import { gatherSceneSystem, gatherSystem } from './gather';
-import { gpuPublishSystem, gpuStepSystem } from './gpu/systems';
+import { gpuPublishSystem, gpuStepSystem, gpuTrappedAirSystem } from './gpu/systems';
 import { mpsCpuSystems } from './mps/systems';
+import { artificialBuoyancySystem, trappedAirSystem } from './multifluid/air';
 import { multiFluidInteractionSystem } from './multifluid/interaction';
+import { boilingSystem } from './multifluid/phase';
 import { neighbourSystem } from './neighbours/cpu';
 import { predictSystem } from './predict/cpu';
 import { publishSystem } from './publish';
@@ -51,15 +53,26 @@ export const cpuSystems: readonly FluidSystem[] = [
   { name: 'viscosityVorticity', stage: 'substep', run: viscosityVorticitySystem },
   // Interface and surface tension, diffusion, collider heat (Müller et al. 2005): each only when in use.
   { name: 'multiFluid', stage: 'substep', run: multiFluidInteractionSystem },
+  // Artificial buoyancy of air particles (eq. 17), a velocity-stage term like the ones above; only when in use.
+  { name: 'artificialBuoyancy', stage: 'substep', run: artificialBuoyancySystem },
   { name: 'publish', stage: 'step-end', run: publishSystem },
+  // Boiling (section 4.4) and trapped air (3.4.1-3.4.2), only when in use: after publish, they read the last
+  // substep's neighbour lists and positions (still matching the dense list), then change materials, append
+  // new air particles and swap-remove deleted ones through the emitters' and drains' paths; the next step's
+  // gather and neighbour search start from the consistent list (see multifluid/air.ts).
+  { name: 'boiling', stage: 'step-end', run: boilingSystem },
+  { name: 'trappedAir', stage: 'step-end', run: trappedAirSystem },
 ];
 
 /**
- * The WebGPU backend's systems, in order. The substep passes (predict, neighbours, density, velocity,
- * viscosity and vorticity, as on the CPU) are recorded by `gpuStep` as compute dispatches; see gpu/backend.ts.
+ * The WebGPU backend's systems, in order. The substep passes (predict, neighbours, density or the
+ * multi-fluid number-density solve, velocity, viscosity and vorticity, and the fluid-fluid interaction
+ * terms of `multiFluid`, as on the CPU) are recorded by `gpuStep` as compute dispatches; see gpu/backend.ts.
  */
 export const webGpuSystems: readonly FluidSystem[] = [
   { name: 'emit', stage: 'step-start', run: emitOnlySystem },
+  // Air particles the GPU proposed at the end of an earlier step (trapped air, gpu/systems.ts).
+  { name: 'trappedAir', stage: 'step-start', run: gpuTrappedAirSystem },
   { name: 'gather', stage: 'step-start', run: gatherSceneSystem },
   { name: 'gpuStep', stage: 'step-start', run: gpuStepSystem },
   { name: 'publish', stage: 'step-end', run: gpuPublishSystem },

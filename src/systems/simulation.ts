@@ -173,7 +173,8 @@ export interface ColliderCommonOptions {
   /**
    * Heat-transfer rate k in 1/s: particles within the kernel radius h of the surface (distance d) change
    * their temperature by dT/dt = k (1 - d / h) (temperature - T). Range [0, 1e4]. Default 0 (adiabatic).
-   * CPU backend only for now (the WebGPU backend throws {@link FluidError} when it is above 0).
+   * Both backends with solver 'pbf' (WebGPU: multifluid/heat.wgsl); the WCSPH and MPS solvers throw
+   * {@link FluidError} when it is above 0.
    */
   heatTransfer?: number;
 }
@@ -669,7 +670,7 @@ export class FluidSimulation {
 
   /**
    * Tells the simulation that game code changed these particles' components (`Position`, `Velocity`,
-   * `Particle.material`): on the WebGPU backend the next step uploads exactly these (the components are
+   * `Particle.material`, `Temperature`, `Colour`): on the WebGPU backend the next step uploads exactly these (the components are
    * otherwise only written by the readback). On the CPU backend the step reads every component anyway.
    * Throws {@link FluidError} for an id that is not a live particle.
    */
@@ -764,11 +765,6 @@ export class FluidSimulation {
     }
     const resolved = resolveMaterial(options, this.context.lattice.kernelSum);
     const unsupported = unsupportedMultiFluidOptions(resolved);
-    if (unsupported.length > 0 && this.gpuContext !== undefined) {
-      throw new FluidError(
-        `${unsupported.join(', ')} ${unsupported.length > 1 ? 'are' : 'is'} not implemented on the WebGPU backend yet; leave ${unsupported.length > 1 ? 'them' : 'it'} off (0) or use backend 'cpu'`,
-      );
-    }
     if (unsupported.length > 0 && this.settings.solver !== 'pbf') {
       throw new FluidError(
         `${unsupported.join(', ')} ${unsupported.length > 1 ? 'are' : 'is'} implemented for solver 'pbf' only; leave ${unsupported.length > 1 ? 'them' : 'it'} 0`,
@@ -905,11 +901,6 @@ export class FluidSimulation {
       TEMPERATURE_RANGE[1],
     );
     const heatTransfer = checkNumber('heatTransfer', withDefault(options.heatTransfer, 0), 0, 1e4);
-    if (heatTransfer > 0 && this.gpuContext !== undefined) {
-      throw new FluidError(
-        "heatTransfer is not implemented on the WebGPU backend yet; leave it 0 or use backend 'cpu'",
-      );
-    }
     if (heatTransfer > 0 && this.settings.solver !== 'pbf') {
       throw new FluidError(`heatTransfer is implemented for solver 'pbf' only; leave it 0`);
     }

@@ -81,9 +81,9 @@ export function checkComponents(ctx: SimulationContext, particles: boolean): voi
   gatherColliders(ctx);
   checkColliderShapes(ctx);
   if (particles) checkParticleComponents(ctx);
-  // Fluid-fluid interaction fields, the particles' Temperature and Colour, and the features the WebGPU
-  // backend does not implement yet (the backend running now: a lost device falls back to the CPU).
-  checkMultiFluidComponents(ctx, particles, ctx.stats.backend === 'webgpu');
+  // Fluid-fluid interaction fields, the particles' Temperature and Colour, and the features the WCSPH and
+  // MPS solvers do not implement.
+  checkMultiFluidComponents(ctx, particles);
 }
 
 /**

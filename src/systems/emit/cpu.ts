@@ -15,7 +15,7 @@ import { createParticle, destroyParticle } from '../entities';
 import { FluidError } from '../errors';
 
 /** Next number in [0, 1) of the simulation's deterministic generator (mulberry32). */
-function nextRandom(ctx: SimulationContext): number {
+export function nextRandom(ctx: SimulationContext): number {
   const events = ctx.events;
   events.randomState = (events.randomState + 0x6d2b79f5) >>> 0;
   let t = events.randomState;

@@ -30,6 +30,12 @@ export interface MultiFluidFeatures {
   colourDiffusion: boolean;
   /** Some collider has a heat-transfer rate above 0. */
   colliderHeat: boolean;
+  /** Some material generates trapped air (section 3.4.1): `airGenerationThreshold` above 0. */
+  airGeneration: boolean;
+  /** Some material boils (section 4.4): `boilingTemperature` and `boilingProbability` above 0. */
+  boiling: boolean;
+  /** Some material has an artificial buoyancy b (eq. 17) above 0. */
+  artificialBuoyancy: boolean;
 }
 
 /**
@@ -61,7 +67,19 @@ export function updateMultiFluidFeatures(ctx: SimulationContext): MultiFluidFeat
   for (let slot = 0; slot < colliders.count; slot++) {
     if (heatTransfer[colliders.entity[slot]] > 0) colliderHeat = true;
   }
+  let airGeneration = false;
+  let boiling = false;
+  let artificialBuoyancy = false;
+  for (let slot = 0; slot < table.count; slot++) {
+    const eid = table.entity[slot];
+    if (store.airGenerationThreshold[eid] > 0) airGeneration = true;
+    if (store.boilingTemperature[eid] > 0 && store.boilingProbability[eid] > 0) boiling = true;
+    if (store.artificialBuoyancy[eid] > 0) artificialBuoyancy = true;
+  }
   const features = ctx.solver.multiFluid.features;
+  features.airGeneration = airGeneration;
+  features.boiling = boiling;
+  features.artificialBuoyancy = artificialBuoyancy;
   features.numberDensity = numberDensity || temperatureDensity;
   features.numberDensityOptIn = numberDensity;
   features.temperatureDensity = temperatureDensity;
@@ -88,5 +106,18 @@ export function explicitFeatureNames(features: MultiFluidFeatures): string[] {
   if (features.temperatureDiffusion) names.push('FluidMaterial.diffusivity');
   if (features.colourDiffusion) names.push('FluidMaterial.colourDiffusivity');
   if (features.colliderHeat) names.push('Collider.heatTransfer');
+  names.push(...airFeatureNames(features));
+  return names;
+}
+
+/**
+ * Names of the trapped-air and boiling features in use (Müller et al. 2005, sections 3.4 and 4.4; solver
+ * 'pbf' only, both backends), for the message of a backend or solver that does not implement them.
+ */
+export function airFeatureNames(features: MultiFluidFeatures): string[] {
+  const names: string[] = [];
+  if (features.airGeneration) names.push('FluidMaterial.airGenerationThreshold');
+  if (features.boiling) names.push('FluidMaterial.boilingTemperature');
+  if (features.artificialBuoyancy) names.push('FluidMaterial.artificialBuoyancy');
   return names;
 }
