@@ -33,9 +33,11 @@ import {
   type ColorMapRanges,
   createParticleBuffers,
   type FluidColorBy,
+  feedGpuColours,
   feedParticles,
   type ParticleBuffers,
   recordStep,
+  releaseGpuColours,
 } from './particleFeed';
 import { type FluidLookOptions, type FluidRenderMode, FluidViews, supportsFluidRenderer } from './renderers';
 import { centreOfMassInMesh, RigidBodyBridge, type RigidBodyLike, resolvePhysicsBody } from './rigidBodies';
@@ -80,8 +82,11 @@ export interface FluidPluginOptions extends Omit<FluidSimulationOptions, 'engine
   /**
    * What the debug views (and the water's tint when not `'material'`) are coloured by. Default `'material'`;
    * `'colour'` draws each particle's `Colour` component (dyes that mix with a material's `colourDiffusivity`).
-   * On the WebGPU backend the views draw from the GPU's positions with one colour (the first particle's
-   * material colour; the water uses `look.color` or that colour): `colorBy` applies on the CPU backend only.
+   * The water is tinted per particle when `colorBy` is not `'material'` or the particles are of several
+   * materials, else by `look.color` or the material's colour. The same on both backends: on the WebGPU
+   * backend a small compute pass writes the colours after the frame's steps into a buffer the views draw
+   * from beside the positions (nothing is read back); material colours, speeds, densities and `Colour`
+   * edits (with {@link FluidPlugin.markParticlesChanged}) show from the next step on.
    */
   colorBy?: FluidColorBy;
   /** Camera the screen-space fluid is rendered for. Default: the scene's active camera when first drawn. */
@@ -508,8 +513,8 @@ export class FluidPlugin {
   }
 
   /**
-   * Tells the simulation that game code changed these particles' `Position`, `Velocity` or
-   * `Particle.material` components: on the WebGPU backend the next step uploads them (without this call
+   * Tells the simulation that game code changed these particles' `Position`, `Velocity`,
+   * `Particle.material`, `Temperature` or `Colour` components: on the WebGPU backend the next step uploads them (without this call
    * the GPU keeps its own values and the next readback overwrites the edit). Harmless on the CPU backend.
    * Throws {@link FluidError} for an id that is not a live particle.
    */
@@ -529,10 +534,7 @@ export class FluidPlugin {
     if (!this.disposed) this.render();
   }
 
-  /**
-   * What the particles are coloured by; switchable at run time. CPU backend only: on the WebGPU backend the
-   * views draw in one colour (see {@link FluidPluginOptions.colorBy}).
-   */
+  /** What the particles are coloured by; switchable at run time, on both backends (see {@link FluidPluginOptions.colorBy}). */
   get colorBy(): FluidColorBy {
     return this.coloring;
   }
@@ -587,7 +589,8 @@ export class FluidPlugin {
 
   /**
    * The particle buffers the renderers read (positions, colours, ids), as of the last frame. On the WebGPU
-   * backend only `count` and `gpuPositions` are written (the positions stay on the GPU).
+   * backend only `count`, `gpuPositions` and, when a view colours particles one by one, `gpuColours` are
+   * written (positions and colours stay on the GPU).
    */
   get particleBuffers(): Readonly<ParticleBuffers> {
     return this.buffers;
@@ -996,7 +999,9 @@ export class FluidPlugin {
 
   /**
    * Feeds the current mode's view (nothing is read in mode `'none'`). On the WebGPU backend the views draw
-   * from the simulation's position buffer, in one colour.
+   * from the simulation's position buffer, and, where they colour particles one by one (the debug views;
+   * the water when `colorBy` is not `'material'` or the particles are of several materials), from the
+   * colour buffer the GPU colour pass fills after the steps (`feedGpuColours`).
    */
   private render(): void {
     // A lost context draws nothing; views made now would compile effects that Babylon's restoration then
@@ -1004,15 +1009,22 @@ export class FluidPlugin {
     if (this.contextLost) return;
     const mode = this.mode;
     const onGpu = this.simulation.gpuSolver !== undefined;
-    if (FluidViews.needsFeed(mode)) {
+    const fed = FluidViews.needsFeed(mode);
+    if (fed) {
       if (!onGpu) this.views.prepare(mode);
       feedParticles(this.simulation, this.buffers, this.coloring, this.colorRanges);
     }
-    this.views.show(mode, !onGpu && (this.coloring !== 'material' || !this.singleMaterial()));
+    // Only the water switches between one tint and per-particle colours; the debug views always colour per particle.
+    const useDiffuseColors = mode === 'fluid' && (this.coloring !== 'material' || !this.singleMaterial());
+    if (fed && onGpu && FluidViews.needsParticleColors(mode, useDiffuseColors)) {
+      feedGpuColours(this.simulation, this.buffers, this.coloring, this.colorRanges, this.scene.getEngine());
+    }
+    this.views.show(mode, useDiffuseColors);
   }
 
   /**
-   * The material of the first live particle (0 when there is none): the views' single colour. Read from
+   * The material of the first live particle (0 when there is none): the colour of the views that take one
+   * (the water's tint when it is not per particle, the surface views). Read from
    * the CPU buffers when the current mode fed them this frame; otherwise (the WebGPU backend, or the
    * `'surface'`, `'splats'` and `'none'` modes, which skip the feed and leave the buffers empty or stale)
    * from the simulation.
@@ -1030,10 +1042,20 @@ export class FluidPlugin {
     return material[(count <= buffers.ids.length ? simulation.particles(buffers.ids) : simulation.particles())[0]];
   }
 
-  /** True when every fed particle has the material of the first one (the water tint is that material's colour). */
+  /**
+   * True when every fed particle has the material of the first one (the water tint is that material's
+   * colour). On the WebGPU backend, every live particle (the CPU keeps each particle's material; no readback).
+   */
   private singleMaterial(): boolean {
-    const { ids, count } = this.buffers;
-    const material = this.simulation.components.Particle.material;
+    const buffers = this.buffers;
+    const simulation = this.simulation;
+    const material = simulation.components.Particle.material;
+    let ids = buffers.ids;
+    let count = buffers.count;
+    if (buffers.gpuPositions !== undefined) {
+      count = simulation.particleCount;
+      ids = count <= ids.length ? simulation.particles(ids) : simulation.particles();
+    }
     if (count === 0) return true;
     const first = material[ids[0]];
     for (let place = 1; place < count; place++) if (material[ids[place]] !== first) return false;
@@ -1065,6 +1087,7 @@ export class FluidPlugin {
     this.bodies?.dispose();
     this.emitters.clear();
     this.views.dispose();
+    releaseGpuColours(this.buffers);
     this.simulation.dispose();
     this.buffers.gpuPositions = undefined;
     this.buffers.steppedSolver = undefined;

@@ -3,17 +3,23 @@
  * `feedParticles` writes positions, colours and (for the sphere view) instance matrices into buffers
  * allocated once, so a frame allocates nothing. On the WebGPU backend nothing is copied: the feed hands the
  * views the simulation's own position storage buffer (a vec4 per particle, in the GPU's order) and the number
- * of particles to draw from it, so positions never travel through the CPU.
+ * of particles to draw from it, so positions never travel through the CPU; when a view colours particles
+ * one by one, `feedGpuColours` runs a compute pass that writes their colours, in the same order, into a
+ * buffer the views bind beside the positions (particleColours.ts), so colours stay on the GPU too.
  */
 import type { DataBuffer } from '@babylonjs/core/Buffers/dataBuffer.js';
+import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
+import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import type { WebGpuSolver } from '../systems/gpu/backend';
 import type { FluidSimulation } from '../systems/simulation';
+import { DENSITY_STOPS, SPEED_STOPS, writeColorMap } from './colorMaps';
+import { GpuParticleColours } from './particleColours';
 
 /**
  * What the debug views colour particles by: `'material'` the material's `color`; `'speed'` and `'density'`
  * colour maps; `'colour'` each particle's own `Colour` component (set from its material's colour or the
  * spawn call's `colour`, diffused between neighbours with a material `colourDiffusivity`, writable by game
- * code; CPU backend).
+ * code). The same on both backends: on WebGPU the colours are computed on the GPU (see `feedGpuColours`).
  */
 export type FluidColorBy = 'material' | 'speed' | 'density' | 'colour';
 
@@ -48,6 +54,14 @@ export interface ParticleBuffers {
   steppedSolver: WebGpuSolver | undefined;
   /** WebGPU backend: particles on that solver's GPU after that step, at most (the CPU count then). */
   steppedCount: number;
+  /** Steps recorded by `recordStep` so far (the GPU colours are computed again only after a new one). */
+  stepsRecorded: number;
+  /**
+   * WebGPU backend: the per-particle colour pass and its buffer (r, g, b, a per particle, 16 bytes, in the
+   * order of `gpuPositions`), made by the first `feedGpuColours` for the current solver; undefined before
+   * and on the CPU backend.
+   */
+  gpuColours: GpuParticleColours | undefined;
 }
 
 /** Ranges of the colour maps of `feedParticles`. */
@@ -72,6 +86,8 @@ export function createParticleBuffers(capacity: number): ParticleBuffers {
     gpuPositions: undefined,
     steppedSolver: undefined,
     steppedCount: 0,
+    stepsRecorded: 0,
+    gpuColours: undefined,
   };
 }
 
@@ -83,6 +99,7 @@ export function createParticleBuffers(capacity: number): ParticleBuffers {
 export function recordStep(simulation: FluidSimulation, buffers: ParticleBuffers): void {
   buffers.steppedSolver = simulation.gpuSolver;
   buffers.steppedCount = simulation.particleCount;
+  buffers.stepsRecorded++;
 }
 
 /**
@@ -96,30 +113,11 @@ function gpuDrawCount(simulation: FluidSimulation, solver: WebGpuSolver, buffers
   return Math.min(buffers.steppedCount, simulation.particleCount, buffers.capacity);
 }
 
-/** Stops of the speed colour map (slow deep blue, through cyan, to white foam), r, g, b each. */
-const SPEED_STOPS = new Float32Array([0.05, 0.2, 0.6, 0.1, 0.5, 0.95, 0.3, 0.85, 1.0, 1.0, 1.0, 1.0]);
-
-/** Stops of the diverging density map: too thin (blue), at rest (light grey), compressed (red). */
-const DENSITY_STOPS = new Float32Array([0.15, 0.35, 0.95, 0.85, 0.85, 0.85, 0.95, 0.25, 0.15]);
-
-/** Writes the colour at `t` in [0, 1] along `stops` (3 numbers per stop) to `colors[offset..offset+2]`. */
-function writeColorMap(stops: Float32Array, t: number, colors: Float32Array, offset: number): void {
-  const segments = stops.length / 3 - 1;
-  const clamped = t < 0 ? 0 : t > 1 ? 1 : t;
-  const position = clamped * segments;
-  const segment = Math.min(segments - 1, Math.floor(position));
-  const f = position - segment;
-  const a = 3 * segment;
-  colors[offset] = stops[a] + f * (stops[a + 3] - stops[a]);
-  colors[offset + 1] = stops[a + 1] + f * (stops[a + 4] - stops[a + 1]);
-  colors[offset + 2] = stops[a + 2] + f * (stops[a + 5] - stops[a + 2]);
-}
-
 /**
  * CPU backend: copies the live particles of `simulation` into `buffers`: positions, a colour per particle
  * (by material, speed, density or the particle's own `Colour`) and, when `buffers.matrices` exists, instance matrices. WebGPU backend:
  * points `buffers.gpuPositions` at the simulation's position storage buffer and sets the count to draw;
- * nothing is copied (colours are not per particle there). Allocates nothing.
+ * nothing is copied (per-particle colours come from `feedGpuColours`). Allocates nothing.
  *
  * @returns The number of particles to draw (also stored in `buffers.count`).
  */
@@ -133,12 +131,14 @@ export function feedParticles(
   if (solver !== undefined) {
     buffers.gpuPositions = solver.positionBuffer.getBuffer();
     buffers.count = gpuDrawCount(simulation, solver, buffers);
+    if (buffers.gpuColours !== undefined && buffers.gpuColours.solver !== solver) releaseGpuColours(buffers);
     return buffers.count;
   }
   buffers.gpuPositions = undefined;
+  releaseGpuColours(buffers);
   const count = Math.min(simulation.particleCount, buffers.capacity);
   const ids = simulation.particleCount <= buffers.capacity ? simulation.particles(buffers.ids) : buffers.ids;
-  const { Position, Velocity, Density, Particle, FluidMaterial, Colour } = simulation.components;
+  const { Position } = simulation.components;
   const { positions, colors, matrices } = buffers;
   if (matrices !== undefined && !buffers.matricesInitialised) {
     const scale = buffers.matrixScale;
@@ -169,26 +169,77 @@ export function feedParticles(
       matrices[m + 13] = y;
       matrices[m + 14] = z;
     }
-    const c = 4 * place;
-    const material = Particle.material[eid];
-    if (colorBy === 'material') {
-      colors[c] = FluidMaterial.colorRed[material];
-      colors[c + 1] = FluidMaterial.colorGreen[material];
-      colors[c + 2] = FluidMaterial.colorBlue[material];
-    } else if (colorBy === 'colour') {
-      colors[c] = Colour.red[eid];
-      colors[c + 1] = Colour.green[eid];
-      colors[c + 2] = Colour.blue[eid];
-    } else if (colorBy === 'speed') {
-      const speed = Math.hypot(Velocity.x[eid], Velocity.y[eid], Velocity.z[eid]);
-      writeColorMap(SPEED_STOPS, speed * inverseSpeedRange, colors, c);
-    } else {
-      const restDensity = FluidMaterial.restDensity[material];
-      const deviation = restDensity > 0 ? Density[eid] / restDensity - 1 : 0;
-      writeColorMap(DENSITY_STOPS, 0.5 + 0.5 * deviation * inverseDensityRange, colors, c);
-    }
-    colors[c + 3] = 1;
+    writeParticleColor(simulation, eid, colorBy, inverseSpeedRange, inverseDensityRange, colors, 4 * place);
   }
   buffers.count = count;
   return count;
+}
+
+/**
+ * Writes the colour of particle `eid` of `simulation` by `colorBy` (r, g, b, a = 1) to
+ * `colors[offset..offset+3]`, from its components: the material's `color`, its own `Colour`, or the speed
+ * (|Velocity| times `inverseSpeedRange`) or density (Density / rest density - 1, times `inverseDensityRange`,
+ * centred) colour map. The CPU feed's colours, and the reference of the WebGPU colour pass
+ * (particleColours.wgsl).
+ */
+export function writeParticleColor(
+  simulation: FluidSimulation,
+  eid: number,
+  colorBy: FluidColorBy,
+  inverseSpeedRange: number,
+  inverseDensityRange: number,
+  colors: Float32Array,
+  offset: number,
+): void {
+  const { Velocity, Density, Particle, FluidMaterial, Colour } = simulation.components;
+  const c = offset;
+  const material = Particle.material[eid];
+  if (colorBy === 'material') {
+    colors[c] = FluidMaterial.colorRed[material];
+    colors[c + 1] = FluidMaterial.colorGreen[material];
+    colors[c + 2] = FluidMaterial.colorBlue[material];
+  } else if (colorBy === 'colour') {
+    colors[c] = Colour.red[eid];
+    colors[c + 1] = Colour.green[eid];
+    colors[c + 2] = Colour.blue[eid];
+  } else if (colorBy === 'speed') {
+    const speed = Math.hypot(Velocity.x[eid], Velocity.y[eid], Velocity.z[eid]);
+    writeColorMap(SPEED_STOPS, speed * inverseSpeedRange, colors, c);
+  } else {
+    const restDensity = FluidMaterial.restDensity[material];
+    const deviation = restDensity > 0 ? Density[eid] / restDensity - 1 : 0;
+    writeColorMap(DENSITY_STOPS, 0.5 + 0.5 * deviation * inverseDensityRange, colors, c);
+  }
+  colors[c + 3] = 1;
+}
+
+/**
+ * WebGPU backend, after `feedParticles`: makes sure the colour buffer `buffers.gpuColours` holds the colours
+ * by `colorBy` of the `buffers.count` particles to draw, in their draw order, by recording the colour pass
+ * when they may have changed (a step recorded since, another `colorBy`, other `ranges` or count; once per
+ * frame at most). The first call for a solver makes the pass and its buffer; nothing is made per frame and
+ * nothing is read back. `engine` is the simulation's (the scene's) WebGPU engine. Does nothing on the CPU
+ * backend.
+ *
+ * @returns The colour buffer (undefined on the CPU backend).
+ */
+export function feedGpuColours(
+  simulation: FluidSimulation,
+  buffers: ParticleBuffers,
+  colorBy: FluidColorBy,
+  ranges: ColorMapRanges,
+  engine: AbstractEngine,
+): GpuParticleColours | undefined {
+  const solver = simulation.gpuSolver;
+  if (solver === undefined || !engine.isWebGPU) return undefined;
+  if (buffers.gpuColours !== undefined && buffers.gpuColours.solver !== solver) releaseGpuColours(buffers);
+  buffers.gpuColours ??= new GpuParticleColours(engine as WebGPUEngine, solver, buffers.capacity);
+  buffers.gpuColours.update(colorBy, ranges, buffers.count, buffers.stepsRecorded);
+  return buffers.gpuColours;
+}
+
+/** Disposes the colour pass of a former solver (the views made over its buffer are made again). */
+export function releaseGpuColours(buffers: ParticleBuffers): void {
+  buffers.gpuColours?.dispose();
+  buffers.gpuColours = undefined;
 }

@@ -4,8 +4,11 @@
  * the surface views (`'surface'`, `'splats'`, see surfaceRenderer.ts) read the simulation's components
  * instead, on the CPU. On the WebGPU backend the views draw straight from the simulation's
  * position storage buffer (`ParticleBuffers.gpuPositions`) through vertex buffers over it (stride 16 bytes,
- * xyz read): no position is read back or uploaded per frame. Their GPU objects are made once per storage
- * buffer (again only when the backend changes, e.g. after a lost device).
+ * xyz read), and take per-particle colours from the colour buffer the GPU colour pass writes in the same
+ * order (`ParticleBuffers.gpuColours`, see particleColours.ts), bound the same way as an instanced (spheres,
+ * water) or per-vertex (points) colour attribute: no position or colour is read back or uploaded per frame.
+ * Their GPU objects are made once per storage buffer (again only when the backend changes, e.g. after a
+ * lost device).
  */
 import { VertexBuffer } from '@babylonjs/core/Buffers/buffer.js';
 import type { DataBuffer } from '@babylonjs/core/Buffers/dataBuffer.js';
@@ -107,6 +110,20 @@ function storagePositions(engine: AbstractEngine, storage: DataBuffer, kind: str
   return new VertexBuffer(engine, storage, kind, false, false, 4, instanced, 0, 3);
 }
 
+/**
+ * A vertex buffer of `kind` reading r, g, b, a from the colour storage buffer `storage` (one vec4 per
+ * particle, see particleColours.ts); it takes a reference to `storage` as {@link storagePositions} does.
+ */
+function storageColors(engine: AbstractEngine, storage: DataBuffer, kind: string, instanced: boolean): VertexBuffer {
+  storage.references++;
+  return new VertexBuffer(engine, storage, kind, false, false, 4, instanced, 0, 4);
+}
+
+/** The GPU colour buffer of `buffers` (undefined on the CPU backend or before the GPU colour pass was made). */
+function gpuColorBuffer(buffers: ParticleBuffers): DataBuffer | undefined {
+  return buffers.gpuColours?.colorBuffer.getBuffer();
+}
+
 /** Looks of the screen-space water; every field is optional. */
 export interface FluidLookOptions {
   /**
@@ -136,6 +153,8 @@ class ScreenSpaceFluidView {
   private renderObject: IFluidRenderingRenderObject | undefined;
   /** The storage buffer the render object draws from (undefined: the CPU buffers). */
   private source: DataBuffer | undefined;
+  /** On the GPU: the colour storage buffer the render object's colour vertex buffer reads (if any). */
+  private colorSource: DataBuffer | undefined;
   private readonly fluidRenderer: FluidRenderer;
   private diffuse = false;
   private sky: BaseTexture | undefined;
@@ -189,6 +208,7 @@ class ScreenSpaceFluidView {
       vertexBuffers.position = storagePositions(this.scene.getEngine(), storage, 'position', true);
     }
     this.source = storage;
+    this.colorSource = undefined;
     object.particleSize = this.particleDiameter * (look.particleSizeFactor ?? 1.6);
     object.particleThicknessAlpha = look.particleThickness ?? 0.04;
     const target = renderObject.targetRenderer;
@@ -222,8 +242,9 @@ class ScreenSpaceFluidView {
 
   /**
    * Uploads the first `buffers.count` particles; `useDiffuseColors` renders the per-particle colours. On the
-   * GPU (`buffers.gpuPositions` set) nothing is uploaded: the render object reads the storage buffer, and is
-   * made again only when that buffer changes (a new backend).
+   * GPU (`buffers.gpuPositions` set) nothing is uploaded: the render object reads the storage buffer (and,
+   * with `useDiffuseColors`, the GPU colour buffer), and is made again only when that buffer changes (a new
+   * backend).
    */
   update(useDiffuseColors: boolean): void {
     const storage = this.buffers.gpuPositions;
@@ -235,6 +256,7 @@ class ScreenSpaceFluidView {
     this.renderObject ??= this.create(useDiffuseColors);
     const object = this.renderObject.object;
     const count = this.buffers.count;
+    if (storage !== undefined && useDiffuseColors) this.bindGpuColors(object as FluidRenderingObjectCustomParticles);
     if (storage === undefined) {
       const buffers = object.vertexBuffers;
       const engine = this.scene.getEngine();
@@ -242,6 +264,19 @@ class ScreenSpaceFluidView {
       if (useDiffuseColors) uploadParticles(engine, buffers.color, this.buffers.colors, 4, count);
     }
     (object as FluidRenderingObjectCustomParticles).setNumParticles(count);
+  }
+
+  /**
+   * On the GPU: points the render object's instanced colour vertex buffer at the GPU colour buffer (once
+   * per colour buffer; the diffuse pass reads it when `useDiffuseColors` is on).
+   */
+  private bindGpuColors(object: FluidRenderingObjectCustomParticles): void {
+    const colors = gpuColorBuffer(this.buffers);
+    if (colors === undefined || colors === this.colorSource) return;
+    const vertexBuffers = object.vertexBuffers;
+    vertexBuffers.color?.dispose();
+    vertexBuffers.color = storageColors(this.scene.getEngine(), colors, 'color', true);
+    this.colorSource = colors;
   }
 
   /** The render object, once created (tests read its readiness). */
@@ -255,6 +290,7 @@ class ScreenSpaceFluidView {
     this.fluidRenderer.removeRenderObject(this.renderObject, true);
     this.renderObject = undefined;
     this.source = undefined;
+    this.colorSource = undefined;
   }
 
   dispose(): void {
@@ -271,6 +307,8 @@ class PointsView {
   readonly mesh: Mesh;
   /** It reads the CPU buffers. */
   readonly source: DataBuffer | undefined = undefined;
+  /** Its colours are the CPU buffers' too. */
+  readonly colorSource: DataBuffer | undefined = undefined;
   private readonly material: StandardMaterial;
 
   constructor(
@@ -325,6 +363,8 @@ class SpheresView {
   readonly mesh: Mesh;
   /** It reads the CPU buffers. */
   readonly source: DataBuffer | undefined = undefined;
+  /** Its colours are the CPU buffers' too. */
+  readonly colorSource: DataBuffer | undefined = undefined;
   private readonly material: StandardMaterial;
 
   constructor(
@@ -371,7 +411,10 @@ class SpheresView {
   }
 }
 
-/** The point-cloud view on the GPU: one vertex per particle read from the position storage buffer, one colour. */
+/**
+ * The point-cloud view on the GPU: one vertex per particle read from the position storage buffer, coloured
+ * per vertex from the GPU colour buffer.
+ */
 class GpuPointsView {
   readonly mesh: Mesh;
   private readonly material: StandardMaterial;
@@ -380,23 +423,30 @@ class GpuPointsView {
     scene: Scene,
     private readonly buffers: ParticleBuffers,
     readonly source: DataBuffer,
-    color: [number, number, number],
+    readonly colorSource: DataBuffer,
   ) {
     this.mesh = new Mesh('fluidPoints', scene);
     this.mesh.isUnIndexed = true;
+    const engine = scene.getEngine();
     this.mesh.setVerticesBuffer(
-      storagePositions(scene.getEngine(), source, VertexBuffer.PositionKind, false),
+      storagePositions(engine, source, VertexBuffer.PositionKind, false),
+      true,
+      buffers.capacity,
+    );
+    this.mesh.setVerticesBuffer(
+      storageColors(engine, colorSource, VertexBuffer.ColorKind, false),
       true,
       buffers.capacity,
     );
     this.mesh.alwaysSelectAsActiveMesh = true;
     this.mesh.isPickable = false;
     this.mesh.doNotSyncBoundingInfo = true;
+    // As the CPU view: a white emissive material multiplied by the vertex colours.
     this.material = new StandardMaterial('fluidPointsMaterial', scene);
     this.material.pointsCloud = true;
     this.material.pointSize = 4;
     this.material.disableLighting = true;
-    this.material.emissiveColor = new Color3(color[0], color[1], color[2]);
+    this.material.emissiveColor = new Color3(1, 1, 1);
     this.mesh.material = this.material;
     this.mesh.setEnabled(false);
   }
@@ -426,34 +476,37 @@ const GPU_SPHERE_VERTEX = /* wgsl */ `
 attribute position : vec3f;
 attribute normal : vec3f;
 attribute particlePosition : vec3f;
+attribute particleColor : vec4f;
 uniform viewProjection : mat4x4f;
 uniform diameter : f32;
 varying vNormal : vec3f;
+varying vColor : vec3f;
 
 @vertex
 fn main(input : VertexInputs) -> FragmentInputs {
   let world = vertexInputs.position * uniforms.diameter + vertexInputs.particlePosition;
   vertexOutputs.position = uniforms.viewProjection * vec4f(world, 1.0);
   vertexOutputs.vNormal = vertexInputs.normal;
+  vertexOutputs.vColor = vertexInputs.particleColor.rgb;
 }
 `;
 
-/** The GPU sphere view's fragment shader: one colour, lit by a fixed sky light. */
+/** The GPU sphere view's fragment shader: the particle's colour, lit by a fixed sky light. */
 const GPU_SPHERE_FRAGMENT = /* wgsl */ `
-uniform color : vec3f;
 varying vNormal : vec3f;
+varying vColor : vec3f;
 
 @fragment
 fn main(input : FragmentInputs) -> FragmentOutputs {
   let normal = normalize(fragmentInputs.vNormal);
   let light = 0.45 + 0.55 * max(dot(normal, normalize(vec3f(0.3, 1.0, -0.4))), 0.0);
-  fragmentOutputs.color = vec4f(uniforms.color * light, 1.0);
+  fragmentOutputs.color = vec4f(fragmentInputs.vColor * light, 1.0);
 }
 `;
 
 /**
  * The sphere view on the GPU: a low-poly sphere drawn once per particle (instanced), each instance placed
- * by a vertex buffer over the position storage buffer; one colour.
+ * by a vertex buffer over the position storage buffer and coloured by one over the GPU colour buffer.
  */
 class GpuSpheresView {
   readonly mesh: Mesh;
@@ -463,26 +516,26 @@ class GpuSpheresView {
     scene: Scene,
     private readonly buffers: ParticleBuffers,
     readonly source: DataBuffer,
+    readonly colorSource: DataBuffer,
     diameter: number,
-    color: [number, number, number],
   ) {
     this.mesh = CreateIcoSphere('fluidSpheres', { radius: 0.5, subdivisions: 1, flat: false }, scene);
     this.mesh.isPickable = false;
     this.mesh.alwaysSelectAsActiveMesh = true;
     this.mesh.doNotSyncBoundingInfo = true;
     this.mesh.setVerticesBuffer(storagePositions(scene.getEngine(), source, 'particlePosition', true));
+    this.mesh.setVerticesBuffer(storageColors(scene.getEngine(), colorSource, 'particleColor', true));
     this.material = new ShaderMaterial(
       'fluidSpheresMaterial',
       scene,
       { vertexSource: GPU_SPHERE_VERTEX, fragmentSource: GPU_SPHERE_FRAGMENT },
       {
-        attributes: ['position', 'normal', 'particlePosition'],
-        uniforms: ['viewProjection', 'diameter', 'color'],
+        attributes: ['position', 'normal', 'particlePosition', 'particleColor'],
+        uniforms: ['viewProjection', 'diameter'],
         shaderLanguage: ShaderLanguage.WGSL,
       },
     );
     this.material.setFloat('diameter', diameter);
-    this.material.setColor3('color', new Color3(color[0], color[1], color[2]));
     this.mesh.material = this.material;
     this.mesh.setEnabled(false);
   }
@@ -544,6 +597,15 @@ export class FluidViews {
     return mode === 'spheres';
   }
 
+  /**
+   * True if the view of `mode` draws per-particle colours: the debug views always, the water when
+   * `useDiffuseColors` (the plugin's `colorBy` is not `'material'`, or the particles are of several materials).
+   * On the WebGPU backend the plugin then runs the GPU colour pass (`feedGpuColours`) before `show`.
+   */
+  static needsParticleColors(mode: FluidRenderMode, useDiffuseColors: boolean): boolean {
+    return mode === 'points' || mode === 'spheres' || (mode === 'fluid' && useDiffuseColors);
+  }
+
   /** True if the view of `mode` reads the particle buffers (`'surface'` and `'splats'` read the simulation). */
   static needsFeed(mode: FluidRenderMode): boolean {
     return mode !== 'none' && mode !== 'surface' && mode !== 'splats';
@@ -580,11 +642,14 @@ export class FluidViews {
       this.shown = mode;
     }
     const storage = this.buffers.gpuPositions;
-    if (this.points !== undefined && this.points.source !== storage) {
+    const colors = gpuColorBuffer(this.buffers);
+    const stale = (view: PointsView | GpuPointsView | SpheresView | GpuSpheresView) =>
+      view.source !== storage || (view.source !== undefined && view.colorSource !== colors);
+    if (this.points !== undefined && stale(this.points)) {
       this.points.dispose();
       this.points = undefined;
     }
-    if (this.spheres !== undefined && this.spheres.source !== storage) {
+    if (this.spheres !== undefined && stale(this.spheres)) {
       this.spheres.dispose();
       this.spheres = undefined;
     }
@@ -601,22 +666,15 @@ export class FluidViews {
         this.fluid.update(useDiffuseColors);
         break;
       case 'points':
-        this.points ??=
-          storage === undefined
-            ? new PointsView(this.scene, this.buffers)
-            : new GpuPointsView(this.scene, this.buffers, storage, this.defaultColor());
-        this.points.update();
+        // On the GPU the view needs the colour buffer (the plugin makes it first with `feedGpuColours`).
+        if (storage === undefined) this.points ??= new PointsView(this.scene, this.buffers);
+        else if (colors !== undefined) this.points ??= new GpuPointsView(this.scene, this.buffers, storage, colors);
+        this.points?.update();
         break;
       case 'spheres':
         if (storage === undefined) this.prepare('spheres');
-        else {
-          this.spheres ??= new GpuSpheresView(
-            this.scene,
-            this.buffers,
-            storage,
-            this.particleDiameter,
-            this.defaultColor(),
-          );
+        else if (colors !== undefined) {
+          this.spheres ??= new GpuSpheresView(this.scene, this.buffers, storage, colors, this.particleDiameter);
         }
         this.spheres?.update();
         break;

@@ -28,6 +28,8 @@ export interface BenchArguments {
   frames: number;
   /** Wall time the scenario aims at (default 300 s); the minimum per count may exceed it. */
   budgetSeconds?: number;
+  /** The multi-fluid dam break ({@link spawnDamBreakFluid}) instead of plain water. Default false. */
+  multiFluid?: boolean;
 }
 
 /** One particle count's medians. */
@@ -93,8 +95,56 @@ const BLOCKS: Record<number, [number, number, number]> = {
   50000: [40, 50, 25],
 };
 
+/**
+ * Fills the dam break's block (`[0, 0, 0]` to `max`) and gives the tank its heat, for the CPU tables of
+ * bench/run.ts and this scenario alike. Plain: one water material. Multi-fluid: every term of Müller et al.
+ * 2005 on: oil (800 kg/m^3, interface colour +0.5) in the lower half of the block under water (rest density
+ * 1000 kg/m^3 at 293.15 K from alpha / T, eq. 16, interface colour -0.5), both with the number-density
+ * constraint, interface tension 0.5 N/m (eq. 11), surface tension 0.05 N/m (eq. 12), temperature and colour
+ * diffusion (eq. 14); the tank (collider `tank`) is a 350 K heat source.
+ */
+export function spawnDamBreakFluid(
+  simulation: FluidSimulation,
+  tank: number,
+  max: [number, number, number],
+  multiFluid: boolean,
+): void {
+  if (!multiFluid) {
+    simulation.spawnBlock({ min: [0, 0, 0], max, material: simulation.addMaterial({}) });
+    return;
+  }
+  const shared = {
+    numberDensity: true,
+    interfaceTension: 0.5,
+    surfaceTension: 0.05,
+    diffusivity: 1e-4,
+    colourDiffusivity: 1e-4,
+    initialTemperature: 293.15,
+  };
+  const oil = simulation.addMaterial({ ...shared, restDensity: 800, interfaceColour: 0.5, color: [0.9, 0.7, 0.1] });
+  const water = simulation.addMaterial({
+    ...shared,
+    restDensity: 1000,
+    temperatureDensity: 1000 * 293.15,
+    interfaceColour: -0.5,
+    color: [0.2, 0.4, 0.9],
+  });
+  const { Collider } = simulation.components;
+  Collider.temperature[tank] = 350;
+  Collider.heatTransfer[tank] = 1;
+  const middle = 0.5 * max[1];
+  simulation.spawnBlock({ min: [0, 0, 0], max: [max[0], middle, max[2]], material: oil });
+  simulation.spawnBlock({ min: [0, middle, 0], max, material: water });
+}
+
 /** The dam break of bench/run.ts (analytic box tank, no obstacle) on the WebGPU backend. */
-function damBreak(engine: WebGPUEngine, count: number, substeps: number, iterations: number): FluidSimulation {
+function damBreak(
+  engine: WebGPUEngine,
+  count: number,
+  substeps: number,
+  iterations: number,
+  multiFluid: boolean,
+): FluidSimulation {
   const particleRadius = 0.025;
   const spacing = 2 * particleRadius;
   const n = Math.round(Math.cbrt(count));
@@ -108,15 +158,14 @@ function damBreak(engine: WebGPUEngine, count: number, substeps: number, iterati
     substeps,
     iterations,
   });
-  const water = simulation.addMaterial({});
   const width = nx * spacing;
-  simulation.addCollider({
+  const tank = simulation.addCollider({
     shape: 'box',
     min: [0, 0, 0],
     max: [4 * width, 2 * ny * spacing, nz * spacing],
     container: true,
   });
-  simulation.spawnBlock({ min: [0, 0, 0], max: [width, ny * spacing, nz * spacing], material: water });
+  spawnDamBreakFluid(simulation, tank, [width, ny * spacing, nz * spacing], multiFluid);
   return simulation;
 }
 
@@ -226,7 +275,7 @@ export async function benchScenario(engine: WebGPUEngine, args: BenchArguments):
   let msPerParticle: number | undefined;
   for (let index = 0; index < args.counts.length; index++) {
     const count = args.counts[index];
-    const simulation = damBreak(engine, count, args.substeps, args.iterations);
+    const simulation = damBreak(engine, count, args.substeps, args.iterations, args.multiFluid ?? false);
     try {
       await simulation.ready();
       const solver = simulation.gpuSolver;

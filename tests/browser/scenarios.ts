@@ -75,7 +75,17 @@ export const scenarios: Record<string, Scenario> = {
   bench: (engine, args) => benchScenario(engine, args),
   sphParity: async (engine, args) => (await import('./sph')).sphParity(engine, args),
   sphRefusals: async (engine) => (await import('./sph')).sphRefusals(engine),
-  multiFluidRefusal: async (engine) => (await import('./multifluid')).multiFluidRefusal(engine),
+  multiFluidParity: async (engine, args) => (await import('./multifluid')).multiFluidParity(engine, args),
+  multiFluidSolvers: async (engine) => (await import('./multifluid')).multiFluidSolvers(engine),
+  multiFluidSnapshot: async (engine) => (await import('./multifluid')).multiFluidSnapshot(engine),
+  gpuColours: async (engine, args) => (await import('./colours')).gpuColours(engine, args),
+  airKernelParity: async (engine) => (await import('./air')).airKernelParity(engine),
+  airPour: async (engine, args) => (await import('./air')).airPour(engine, args),
+  airBoil: async (engine, args) => (await import('./air')).airBoil(engine, args),
+  airBuoyancy: async (engine, args) => (await import('./air')).airBuoyancy(engine, args),
+  airBuoyancyKernel: async (engine) => (await import('./air')).airBuoyancyKernel(engine),
+  airPasses: async (engine) => (await import('./air')).airPasses(engine),
+  airReadbackOrder: async (engine) => (await import('./air')).airReadbackOrder(engine),
   /** Adapter, limits, and a trivial compute pass (double 1024 floats) read back. */
   async smoke(engine): Promise<SmokeResult> {
     const count = 1024;

@@ -9,6 +9,37 @@
  *
  * Game code reads particles after an asynchronous readback ({@link WebGpuSolver.readback}); removals by
  * drains and lifetimes are found on the GPU and reach the entity bookkeeping through the same readback.
+ *
+ * Fluid-fluid interaction (Müller et al. 2005, multifluid/*.wgsl, mirroring multifluid/density.ts and
+ * interaction.ts): each particle's `Temperature` and `Colour` live in the `attributes` buffer, indexed by
+ * entity id (so the per-substep sort leaves them in place; the temperature relative to
+ * `TEMPERATURE_REFERENCE`, see structs.ts), written by the edit and append passes from the upload records
+ * (spawns, `markParticlesChanged`) and read back with the particles while a step's diffusion or heat passes
+ * changed them since the last completed copy (`attributesDirty`). The materials' colours, tensions,
+ * diffusivities and alpha, and the colliders' temperature and heat transfer, are fields of the scene's
+ * `Material` and `ColliderData` structs. A step records the multi-fluid passes only for the features in
+ * use (`solver.multiFluid.features`): the number-density rest volumes, lambda and corrections in place
+ * of lambda and correct; after vorticity, tension, then diffusion (rate, a one-thread plan, and per part a
+ * change, an apply and a one-thread count pass; parts beyond the count the GPU planned as the CPU does return
+ * at once), then
+ * collider heat.
+ *
+ * Trapped air and boiling (sections 3.4 and 4.4, multifluid/airFields.wgsl, mirroring multifluid/air.ts
+ * and phase.ts): the artificial buoyancy of eq. 17 is a substep pass after collider heat; boiling, the
+ * colour fields and the generation and deletion decisions run once per step, in the last substep before
+ * `writeBack`, on the same final positions, velocities, materials and temperatures as the CPU's step-end
+ * systems. Boiling changes the material slot in place and lists (entity, vapour slot) for the CPU
+ * (`Particle.material` and `Colour` at the readback). Deleted air particles get lifetime -1 and leave
+ * through the drains' path (the next step's predict pass, their ids with that step's readback). Generated
+ * air particles are candidates (an atomic counter, at most `airGenerationLimit(capacity)` per readback and
+ * the capacity left) that the readback brings to the CPU, which creates them at the start of the next step
+ * as emitted particles (gpu/systems.ts, `gpuTrappedAirSystem`): one step later than the CPU backend. A
+ * step proposes no air while an earlier step's candidates are not yet read back and created (a lagging
+ * readback: several steps per frame, a slow GPU), so the same particles never propose twice. An edit
+ * upload that leaves `Particle.material` alone keeps the GPU's material (KEEP_MATERIAL, structs.ts), so
+ * it cannot undo a boil the CPU has not read yet. The boiling draws hash (step, entity id) instead of using the CPU's seeded generator, and a capped atomic
+ * counter decides which candidates are kept when more qualify than the limit: the backends agree on the
+ * fields and decisions of one step (tests/multifluid-air-webgpu.test.ts) and statistically over a run.
  */
 import '@babylonjs/core/Engines/WebGPU/Extensions/engine.computeShader.js';
 import { StorageBuffer } from '@babylonjs/core/Buffers/storageBuffer.js';
@@ -30,6 +61,16 @@ import {
   spikyGradientCoefficient,
   viscosityLaplacianCoefficient,
 } from '../kernels';
+import { airGenerationLimit, SURFACE_EXIT_COSINE } from '../multifluid/air';
+import airFieldsSource from '../multifluid/airFields.wgsl?raw';
+import diffusionSource from '../multifluid/diffusion.wgsl?raw';
+import type { MultiFluidFeatures } from '../multifluid/features';
+import heatSource from '../multifluid/heat.wgsl?raw';
+import { DIFFUSION_STABILITY, MAX_DIFFUSION_PARTS, TENSION_NORMAL_THRESHOLD } from '../multifluid/interaction';
+import numberDensityCorrectSource from '../multifluid/numberDensityCorrect.wgsl?raw';
+import numberDensityLambdaSource from '../multifluid/numberDensityLambda.wgsl?raw';
+import restVolumeSource from '../multifluid/restVolume.wgsl?raw';
+import tensionSource from '../multifluid/tension.wgsl?raw';
 import neighbourLoopSource from '../neighbours/neighbourLoop.wgsl?raw';
 import scanSource from '../neighbours/scan.wgsl?raw';
 import sortSource from '../neighbours/sort.wgsl?raw';
@@ -55,6 +96,7 @@ import {
   DrainData,
   defineScene,
   FieldInfo,
+  KEEP_MATERIAL,
   Material,
   Params,
   ParticleInfo,
@@ -64,6 +106,7 @@ import {
   SCAN_BLOCK,
   SCAN_WORKGROUP_SIZE,
   State,
+  TEMPERATURE_REFERENCE,
   WORKGROUP_SIZE,
 } from './structs';
 
@@ -71,6 +114,20 @@ import {
 const STORAGE_FLAGS = 32 | 1 | 2;
 /** The same plus VERTEX (8): the position buffer is also the renderer's vertex buffer. */
 const VERTEX_STORAGE_FLAGS = STORAGE_FLAGS | 8;
+
+/**
+ * Diffusion parts recorded per substep on the GPU for the largest diffusivity `largestDiffusivity` (m^2/s),
+ * kernel radius `kernelRadius` (m) and substep `substepTimeStep` (s): the CPU's parts
+ * ceil(dt rate / DIFFUSION_STABILITY) with the rate sum_j c V_j lap W_visc(r_j) estimated by its continuum
+ * value c 45 / (pi h^6) integral of 4 pi r^2 (h - r) dr = 15 c / h^2, twice over (cut and compressed
+ * neighbourhoods stay well below), and at least 1, at most {@link MAX_DIFFUSION_PARTS}. The GPU plans the
+ * exact parts from the particles (multifluid/diffusion.wgsl) and runs as many of the recorded ones; the
+ * others are dispatched with 0 workgroups.
+ */
+export function diffusionSlots(largestDiffusivity: number, kernelRadius: number, substepTimeStep: number): number {
+  const rate = (2 * 15 * largestDiffusivity) / (kernelRadius * kernelRadius);
+  return Math.min(MAX_DIFFUSION_PARTS, Math.max(1, Math.ceil((substepTimeStep * rate) / DIFFUSION_STABILITY)));
+}
 
 /** Picks the section of `source` after `// @entry name` (up to the next marker), after the shared head. */
 function entrySection(source: string, name: string): string {
@@ -149,8 +206,22 @@ export interface GpuReadback {
   readonly infoFloat?: Float32Array;
   /** (density, lambda, neighbour count, unused) per particle. */
   readonly solve?: Float32Array;
-  /** (wall gradient, unused) per particle. */
+  /**
+   * (wall gradient, w) per particle: w unused, except with the number-density constraint
+   * (multifluid/numberDensityLambda.wgsl), where it holds the rest volume V_i (m^3).
+   */
   readonly wall?: Float32Array;
+  /**
+   * Per ENTITY id (not per particle), (temperature - TEMPERATURE_REFERENCE in K, colour red, green, blue;
+   * see `TEMPERATURE_REFERENCE` in structs.ts), when a step diffused or heated them since the last readback
+   * that brought them ({@link WebGpuSolver.attributesDirty}; else undefined).
+   */
+  readonly attributes?: Float32Array;
+  /**
+   * Substeps, since the previous readback, whose diffusion wanted more parts than the step recorded (see
+   * `diffusionSlots`): the GPU then diffused less than the CPU would. 0 normally.
+   */
+  readonly diffusionLimitedSubsteps: number;
   /** Coupled colliders whose impulses this readback brought (entries of the three arrays below). */
   readonly bodyCount: number;
   /** Collider entity per entry (-1: the slot's collider was not coupled). */
@@ -162,12 +233,40 @@ export interface GpuReadback {
    * fluid gave the body since the previous readback took them.
    */
   readonly bodyImpulses: Float64Array;
+  /**
+   * Trapped air and boiling (multifluid/airFields.wgsl), when in use (else empty and 0): the particles the
+   * step(s) since the previous readback turned into vapour, as (entity id, vapour material slot) pairs.
+   */
+  readonly boiled: Uint32Array;
+  /** Air particles the GPU marked for deletion (section 3.4.2) since the previous readback. */
+  readonly airDeletedCount: number;
+  /** Air generation candidates (section 3.4.1) this readback added to the solver's pending list. */
+  readonly airCandidateCount: number;
+  /**
+   * True when this readback took the air events (the first readback after a step that recorded the air
+   * passes, whether or not the features are still on).
+   */
+  readonly airEventsRead: boolean;
 }
+
+/** Words of the `airEvents` buffer before the boiled pairs (see multifluid/airFields.wgsl). */
+export const AIR_EVENT_HEADER = 4;
 
 /** A pending upload: particles added by the CPU, or edited (a record with lifetime < 0 removes). */
 interface Upload {
   readonly entity: number;
   readonly kind: 'append' | 'edit' | 'remove' | 'cancelled';
+}
+
+/** Air generation candidates read back from the GPU (see {@link WebGpuSolver.takeAirCandidates}). */
+export interface AirCandidates {
+  /** How many candidates `data` holds. */
+  readonly count: number;
+  /**
+   * 8 floats per candidate: position xyz (m), air material slot, velocity xyz (m/s), source entity id.
+   * Valid until the next readback.
+   */
+  readonly data: Float32Array;
 }
 
 /**
@@ -279,6 +378,20 @@ export class WebGpuSolver {
     make('omega', vec4);
     make('placeOfEntity', ctx.entityCapacity * 4);
     make('records', capacity * ParticleRecord.size);
+    // Fluid-fluid interaction (multifluid/*.wgsl): attributes by entity id, a diffusion part's changes, the
+    // substep's largest diffusion rate and the diffusion plan (part length).
+    make('attributes', ctx.entityCapacity * 16);
+    make('diffusionChange', vec4);
+    make('diffusionMax', 16);
+    make('diffusionPlan', 16);
+    // Trapped air and boiling (multifluid/airFields.wgsl): the fields (two vec4s per place), the
+    // generation candidates and the event words, each bounded by airGenerationLimit(capacity).
+    const airLimit = airGenerationLimit(capacity);
+    this.airLimit = airLimit;
+    make('airFields', capacity * 32);
+    make('airCandidates', airLimit * 32);
+    make('airEvents', (AIR_EVENT_HEADER + 2 * airLimit) * 4);
+    this.pendingAir = new Float32Array(airLimit * 8);
     this.fieldBuffer = make('fieldValues', 16);
     const accumulatorBytes = settings.maxColliders * BodyImpulseAccumulator.size;
     make('impulses', accumulatorBytes);
@@ -286,10 +399,36 @@ export class WebGpuSolver {
     this.accumulatorEntity = new Int32Array(settings.maxColliders).fill(-1);
     this.accumulatorGeneration = new Uint32Array(settings.maxColliders);
     this.generation = new Uint32Array(ctx.entityCapacity);
+    this.gpuMaterial = new Int32Array(ctx.entityCapacity).fill(-1);
     this.impulseQuanta = bodyImpulseQuanta(settings.particleRadius, settings.timeStep / settings.substeps);
     this.records = createWordViews(capacity * ParticleRecord.size);
-    this.stagingBytes = State.size + capacity * (4 + 16 * 6) + accumulatorBytes;
+    this.stagingBytes =
+      State.size +
+      capacity * (4 + 16 * 6) +
+      accumulatorBytes +
+      ctx.entityCapacity * 16 +
+      (AIR_EVENT_HEADER + 2 * airLimit) * 4 +
+      airLimit * 32;
     this.createPasses();
+  }
+
+  /**
+   * @internal The layout of the scene buffer (its `Material` table holds the materials' render colours), for
+   * the plugin's colour pass.
+   */
+  get sceneLayout(): StructLayout {
+    return this.scene;
+  }
+
+  /**
+   * The storage buffer `name` (see `BUFFER_TYPES`), for passes outside the step that read the particles
+   * after it, such as the views' colour pass (plugin/particleColours.ts), and for tests. After a step, the
+   * per-particle buffers `position`, `velocity`, `info` (whose `entity` maps a place to its entity id) and
+   * `solve` (density in x) are all in the same order, the draw order; `attributes` is indexed by entity id.
+   * The buffer stays the same object for the solver's life, except `wall` and `fieldValues`, which grow.
+   */
+  storageBuffer(name: BufferName): StorageBuffer {
+    return this.buffers[name];
   }
 
   private shader(name: string, body: string, entry: string, bindings: readonly (readonly [BufferName, Access])[]) {
@@ -347,6 +486,7 @@ export class WebGpuSolver {
         ['info', W],
         ['position', W],
         ['velocity', W],
+        ['attributes', W],
       ],
       () => Math.ceil(this.editCount / WORKGROUP_SIZE),
     );
@@ -362,6 +502,7 @@ export class WebGpuSolver {
         ['info', W],
         ['position', W],
         ['velocity', W],
+        ['attributes', W],
       ],
       () => Math.ceil(this.appendCount / WORKGROUP_SIZE),
     );
@@ -616,6 +757,10 @@ export class WebGpuSolver {
       particles,
     );
     if (this.ctx.settings.solver === 'sph') this.createSphPasses();
+    else {
+      this.createMultiFluidPasses();
+      this.createAirPasses();
+    }
     p.writeBack = this.addPass(
       'writeBack',
       book('writeBack'),
@@ -688,6 +833,282 @@ export class WebGpuSolver {
       ],
       particles,
     );
+  }
+
+  /**
+   * The fluid-fluid interaction passes of the PBF solver (Müller et al. 2005, see multifluid/*.ts): the
+   * rest volumes, the number-density lambda and corrections (in place of lambda and correct), tension, diffusion (rate, plan,
+   * and per recorded part its change, apply and count) and collider heat. Created with the
+   * others; each runs only in steps whose features need it (see `buildPassLists`).
+   */
+  private createMultiFluidPasses(): void {
+    const particles = () => Math.ceil(this.boundCount / WORKGROUP_SIZE);
+    const one = () => 1;
+    const R = 'read' as const;
+    const W = 'read_write' as const;
+    const p = this.passes;
+    const wallFunctions = lambdaSource.slice(0, lambdaSource.indexOf('@compute'));
+    const pressureFunction = correctSource.slice(0, correctSource.indexOf('@compute'));
+    p.numberDensityLambda = this.addPass(
+      'numberDensityLambda',
+      commonSource + poseSource + shapesSource + wallFunctions + numberDensityLambdaSource,
+      'main',
+      [
+        ['scene', R],
+        ['state', R],
+        ['sortedPredicted', R],
+        ['sortedInfo', R],
+        ['buckets', R],
+        ['solve', W],
+        ['wall', W],
+        ['fieldValues', R],
+      ],
+      particles,
+    );
+    p.restVolume = this.addPass(
+      'restVolume',
+      restVolumeSource,
+      'main',
+      [
+        ['scene', R],
+        ['state', R],
+        ['sortedInfo', R],
+        ['attributes', R],
+        ['wall', W],
+      ],
+      particles,
+    );
+    p.numberDensityCorrect = this.addPass(
+      'numberDensityCorrect',
+      commonSource + pressureFunction + numberDensityCorrectSource,
+      'main',
+      [
+        ['scene', R],
+        ['state', R],
+        ['sortedPredicted', R],
+        ['sortedInfo', R],
+        ['buckets', R],
+        ['solve', R],
+        ['wall', R],
+        ['delta', W],
+      ],
+      particles,
+    );
+    p.tension = this.addPass(
+      'tension',
+      commonSource + tensionSource,
+      'main',
+      [
+        ['scene', R],
+        ['state', R],
+        ['sortedPredicted', R],
+        ['sortedInfo', R],
+        ['buckets', R],
+        ['solve', R],
+        ['delta', W],
+      ],
+      particles,
+    );
+    const diffusion = (entry: string) => commonSource + entrySection(diffusionSource, entry);
+    p.diffusionRate = this.addPass(
+      'diffusionRate',
+      diffusion('rate'),
+      'rate',
+      [
+        ['scene', R],
+        ['state', R],
+        ['sortedPredicted', R],
+        ['sortedInfo', R],
+        ['buckets', R],
+        ['solve', R],
+        ['diffusionMax', W],
+      ],
+      particles,
+    );
+    p.diffusionPlan = this.addPass(
+      'diffusionPlan',
+      diffusion('plan'),
+      'plan',
+      [
+        ['scene', R],
+        ['state', W],
+        ['diffusionMax', W],
+        ['diffusionPlan', W],
+      ],
+      one,
+    );
+    const change = this.addPass(
+      'diffusionChange',
+      diffusion('change'),
+      'change',
+      [
+        ['scene', R],
+        ['state', R],
+        ['sortedPredicted', R],
+        ['sortedInfo', R],
+        ['buckets', R],
+        ['solve', R],
+        ['attributes', R],
+        ['diffusionChange', W],
+      ],
+      particles,
+    );
+    const apply = this.addPass(
+      'diffusionApply',
+      entrySection(diffusionSource, 'apply'),
+      'apply',
+      [
+        ['state', R],
+        ['sortedInfo', R],
+        ['diffusionPlan', R],
+        ['diffusionChange', R],
+        ['attributes', W],
+      ],
+      particles,
+    );
+    p.diffusionChange = change;
+    p.diffusionApply = apply;
+    p.diffusionNext = this.addPass('diffusionNext', entrySection(diffusionSource, 'next'), 'next', [['state', W]], one);
+    p.heat = this.addPass(
+      'heat',
+      commonSource + poseSource + shapesSource + heatSource,
+      'main',
+      [
+        ['scene', R],
+        ['state', R],
+        ['sortedPredicted', R],
+        ['sortedInfo', R],
+        ['fieldValues', R],
+        ['attributes', W],
+      ],
+      particles,
+    );
+  }
+
+  /**
+   * The trapped-air and boiling passes of the PBF solver (Müller et al. 2005, sections 3.4 and 4.4;
+   * multifluid/airFields.wgsl, mirroring multifluid/air.ts and phase.ts): `boil`, `airFields` and
+   * `airDecide` run once per step, in the last substep before `writeBack` (the CPU's step-end systems read
+   * the same final positions, materials and temperatures), `buoyancy` (eq. 17) in every substep after the
+   * other velocity-stage terms. Each is recorded only in steps whose features need it (`buildPassLists`).
+   */
+  private createAirPasses(): void {
+    const particles = () => Math.ceil(this.boundCount / WORKGROUP_SIZE);
+    const R = 'read' as const;
+    const W = 'read_write' as const;
+    const p = this.passes;
+    const air = (entry: string) => entrySection(airFieldsSource, entry);
+    const wallFunctions = lambdaSource.slice(0, lambdaSource.indexOf('@compute'));
+    p.boil = this.addPass(
+      'boil',
+      poseSource + shapesSource + air('boil'),
+      'boil',
+      [
+        ['scene', R],
+        ['state', R],
+        ['sortedPredicted', R],
+        ['sortedInfo', W],
+        ['fieldValues', R],
+        ['attributes', W],
+        ['airEvents', W],
+      ],
+      particles,
+    );
+    p.airFields = this.addPass(
+      'airFields',
+      commonSource + poseSource + shapesSource + wallFunctions + air('fields'),
+      'fields',
+      [
+        ['scene', R],
+        ['state', R],
+        ['sortedPredicted', R],
+        ['sortedInfo', R],
+        ['buckets', R],
+        ['fieldValues', R],
+        ['airFields', W],
+      ],
+      particles,
+    );
+    p.airDecide = this.addPass(
+      'airDecide',
+      air('decide'),
+      'decide',
+      [
+        ['scene', R],
+        ['state', R],
+        ['sortedPredicted', R],
+        ['sortedInfo', W],
+        ['delta', R],
+        ['airFields', W],
+        ['airCandidates', W],
+        ['airEvents', W],
+      ],
+      particles,
+    );
+    p.buoyancy = this.addPass(
+      'buoyancy',
+      commonSource + air('buoyancy'),
+      'buoyancy',
+      [
+        ['scene', R],
+        ['state', R],
+        ['sortedPredicted', R],
+        ['sortedInfo', R],
+        ['buckets', R],
+        ['delta', W],
+      ],
+      particles,
+    );
+  }
+
+  /** Most air candidates and boiled events one readback holds: airGenerationLimit(capacity). */
+  private readonly airLimit: number;
+  /**
+   * Air generation candidates read back and not yet created (8 floats each: position xyz, material slot,
+   * velocity xyz, source entity); see {@link WebGpuSolver.takeAirCandidates}.
+   */
+  private readonly pendingAir: Float32Array;
+  private pendingAirCount = 0;
+  /** Set when a readback took the air events: the next step resets their counters on the GPU. */
+  private airRead = false;
+  /** `stepsRecorded` when a readback last took the air events. */
+  private airReadAtStep = 0;
+  /**
+   * `stepsRecorded` of the last step that recorded the air passes (`airFields`, `airDecide`): a readback
+   * takes the events while this is newer than `airReadAtStep`, whatever the features are now.
+   */
+  private lastAirStep = 0;
+  /** The newest `airReadAtStep` whose readback has arrived (its candidates are in `pendingAir`). */
+  private airArrivedAtStep = 0;
+  /** Params.airGenerationOpen of the step being recorded (see `prepare`). */
+  private airGenerationOpen = true;
+  /**
+   * Per entity: the material entity the GPU was last known to hold (written by an upload, or learnt from a
+   * boil event through {@link WebGpuSolver.noteGpuMaterial}); -1 for none. An edit whose `Particle.material`
+   * equals it uploads KEEP_MATERIAL, so it cannot undo a boil the CPU has not read back yet.
+   */
+  private readonly gpuMaterial: Int32Array;
+  private readonly zeroAirHeader = new Uint32Array(AIR_EVENT_HEADER);
+
+  /**
+   * Records that the GPU holds material entity `material` for particle `entity` (a boil event a readback
+   * brought, applied to `Particle.material` by gpu/systems.ts): later edits of the particle that leave
+   * `Particle.material` at this value keep the GPU's material.
+   */
+  noteGpuMaterial(entity: number, material: number): void {
+    if (entity >= 0 && entity < this.gpuMaterial.length) this.gpuMaterial[entity] = material;
+  }
+
+  /**
+   * @internal The air generation candidates (section 3.4.1) that readbacks brought since the last call, and empties
+   * the list: `count` candidates of 8 floats in `data` (position xyz in m, air material slot, velocity xyz
+   * in m/s, source entity id), valid until the next readback. The step-start system `gpuTrappedAir`
+   * (gpu/systems.ts) creates them as particles, one step after the CPU backend would.
+   */
+  takeAirCandidates(): AirCandidates {
+    const count = this.pendingAirCount;
+    this.pendingAirCount = 0;
+    return { count, data: this.pendingAir };
   }
 
   /** True once every compute shader has compiled. */
@@ -781,7 +1202,12 @@ export class WebGpuSolver {
     return this.uploadIndex.has(entity);
   }
 
-  private writeRecord(slot: number, entity: number, lifetime: number): void {
+  /**
+   * Writes upload record `slot` from `entity`'s components. An edit (`edit` true) whose `Particle.material`
+   * is the one the GPU was last known to hold writes KEEP_MATERIAL (the GPU may have boiled the particle
+   * since); else the material is written and becomes the known one.
+   */
+  private writeRecord(slot: number, entity: number, lifetime: number, edit: boolean): void {
     const { Position, Velocity, Particle } = this.ctx.components;
     const f = this.records.f32;
     const u = this.records.u32;
@@ -799,9 +1225,18 @@ export class WebGpuSolver {
     f[velocity + 2] = Velocity.z[entity];
     f[velocity + 3] = 0;
     u[word(ParticleInfo, 'entity', info)] = entity;
-    u[word(ParticleInfo, 'material', info)] = materialSlot;
+    const keep = edit && Particle.material[entity] === this.gpuMaterial[entity];
+    u[word(ParticleInfo, 'material', info)] = keep ? KEEP_MATERIAL : materialSlot;
+    if (!keep) this.gpuMaterial[entity] = Particle.material[entity];
     f[word(ParticleInfo, 'age', info)] = Particle.age[entity];
     f[word(ParticleInfo, 'lifetime', info)] = lifetime;
+    const { Temperature, Colour } = this.ctx.components;
+    const attributes = word(ParticleRecord, 'attributes', base);
+    // Relative to TEMPERATURE_REFERENCE (see structs.ts), computed in float64 before the float32 rounding.
+    f[attributes] = Temperature[entity] - TEMPERATURE_REFERENCE;
+    f[attributes + 1] = Colour.red[entity];
+    f[attributes + 2] = Colour.green[entity];
+    f[attributes + 3] = Colour.blue[entity];
   }
 
   /** Writes the queued uploads as records: edits and removals first, then appends. */
@@ -824,12 +1259,12 @@ export class WebGpuSolver {
           throw new FluidError(`Particle.material[${e}] is ${Particle.material[e]}, which is not a material entity`);
         }
       }
-      this.writeRecord(edits++, e, upload.kind === 'remove' ? -1 : Particle.lifetime[e]);
+      this.writeRecord(edits++, e, upload.kind === 'remove' ? -1 : Particle.lifetime[e], true);
     }
     let appends = 0;
     for (const upload of this.uploads) {
       if (upload.kind !== 'append') continue;
-      this.writeRecord(edits + appends++, upload.entity, this.ctx.components.Particle.lifetime[upload.entity]);
+      this.writeRecord(edits + appends++, upload.entity, this.ctx.components.Particle.lifetime[upload.entity], false);
     }
     this.editCount = edits;
     this.appendCount = appends;
@@ -926,8 +1361,21 @@ export class WebGpuSolver {
     f[P('sphSurfaceThreshold')] = settings.sphSurfaceThreshold;
     f[P('viscosityLaplacian')] = viscosityLaplacianCoefficient(h);
     f[P('poly6Gradient')] = poly6GradientCoefficient(h);
+    f[P('tensionThreshold')] = TENSION_NORMAL_THRESHOLD / h;
+    f[P('diffusionStability')] = DIFFUSION_STABILITY;
+    u[P('maxDiffusionParts')] = MAX_DIFFUSION_PARTS;
+    // Trapped air and boiling (multifluid/airFields.wgsl).
+    f[P('airVolume')] = 1 / ctx.lattice.kernelSum;
+    f[P('airSpacing')] = ctx.lattice.spacing;
+    u[P('airGenerationLimit')] = this.airLimit;
+    u[P('capacity')] = settings.capacity;
+    f[P('airSurfaceExitCosine')] = SURFACE_EXIT_COSINE;
+    u[P('airStep')] = this.stepsRecorded;
+    u[P('airGenerationOpen')] = this.airGenerationOpen ? 1 : 0;
     const m = ctx.materials;
+    const store = ctx.components.FluidMaterial;
     let anyVorticity = 0;
+    let largestDiffusivity = 0;
     for (let slot = 0; slot < m.count; slot++) {
       const base = this.scene.offsets.materials + slot * Material.size;
       f[word(Material, 'inverseRestDensity', base)] = m.inverseRestDensity[slot];
@@ -938,9 +1386,42 @@ export class WebGpuSolver {
       f[word(Material, 'artificialPressureScale', base)] = m.artificialPressureScale[slot];
       f[word(Material, 'artificialPressureExponent', base)] = m.artificialPressureExponent[slot];
       f[word(Material, 'inverseArtificialPressureWeight', base)] = m.inverseArtificialPressureWeight[slot];
+      const eid = m.entity[slot];
+      f[word(Material, 'interfaceColour', base)] = store.interfaceColour[eid];
+      f[word(Material, 'surfaceColour', base)] = store.surfaceColour[eid];
+      f[word(Material, 'interfaceTension', base)] = store.interfaceTension[eid];
+      f[word(Material, 'surfaceTension', base)] = store.surfaceTension[eid];
+      f[word(Material, 'diffusivity', base)] = store.diffusivity[eid];
+      f[word(Material, 'colourDiffusivity', base)] = store.colourDiffusivity[eid];
+      f[word(Material, 'temperatureDensity', base)] = store.temperatureDensity[eid];
+      f[word(Material, 'colorRed', base)] = store.colorRed[eid];
+      f[word(Material, 'colorGreen', base)] = store.colorGreen[eid];
+      f[word(Material, 'colorBlue', base)] = store.colorBlue[eid];
+      const airTarget = store.airMaterial[eid];
+      const airSlot = airTarget >= 0 && airTarget < m.slotOfEntity.length ? m.slotOfEntity[airTarget] : -1;
+      this.sceneWords.i32[word(Material, 'airMaterial', base)] = airSlot;
+      u[word(Material, 'isAirMaterial', base)] = 0;
+      f[word(Material, 'airGenerationThreshold', base)] = store.airGenerationThreshold[eid];
+      f[word(Material, 'airGenerationDistance', base)] = store.airGenerationDistance[eid];
+      f[word(Material, 'boilingTemperature', base)] = store.boilingTemperature[eid];
+      f[word(Material, 'boilingProbability', base)] = store.boilingProbability[eid];
+      f[word(Material, 'artificialBuoyancy', base)] = store.artificialBuoyancy[eid];
+      f[word(Material, 'airDeletionSurfaceThreshold', base)] = store.airDeletionSurfaceThreshold[eid];
+      f[word(Material, 'airDeletionBoundaryThreshold', base)] = store.airDeletionBoundaryThreshold[eid];
+      f[word(Material, 'airDeletionDensity', base)] = store.airDeletionDensity[eid];
+      f[word(Material, 'restDensity', base)] = store.restDensity[eid];
+      largestDiffusivity = Math.max(largestDiffusivity, store.diffusivity[eid], store.colourDiffusivity[eid]);
       if (m.vorticity[slot] > 0) anyVorticity = 1;
     }
     u[P('anyVorticity')] = anyVorticity;
+    // A material is an air material when some material names it (as markAirMaterials in air.ts).
+    for (let slot = 0; slot < m.count; slot++) {
+      const target = store.airMaterial[m.entity[slot]];
+      const targetSlot = target >= 0 && target < m.slotOfEntity.length ? m.slotOfEntity[target] : -1;
+      if (targetSlot >= 0)
+        u[word(Material, 'isAirMaterial', this.scene.offsets.materials + targetSlot * Material.size)] = 1;
+    }
+    u[P('diffusionSlots')] = diffusionSlots(largestDiffusivity, h, ctx.substepTimeStep);
     const wall = ctx.lattice.wallWeight;
     for (let k = 0; k < wall.length; k++) f[(this.scene.offsets.wallTable >> 2) + k] = wall[k];
     const c = ctx.components.Collider;
@@ -964,6 +1445,8 @@ export class WebGpuSolver {
       f[word(ColliderData, 'friction', base)] = c.friction[eid];
       f[word(ColliderData, 'restitution', base)] = c.restitution[eid];
       f[word(ColliderData, 'radius', base)] = c.radius[eid];
+      f[word(ColliderData, 'temperature', base)] = c.temperature[eid];
+      f[word(ColliderData, 'heatTransfer', base)] = c.heatTransfer[eid];
       const a = word(ColliderData, 'a', base);
       f[a] = c.ax[eid];
       f[a + 1] = c.ay[eid];
@@ -1034,25 +1517,39 @@ export class WebGpuSolver {
     const simpleMaterials = m.count <= 1 && (m.count === 0 || Math.fround(m.artificialPressureExponent[0]) === 4);
     const coupled = this.sceneWords.u32[word(Params, 'coupledCount', this.scene.offsets.params)] > 0;
     const { iterations } = this.ctx.settings;
-    const shape = (iterations << 3) | (anyVorticity ? 4 : 0) | (simpleMaterials ? 2 : 0) | (coupled ? 1 : 0);
+    const features = this.ctx.solver.multiFluid.features;
+    const slots = this.sceneWords.u32[word(Params, 'diffusionSlots', this.scene.offsets.params)];
+    const single = (iterations << 3) | (anyVorticity ? 4 : 0) | (simpleMaterials ? 2 : 0) | (coupled ? 1 : 0);
+    const shape = (single * 128 + multiFluidShape(features)) * (MAX_DIFFUSION_PARTS + 1) + slots;
     if (shape === this.passListShape) return;
     this.passListShape = shape;
-    this.buildPassLists(anyVorticity, simpleMaterials, coupled);
+    this.buildPassLists(anyVorticity, simpleMaterials, coupled, features, slots);
   }
 
   /** The whole step's passes in order, head and every substep (a new array: for the tests and benchmark). */
   private stepPasses(): Pass[] {
     this.updatePassLists();
     const list = [...this.passHead];
-    for (let substep = 0; substep < this.ctx.substepCount; substep++) list.push(...this.passSubstep);
+    const substeps = this.ctx.substepCount;
+    for (let substep = 0; substep < substeps; substep++) {
+      list.push(...(substep === substeps - 1 ? this.passLastSubstep : this.passSubstep));
+    }
     return list;
   }
 
   private passListShape = -1;
   private readonly passHead: Pass[] = [];
   private readonly passSubstep: Pass[] = [];
+  /** The last substep's passes: `passSubstep` with the step-end air passes before `writeBack`. */
+  private readonly passLastSubstep: Pass[] = [];
 
-  private buildPassLists(anyVorticity: boolean, simpleMaterials: boolean, coupled: boolean): void {
+  private buildPassLists(
+    anyVorticity: boolean,
+    simpleMaterials: boolean,
+    coupled: boolean,
+    features: MultiFluidFeatures,
+    slots: number,
+  ): void {
     const p = this.passes;
     const head = this.passHead;
     head.length = 0;
@@ -1066,10 +1563,14 @@ export class WebGpuSolver {
     if (this.ctx.settings.solver === 'sph') {
       // WCSPH: density and pressure, forces and kick, collide (adds the drift), velocity, copy for write-back.
       list.push(p.sphDensity, p.sphForces, p.collide, p.velocity, p.sphFinish, p.writeBack, p.advance);
+      this.passLastSubstep.length = 0;
+      this.passLastSubstep.push(...list);
       return;
     }
+    if (features.numberDensity) list.push(p.restVolume);
     for (let iteration = 0; iteration < this.ctx.settings.iterations; iteration++) {
-      if (simpleMaterials) list.push(p.lambdaSimple, p.correctSimple);
+      if (features.numberDensity) list.push(p.numberDensityLambda, p.numberDensityCorrect);
+      else if (simpleMaterials) list.push(p.lambdaSimple, p.correctSimple);
       else list.push(p.lambda, p.correct);
       // With a coupled collider, the apply pass applies the corrections and adds the wall-pressure impulses.
       if (coupled) list.push(p.apply, p.collideCoupled);
@@ -1077,13 +1578,58 @@ export class WebGpuSolver {
     }
     list.push(coupled ? p.velocityCoupled : p.velocity, p.viscosity);
     if (anyVorticity) list.push(p.vorticity);
+    // Fluid-fluid interaction, in the order of multiFluidInteractionSystem; each only when in use.
+    if (features.interfaceTension || features.surfaceTension) list.push(p.tension);
+    if (features.temperatureDiffusion || features.colourDiffusion) {
+      list.push(p.diffusionRate, p.diffusionPlan);
+      for (let part = 0; part < slots; part++) {
+        list.push(p.diffusionChange, p.diffusionApply, p.diffusionNext);
+      }
+    }
+    if (features.colliderHeat && this.ctx.colliders.count > 0) list.push(p.heat);
+    // Artificial buoyancy (eq. 17) after the other velocity-stage terms, as the CPU's system list.
+    if (features.artificialBuoyancy) list.push(p.buoyancy);
+    // The last substep also runs the step-end passes of boiling and trapped air (the CPU's `boiling` and
+    // `trappedAir` after `publish`): on the final positions, velocities (delta) and temperatures, with the
+    // last sort's cells, before `writeBack` copies the materials and deletion marks they set.
+    const last = this.passLastSubstep;
+    last.length = 0;
+    last.push(...list);
+    if (features.boiling) last.push(p.boil);
+    if (features.airGeneration || features.boiling) last.push(p.airFields, p.airDecide);
     list.push(p.writeBack, p.advance);
+    last.push(p.writeBack, p.advance);
   }
 
   /** Steps recorded since creation. */
   private stepsRecorded = 0;
   /** `stepsRecorded` when the newest particle readback applied so far was requested (or the state was uploaded). */
   private particlesReadAtStep = 0;
+  /** `stepsRecorded` of the newest step whose diffusion or heat passes changed the `attributes` buffer. */
+  private attributesWrittenAtStep = 0;
+  /**
+   * `stepsRecorded` when the newest readback that copied `attributes` and completed was requested (or when
+   * the attributes were uploaded from the components, `resetParticles`).
+   */
+  private attributesReadAtStep = 0;
+
+  /**
+   * True while a recorded step's diffusion or heat passes changed the GPU's temperatures or colours and no
+   * readback requested after it has completed: particle readbacks copy the `attributes` buffer while this
+   * holds, whatever the features are now (one switched off after diffusing still leaves values to read).
+   */
+  get attributesDirty(): boolean {
+    return this.attributesWrittenAtStep > this.attributesReadAtStep;
+  }
+
+  /**
+   * The entities whose queued upload (an append or an edit, not a removal) carries their components to the
+   * GPU at the next step, for the step-start checks of their `Temperature` and `Colour`
+   * (multifluid/validate.ts), which run before anything changes. Calls `visit` once per entity.
+   */
+  forEachPendingUpload(visit: (entity: number) => void): void {
+    for (const upload of this.uploads) if (upload.kind === 'append' || upload.kind === 'edit') visit(upload.entity);
+  }
 
   /**
    * True when the particle components hold the velocities the GPU ended the last recorded step with: a
@@ -1100,8 +1646,10 @@ export class WebGpuSolver {
     this.updatePassLists();
     for (const pass of this.passHead) this.dispatch(pass);
     // The step's substep count: `settings.substeps`, or WCSPH's adaptive count (ctx.substepCount).
-    for (let substep = 0; substep < this.ctx.substepCount; substep++) {
-      for (const pass of this.passSubstep) this.dispatch(pass);
+    const substeps = this.ctx.substepCount;
+    for (let substep = 0; substep < substeps; substep++) {
+      const passes = substep === substeps - 1 ? this.passLastSubstep : this.passSubstep;
+      for (const pass of passes) this.dispatch(pass);
     }
     // Submit now: the next step's uploads (queue writes) must not overtake this step's dispatches, which
     // otherwise wait in the engine's command encoder until the end of the frame.
@@ -1119,12 +1667,28 @@ export class WebGpuSolver {
       this.buffers.state.update(this.zeroWord, State.offsets.removedCount, 4);
       this.removedRead = false;
     }
+    // The air events' counters restart once a readback took them (queue order: after its copy).
+    if (this.airRead) {
+      this.buffers.airEvents.update(this.zeroAirHeader, 0, AIR_EVENT_HEADER * 4);
+      this.airRead = false;
+    }
+    // Air generation (section 3.4.1) only once every earlier air step's candidates arrived and were taken
+    // (created by `gpuTrappedAir` before this step): else the same particles would propose again.
+    this.airGenerationOpen = this.airArrivedAtStep >= this.lastAirStep && this.pendingAirCount === 0;
+    const airFeatures = this.ctx.solver.multiFluid.features;
+    if (airFeatures.airGeneration || airFeatures.boiling) this.lastAirStep = this.stepsRecorded;
     this.writeUploads();
     this.writeFields();
     this.writeScene();
     if (this.sceneWords.u32[word(Params, 'coupledCount', this.scene.offsets.params)] > 0) this.addWallShares();
     this.mapImpulses();
     this.boundCount = this.ctx.solver.count;
+    // This step's diffusion and heat passes (see `buildPassLists`) change the attributes.
+    const features = this.ctx.solver.multiFluid.features;
+    const diffuses = features.temperatureDiffusion || features.colourDiffusion;
+    if (diffuses || (features.colliderHeat && this.ctx.colliders.count > 0)) {
+      this.attributesWrittenAtStep = this.stepsRecorded;
+    }
   }
 
   private gpuBuffer(name: string): GPUBuffer {
@@ -1296,6 +1860,8 @@ export class WebGpuSolver {
       offset += bytes;
     };
     copy('state', State.size);
+    // The count of substeps with limited diffusion restarts once copied (same submission, in order).
+    encoder.clearBuffer(source('state'), State.offsets.diffusionLimited, 4);
     copy('removed', bound * 4);
     // The impulse accumulators of the colliders of the last step, zeroed in the same submission: every
     // impulse is read exactly once, however many steps ran since the last readback.
@@ -1319,6 +1885,21 @@ export class WebGpuSolver {
       copy('info', bound * ParticleInfo.size);
       copy('solve', bound * 16);
       copy('wall', bound * 16);
+      // While a step's diffusion or heat passes changed them since the newest completed copy, whatever the
+      // features are now (one may have been switched off meanwhile).
+      if (this.attributesDirty) copy('attributes', this.ctx.entityCapacity * 16);
+    }
+    // Trapped air and boiling: the event words and the candidates, with every readback (as the removed ids).
+    // Only the first readback after a step that recorded the air passes takes the events, whatever the
+    // features are now (a skipped readback's events must not wait until they turn on again; a second
+    // readback, e.g. `simulation.readback()` after the publish's, would read the same counters again:
+    // they restart at the next step).
+    const airInUse = this.airReadAtStep < this.lastAirStep;
+    if (airInUse) {
+      this.airReadAtStep = this.stepsRecorded;
+      copy('airEvents', (AIR_EVENT_HEADER + 2 * this.airLimit) * 4);
+      copy('airCandidates', this.airLimit * 32);
+      this.airRead = true;
     }
     this.engine.flushFramebuffer();
     device.queue.submit([encoder.finish()]);
@@ -1337,9 +1918,29 @@ export class WebGpuSolver {
     const state = new Uint32Array(mapped, 0, State.size / 4);
     const count = state[State.offsets.count / 4];
     const nonFinite = state[State.offsets.nonFinite / 4] !== 0;
+    const diffusionLimitedSubsteps = state[State.offsets.diffusionLimited / 4];
+    if (view('attributes')) this.attributesReadAtStep = Math.max(this.attributesReadAtStep, requestedAtStep);
     const removedCount = Math.min(state[State.offsets.removedCount / 4], bound);
     const removedAt = view('removed');
     const removed = removedAt ? new Uint32Array(mapped, removedAt[0], removedCount) : new Uint32Array(0);
+    let boiled = new Uint32Array(0);
+    let airDeletedCount = 0;
+    let airCandidateCount = 0;
+    const eventsAt = view('airEvents');
+    const candidatesAt = view('airCandidates');
+    if (eventsAt && candidatesAt) {
+      const events = new Uint32Array(mapped, eventsAt[0], eventsAt[1] / 4);
+      airDeletedCount = events[1];
+      boiled = new Uint32Array(mapped, eventsAt[0] + AIR_EVENT_HEADER * 4, 2 * Math.min(events[2], this.airLimit));
+      // Candidates accumulate until a step-start system takes them (at most airLimit waiting).
+      const candidates = new Float32Array(mapped, candidatesAt[0], candidatesAt[1] / 4);
+      // None from a non-finite GPU state (it is rebuilt from the components).
+      airCandidateCount = nonFinite ? 0 : Math.min(events[0], this.airLimit, this.airLimit - this.pendingAirCount);
+      this.pendingAir.set(candidates.subarray(0, airCandidateCount * 8), this.pendingAirCount * 8);
+      this.pendingAirCount += airCandidateCount;
+      this.airArrivedAtStep = Math.max(this.airArrivedAtStep, requestedAtStep);
+    }
+    const air = { boiled, airDeletedCount, airCandidateCount, airEventsRead: eventsAt !== undefined };
     const impulsesAt = view('impulses');
     if (impulsesAt) this.decodeImpulses(new Uint32Array(mapped, impulsesAt[0], impulsesAt[1] / 4), bodyCount, bodies);
     const coupling = {
@@ -1348,7 +1949,7 @@ export class WebGpuSolver {
       bodyGenerations: bodies.generations,
       bodyImpulses: bodies.impulses,
     };
-    if (!particles) return { count, removed, nonFinite, ...coupling };
+    if (!particles) return { count, removed, nonFinite, diffusionLimitedSubsteps, ...coupling, ...air };
     // The caller applies the particles at once (gpu/systems.ts, applyReadback).
     this.particlesReadAtStep = Math.max(this.particlesReadAtStep, requestedAtStep);
     const floats = (name: string) => {
@@ -1356,10 +1957,13 @@ export class WebGpuSolver {
       return at ? new Float32Array(mapped, at[0], count * 4) : new Float32Array(0);
     };
     const infoAt = view('info');
+    const attributesAt = view('attributes');
     return {
+      attributes: attributesAt ? new Float32Array(mapped, attributesAt[0], attributesAt[1] / 4) : undefined,
       count,
       removed,
       nonFinite,
+      diffusionLimitedSubsteps,
       position: floats('position'),
       velocity: floats('velocity'),
       info: infoAt ? new Uint32Array(mapped, infoAt[0], count * 4) : new Uint32Array(0),
@@ -1367,6 +1971,7 @@ export class WebGpuSolver {
       solve: floats('solve'),
       wall: floats('wall'),
       ...coupling,
+      ...air,
     };
   }
 
@@ -1395,9 +2000,16 @@ export class WebGpuSolver {
     this.buffers.state.update(new Uint32Array(State.size / 4));
     this.removedRead = false;
     this.impulsesDropped = true;
+    // Air candidates and events of the abandoned GPU state are dropped.
+    this.pendingAirCount = 0;
+    this.airRead = true;
+    this.airReadAtStep = this.stepsRecorded;
+    this.airArrivedAtStep = this.stepsRecorded;
     this.uploads.length = 0;
     this.uploadIndex.clear();
     this.particlesReadAtStep = this.stepsRecorded;
+    // The attributes are uploaded from the components again: nothing of the GPU's is left to read.
+    this.attributesReadAtStep = this.stepsRecorded;
     const s = this.ctx.solver;
     for (let place = 0; place < s.count; place++) this.queueAppend(s.entity[place]);
   }
@@ -1427,4 +2039,17 @@ export class WebGpuSolver {
     this.impulseScratch.dispose();
     for (const buffer of this.staging) buffer.destroy();
   }
+}
+
+/** Bits of the pass-list shape for the multi-fluid features (see `updatePassLists`), 0 to 127. */
+function multiFluidShape(features: MultiFluidFeatures): number {
+  return (
+    (features.numberDensity ? 1 : 0) |
+    (features.interfaceTension || features.surfaceTension ? 2 : 0) |
+    (features.temperatureDiffusion || features.colourDiffusion ? 4 : 0) |
+    (features.colliderHeat ? 8 : 0) |
+    (features.airGeneration ? 16 : 0) |
+    (features.boiling ? 32 : 0) |
+    (features.artificialBuoyancy ? 64 : 0)
+  );
 }

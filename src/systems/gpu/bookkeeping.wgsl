@@ -1,6 +1,8 @@
 // Small passes around the solver: `writeBack` ends a substep (x = x*, v from the velocity passes, in the new
-// sorted order, which becomes the particle order); `edit` applies the particle edits game code uploaded;
-// `append` adds the particles the CPU created (emitters, spawns); `begin` starts a step and `advance` moves
+// sorted order, which becomes the particle order); `edit` applies the particle edits game code uploaded
+// (keeping the GPU's material where the record says KEEP_MATERIAL, see gpu/structs.ts);
+// `append` adds the particles the CPU created (emitters, spawns) (both also write the particle's temperature
+// and colour to the entity-indexed `attributes`); `begin` starts a step and `advance` moves
 // to the next substep (the substep index lives on the GPU, so no parameter is rewritten between dispatches).
 
 // @entry writeBack
@@ -41,10 +43,18 @@ fn edit(@builtin(global_invocation_id) id: vec3<u32>) {
     info[place] = particle;
     return;
   }
-  particle.material = record.info.material;
+  var values = record.attributes;
+  if (record.info.material != KEEP_MATERIAL) {
+    particle.material = record.info.material;
+  } else if (particle.material != u32(record.position.w)) {
+    // Game code left the material alone and the GPU changed it since the CPU last knew it (boiling, whose
+    // readback has not arrived): the GPU's material and colour stay, the edit's temperature applies.
+    values = vec4<f32>(record.attributes.x, attributes[record.info.entity].yzw);
+  }
   info[place] = particle;
   position[place] = vec4<f32>(record.position.xyz, f32(particle.material));
   velocity[place] = record.velocity;
+  attributes[record.info.entity] = values;
 }
 
 // @entry append
@@ -58,6 +68,7 @@ fn append(@builtin(global_invocation_id) id: vec3<u32>) {
   velocity[place] = record.velocity;
   info[place] = record.info;
   placeOfEntity[record.info.entity] = place;
+  attributes[record.info.entity] = record.attributes;
 }
 
 // @entry begin

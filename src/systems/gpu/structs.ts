@@ -18,6 +18,25 @@ export const SCAN_BLOCK = SCAN_WORKGROUP_SIZE * SCAN_ELEMENTS;
 /** vec4s of the wall weight table (its `WALL_WEIGHT_SAMPLES + 1` values, padded). */
 export const WALL_TABLE_VECTORS = Math.ceil((WALL_WEIGHT_SAMPLES + 1) / 4);
 
+/**
+ * Reference temperature T_ref (K) of the WebGPU backend's `attributes` buffer, whose x holds T - T_ref in
+ * float32: near 300 K an absolute float32 temperature has a resolution of 3e-5 K, coarser than the change
+ * per diffusion part of a water-like diffusivity (1e-6 m^2/s), which would then stop diffusing; stored
+ * relative to 293.15 K the resolution is about 1e-6 K or finer within tens of kelvin of it. Converted at
+ * upload (gpu/backend.ts, `writeRecord`) and readback (gpu/systems.ts, `applyReadback`, in float64); the
+ * passes that need the absolute temperature add it back (WGSL constant `TEMPERATURE_REFERENCE`, generated
+ * from this value by `passSource`).
+ */
+export const TEMPERATURE_REFERENCE = 293.15;
+
+/**
+ * `ParticleRecord.info.material` of an edit record that leaves the particle's material on the GPU as it is
+ * (game code did not change `Particle.material` since the GPU last had it; the GPU may have boiled the
+ * particle since, which the CPU learns only at a readback). WGSL constant `KEEP_MATERIAL`, generated from
+ * this value by `passSource`; `position.w` of such a record holds the material slot the CPU knew.
+ */
+export const KEEP_MATERIAL = 0xffffffff;
+
 /** World-wide parameters of one step, written once before the step's dispatches. */
 export const Params = defineStruct('Params', [
   ['gravity', 'vec4<f32>'],
@@ -61,6 +80,27 @@ export const Params = defineStruct('Params', [
   ['sphSurfaceThreshold', 'f32'],
   ['viscosityLaplacian', 'f32'],
   ['poly6Gradient', 'f32'],
+  // Fluid-fluid interaction (Müller et al. 2005, see multifluid/interaction.ts): the tension threshold
+  // TENSION_NORMAL_THRESHOLD / h (1/m), the explicit diffusion's stability bound (dimensionless), its most
+  // parts per substep on the CPU, and the parts recorded per substep on the GPU (see `diffusionSlots` in
+  // gpu/backend.ts).
+  ['tensionThreshold', 'f32'],
+  ['diffusionStability', 'f32'],
+  ['maxDiffusionParts', 'u32'],
+  ['diffusionSlots', 'u32'],
+  // Trapped air and boiling (Müller et al. 2005, sections 3.4 and 4.4; multifluid/airFields.wgsl): the
+  // volume 1 / kernelSum the colour fields weight every particle with (m^3), the lattice spacing 2r (m),
+  // the most air particles one step generates (airGenerationLimit), the capacity, the cosine of the
+  // free-surface exit cone, and the step's index for the boiling draws' hash.
+  ['airVolume', 'f32'],
+  ['airSpacing', 'f32'],
+  ['airGenerationLimit', 'u32'],
+  ['capacity', 'u32'],
+  ['airSurfaceExitCosine', 'f32'],
+  ['airStep', 'u32'],
+  // 1 when the step may propose air (section 3.4.1): every earlier step's candidates were read back and
+  // created; 0 while some wait (a lagging readback), so the same particles do not propose twice.
+  ['airGenerationOpen', 'u32'],
 ]);
 
 /** Per-material solver values (see `MaterialTable`). */
@@ -73,6 +113,38 @@ export const Material = defineStruct('Material', [
   ['artificialPressureScale', 'f32'],
   ['artificialPressureExponent', 'f32'],
   ['inverseArtificialPressureWeight', 'f32'],
+  // Fluid-fluid interaction (Müller et al. 2005; see the `FluidMaterial` component): interface colour c^i
+  // and surface colour c^s (dimensionless), interface and surface tension sigma (N/m, eq. 11-12), thermal
+  // and colour diffusivity (m^2/s, eq. 14) and the temperature-dependent rest density's alpha (kg K/m^3,
+  // eq. 16; 0: the rest density is fixed).
+  ['interfaceColour', 'f32'],
+  ['surfaceColour', 'f32'],
+  ['interfaceTension', 'f32'],
+  ['surfaceTension', 'f32'],
+  ['diffusivity', 'f32'],
+  ['colourDiffusivity', 'f32'],
+  ['temperatureDensity', 'f32'],
+  // Render colour (red, green, blue in 0..1; the `FluidMaterial` component's `color`), for the views'
+  // per-particle colours (plugin/particleColours.wgsl).
+  ['colorRed', 'f32'],
+  ['colorGreen', 'f32'],
+  ['colorBlue', 'f32'],
+  // Trapped air and boiling (sections 3.4, 4.4; see the `FluidMaterial` fields of the same names): the
+  // slot of `airMaterial` (-1: none), 1 when this material is some material's air material, the
+  // generation threshold t_p h and distance d (spacings), the boiling temperature (K) and probability per
+  // step, the artificial buoyancy b (eq. 17), the deletion thresholds t_s h, t_b h and the isolated
+  // fraction, and the rest density (kg/m^3) eq. 17 compares with.
+  ['airMaterial', 'i32'],
+  ['isAirMaterial', 'u32'],
+  ['airGenerationThreshold', 'f32'],
+  ['airGenerationDistance', 'f32'],
+  ['boilingTemperature', 'f32'],
+  ['boilingProbability', 'f32'],
+  ['artificialBuoyancy', 'f32'],
+  ['airDeletionSurfaceThreshold', 'f32'],
+  ['airDeletionBoundaryThreshold', 'f32'],
+  ['airDeletionDensity', 'f32'],
+  ['restDensity', 'f32'],
 ]);
 
 /**
@@ -91,6 +163,9 @@ export const ColliderData = defineStruct('ColliderData', [
   ['a', 'vec4<f32>'],
   ['b', 'vec4<f32>'],
   ['centreOfMass', 'vec4<f32>'],
+  // Heat exchange with the fluid (multifluid/interaction.ts): surface temperature (K) and rate (1/s).
+  ['temperature', 'f32'],
+  ['heatTransfer', 'f32'],
 ]);
 
 /** A collider pose: rotation rows with the translation in w (local to world), then (s, 1/s, 0, 0). */
@@ -125,11 +200,15 @@ export const ParticleInfo = defineStruct('ParticleInfo', [
   ['lifetime', 'f32'],
 ]);
 
-/** A particle the CPU adds (an emitter, a spawn) or edits (game code), uploaded before the step. */
+/**
+ * A particle the CPU adds (an emitter, a spawn) or edits (game code), uploaded before the step; `attributes`
+ * are its `Temperature` (K) and `Colour` (red, green, blue) for the entity-indexed `attributes` buffer.
+ */
 export const ParticleRecord = defineStruct('ParticleRecord', [
   ['position', 'vec4<f32>'],
   ['velocity', 'vec4<f32>'],
   ['info', ParticleInfo],
+  ['attributes', 'vec4<f32>'],
 ]);
 
 /**
@@ -146,7 +225,10 @@ export const Contact = defineStruct('Contact', [
 
 /**
  * Counters the GPU owns: live particles, substep index, removed particles not yet read back, the count
- * before the last sort, and a flag set when a step produced a non-finite position or velocity.
+ * before the last sort, a flag set when a step produced a non-finite position or velocity, and the
+ * substeps since the last readback whose diffusion wanted more parts than the step recorded (written by the
+ * diffusion plan, multifluid/diffusion.wgsl; the readback that copies it zeroes it, see
+ * `FluidStats.diffusionLimitedSubsteps`).
  */
 export const State = defineStruct('State', [
   ['count', 'u32'],
@@ -154,6 +236,10 @@ export const State = defineStruct('State', [
   ['removedCount', 'u32'],
   ['previousCount', 'u32'],
   ['nonFinite', 'u32'],
+  ['diffusionLimited', 'u32'],
+  // Diffusion parts of the current substep still to run (multifluid/diffusion.wgsl: set by `plan`, counted
+  // down by `next`; the recorded parts beyond it return at once).
+  ['diffusionPartsLeft', 'u32'],
 ]);
 
 /** Components of a body's impulse: the linear impulse xyz (N s), then the angular impulse xyz (N m s). */
@@ -254,6 +340,21 @@ export const BUFFER_TYPES = {
   scanData: 'array<u32>',
   scanSums: 'array<u32>',
   impulses: 'array<BodyImpulseAccumulator>',
+  // Fluid-fluid interaction (multifluid/*.wgsl): per ENTITY id (temperature K, colour red, green, blue), so
+  // the per-substep sort does not move them; per sorted place, a diffusion part's rates of change; the
+  // largest diffusion rate of the substep (f32 bits, atomicMax); the diffusion plan (part length in s). The temperature
+  // in `attributes` is stored as T - TEMPERATURE_REFERENCE (see there).
+  attributes: 'array<vec4<f32>>',
+  diffusionChange: 'array<vec4<f32>>',
+  diffusionMax: 'array<atomic<u32>>',
+  diffusionPlan: 'array<f32>',
+  // Trapped air and boiling (multifluid/airFields.wgsl): per sorted place two vec4s, (grad c^P, number
+  // density) and (grad c^S, decision bits: 1 generates, 2 deleted, 4 boiled); the generation candidates
+  // (two vec4s each: position and target material slot, velocity and source entity); the event words
+  // (see `AIR_EVENT_HEADER`: counters, then boiled (entity, vapour slot) pairs).
+  airFields: 'array<vec4<f32>>',
+  airCandidates: 'array<vec4<f32>>',
+  airEvents: 'array<atomic<u32>>',
 } as const;
 
 /** Name of a bindable buffer. */
@@ -302,6 +403,8 @@ export function passSource(
     `const SCAN_ELEMENTS: u32 = ${SCAN_ELEMENTS}u;`,
     `const WALL_WEIGHT_SAMPLES: u32 = ${WALL_WEIGHT_SAMPLES}u;`,
     `const PENDING_PUSHES: u32 = ${PENDING_PUSHES}u;`,
+    `const TEMPERATURE_REFERENCE: f32 = ${TEMPERATURE_REFERENCE.toFixed(6)};`,
+    `const KEEP_MATERIAL: u32 = ${KEEP_MATERIAL}u;`,
   ].join('\n');
   return { source: `${constants}\n${structDeclarations(scene)}${lines.join('\n')}\n${body}`, mapping };
 }

@@ -2,16 +2,18 @@
  * The systems of the WebGPU backend's step (see `webGpuSystems` in pipeline.ts): the CPU part (emitters,
  * validation of the components game code edits) runs as on the CPU backend; `gpuStepSystem` uploads and
  * records the GPU passes; `gpuPublishSystem` requests the asynchronous readback whose result
- * `applyReadback` writes to the components (positions, velocities, densities, ages), the entity
+ * `applyReadback` writes to the components (positions, velocities, densities, ages, and the temperatures
+ * and colours while steps diffused or heated them since the last copy, `WebGpuSolver.attributesDirty`),
+ * the entity
  * bookkeeping (particles removed by drains, lifetimes and `removeParticle`) and the coupled colliders'
  * `BodyCoupling` impulse accumulators.
  */
 import { commitColliderPoses } from '../collide/cpu';
 import type { SimulationContext } from '../context';
-import { destroyParticle } from '../entities';
+import { createParticle, destroyParticle } from '../entities';
 import { FluidError } from '../errors';
 import type { GpuReadback, WebGpuSolver } from './backend';
-import { BODY_IMPULSE_COMPONENTS } from './structs';
+import { BODY_IMPULSE_COMPONENTS, TEMPERATURE_REFERENCE } from './structs';
 
 /** When game code sees particle components on the WebGPU backend. */
 export type MirrorMode = 'every-frame' | 'on-demand' | 'off';
@@ -96,16 +98,25 @@ export function applyReadback(ctx: SimulationContext, result: GpuReadback): void
   gpu.gpuCount = result.count;
   if (result.nonFinite) {
     // The components keep the last finite state; the next step reports it and starts again from them.
+    // Air candidates waiting to be created came from (or before) the discarded GPU state: dropped, so the
+    // step-start `gpuTrappedAir` (which runs before `gpuStep` rebuilds the state) creates none of them.
     gpu.nonFinite = true;
+    gpu.solver.takeAirCandidates();
     return;
   }
   ctx.stats.particleCount = s.count;
+  reportLimitedDiffusion(ctx, result.diffusionLimitedSubsteps);
+  applyAirEvents(ctx, result);
   // (After a non-finite step, returned above, the impulses are dropped with the GPU state.)
   addBodyImpulses(ctx, gpu, result);
-  const { position, velocity, info, infoFloat, solve } = result;
+  const { position, velocity, info, infoFloat, solve, attributes } = result;
   if (!position || !velocity || !info || !infoFloat || !solve) return;
-  const { Position, Velocity, Density, Particle } = ctx.components;
+  const { Position, Velocity, Density, Particle, Temperature, Colour } = ctx.components;
   const inverseRestDensity = ctx.materials.inverseRestDensity;
+  // As the CPU's updateDensityStats (publish.ts): rho0 = alpha / T for a material with alpha > 0 (eq. 16).
+  const temperatureDensity = s.multiFluid.features.temperatureDensity;
+  const alphaOf = ctx.components.FluidMaterial.temperatureDensity;
+  const materialEntity = ctx.materials.entity;
   const full = ctx.lattice.fullNeighbourhood;
   let errorSum = 0;
   let errorMax = 0;
@@ -117,7 +128,15 @@ export function applyReadback(ctx: SimulationContext, result: GpuReadback): void
     const count = solve[4 * k + 2];
     neighbours += count;
     if (count >= full) {
-      const error = Math.abs(density * inverseRestDensity[info[4 * k + 1]] - 1);
+      const slot = info[4 * k + 1];
+      let inverse = inverseRestDensity[slot];
+      if (temperatureDensity) {
+        const alpha = alphaOf[materialEntity[slot]];
+        // The temperature this readback brought, else the component's (the GPU's when none changed it since).
+        const temperature = attributes ? attributes[4 * eid] + TEMPERATURE_REFERENCE : Temperature[eid];
+        if (alpha > 0) inverse = temperature / alpha;
+      }
+      const error = Math.abs(density * inverse - 1);
       errorSum += error;
       if (error > errorMax) errorMax = error;
       fullCount++;
@@ -132,12 +151,35 @@ export function applyReadback(ctx: SimulationContext, result: GpuReadback): void
     Velocity.z[eid] = velocity[4 * k + 2];
     Density[eid] = density;
     Particle.age[eid] = infoFloat[4 * k + 2];
+    if (attributes) {
+      // Entity-indexed (see `GpuReadback.attributes`): temperature (relative to TEMPERATURE_REFERENCE on the
+      // GPU, made absolute in float64 here) and colour.
+      Temperature[eid] = attributes[4 * eid] + TEMPERATURE_REFERENCE;
+      Colour.red[eid] = attributes[4 * eid + 1];
+      Colour.green[eid] = attributes[4 * eid + 2];
+      Colour.blue[eid] = attributes[4 * eid + 3];
+    }
   }
   const stats = ctx.stats;
   stats.fullNeighbourhoodCount = fullCount;
   stats.meanDensityError = fullCount > 0 ? errorSum / fullCount : 0;
   stats.maxDensityError = errorMax;
   stats.meanNeighbourCount = result.count > 0 ? neighbours / result.count : 0;
+}
+
+/**
+ * Adds the substeps a readback reports with limited diffusion (the GPU ran fewer diffusion parts than the
+ * CPU would, see `diffusionSlots` in backend.ts) to `stats.diffusionLimitedSubsteps`, and warns once per
+ * simulation on the console.
+ */
+function reportLimitedDiffusion(ctx: SimulationContext, substeps: number): void {
+  if (substeps === 0) return;
+  if (ctx.stats.diffusionLimitedSubsteps === 0) {
+    console.warn(
+      `fluid WebGPU backend: in ${substeps} substep(s) the diffusion needed more parts than the step recorded, so temperatures and colours diffused less than on the CPU backend (stats.diffusionLimitedSubsteps counts them); this warning is shown once`,
+    );
+  }
+  ctx.stats.diffusionLimitedSubsteps += substeps;
 }
 
 /**
@@ -158,4 +200,85 @@ function addBodyImpulses(ctx: SimulationContext, gpu: GpuContext, result: GpuRea
     b.angularImpulseY[eid] += bodyImpulses[o + 4];
     b.angularImpulseZ[eid] += bodyImpulses[o + 5];
   }
+}
+
+/**
+ * Boiling and trapped air on the WebGPU backend (multifluid/airFields.wgsl): the particles a readback says
+ * boiled take their vapour material in `Particle.material` and its render colour in `Colour` (as
+ * boilingSystem does on the CPU), and `stats.boiledCount` and `stats.airRemovedCount` become the counts the
+ * readback brought (the GPU step(s) it covers; the deleted air particles themselves leave with the next
+ * step's removed ids, as drained ones do).
+ */
+function applyAirEvents(ctx: SimulationContext, result: GpuReadback): void {
+  const gpu = ctx.gpu;
+  if (!gpu || !result.airEventsRead) return;
+  const { boiled } = result;
+  const { Particle, Colour, FluidMaterial } = ctx.components;
+  const s = ctx.solver;
+  const materials = ctx.materials;
+  let boiledCount = 0;
+  for (let k = 0; k + 1 < boiled.length; k += 2) {
+    const eid = boiled[k];
+    const slot = boiled[k + 1];
+    if (eid >= s.placeOfEntity.length || s.placeOfEntity[eid] < 0 || slot >= materials.count) continue;
+    const vapour = materials.entity[slot];
+    Particle.material[eid] = vapour;
+    // The GPU holds the vapour now: later edits that leave the material alone keep it there.
+    gpu.solver.noteGpuMaterial(eid, vapour);
+    Colour.red[eid] = FluidMaterial.colorRed[vapour];
+    Colour.green[eid] = FluidMaterial.colorGreen[vapour];
+    Colour.blue[eid] = FluidMaterial.colorBlue[vapour];
+    boiledCount++;
+  }
+  ctx.stats.boiledCount = boiledCount;
+  ctx.stats.airRemovedCount = result.airDeletedCount;
+}
+
+/**
+ * Step-start system `trappedAir` of the WebGPU system list (after `emit`): creates the air particles the
+ * GPU's generation pass (section 3.4.1, multifluid/airFields.wgsl) proposed at the end of an earlier step
+ * and a readback brought, through `createParticle` (queued for the append pass, as emitted particles),
+ * listed in `lastEmitted()` and counted in `stats.emittedCount` and `stats.airGeneratedCount`. Latency: the
+ * CPU backend creates them at the end of the step that proposed them and reports them in that step's
+ * stats; here they are reported one step later. When the readback arrived before this step (a loop that
+ * awaits `readback()`, or a readback that resolved between frames), they take part in this step, as on
+ * the CPU; when it arrives later, they are created at the first step after it, still at the position and
+ * velocity of the step that proposed them. At most the free capacity (after this step's emitters, which
+ * therefore come first here, unlike on the CPU); nothing when no readback brought any. Candidates with a
+ * non-finite value are skipped (those of a non-finite step are dropped by `applyReadback` already).
+ */
+export function gpuTrappedAirSystem(ctx: SimulationContext): void {
+  ctx.stats.airGeneratedCount = 0;
+  const gpu = ctx.gpu;
+  if (!gpu) return;
+  const { count, data } = gpu.solver.takeAirCandidates();
+  if (count === 0) return;
+  const stats = ctx.stats;
+  const emitted = ctx.events.emitted;
+  const materials = ctx.materials;
+  const room = Math.min(count, ctx.settings.capacity - ctx.solver.count);
+  let created = 0;
+  for (let k = 0; k < room; k++) {
+    const o = 8 * k;
+    const slot = data[o + 3];
+    if (!(slot >= 0 && slot < materials.count)) continue;
+    // A candidate from a non-finite GPU state would carry NaN into the components and the next upload.
+    let finite = true;
+    for (let c = 0; c < 7; c++) if (!Number.isFinite(data[o + c])) finite = false;
+    if (!finite) continue;
+    const id = createParticle(
+      ctx,
+      data[o],
+      data[o + 1],
+      data[o + 2],
+      data[o + 4],
+      data[o + 5],
+      data[o + 6],
+      materials.entity[slot],
+      0,
+    );
+    created++;
+    if (stats.emittedCount < emitted.length) emitted[stats.emittedCount++] = id;
+  }
+  stats.airGeneratedCount = created;
 }

@@ -68,9 +68,11 @@
  *
  * When it is used: only when a material opts in (`FluidMaterial.numberDensity` 1) or takes its rest
  * density from the temperature (eq. 16); otherwise density/cpu.ts runs its single-fluid code unchanged, so
- * scenes without it step bit-identically to the single-fluid solver and match the WebGPU backend (which
- * does not implement this form yet). It is an opt-in rather than automatic for different rest densities
- * for that reason: a scene of water and a lighter oil keeps its behaviour and backend parity. A
+ * scenes without it step bit-identically to the single-fluid solver (and the WebGPU backend runs its
+ * single-fluid lambda and correct passes; with it, the number-density passes multifluid/restVolume.wgsl,
+ * numberDensityLambda.wgsl and numberDensityCorrect.wgsl mirror this file). It is an opt-in rather than
+ * automatic for different rest densities for that reason: a scene of water and a lighter oil keeps its
+ * behaviour. A
  * temperature-dependent rest density alpha / T changes V_i per particle while the mass stays, so a heated
  * particle expands and rises.
  */

@@ -53,11 +53,17 @@ import { poly6GradientCoefficient, viscosityLaplacianCoefficient } from '../kern
  */
 export const TENSION_NORMAL_THRESHOLD = 0.1;
 
-/** Largest explicit diffusion step, as dt' times the largest per-particle rate sum_j c_ij V_j lap W_ij. */
-const DIFFUSION_STABILITY = 0.5;
+/**
+ * Largest explicit diffusion step, as dt' times the largest per-particle rate sum_j c_ij V_j lap W_ij
+ * (dimensionless, 0.5; eq. 15). Shared with the WebGPU backend's diffusion plan (multifluid/diffusion.wgsl).
+ */
+export const DIFFUSION_STABILITY = 0.5;
 
-/** Most explicit diffusion parts one substep is split into (a diffusivity needing more acts slower). */
-const MAX_DIFFUSION_PARTS = 64;
+/**
+ * Most explicit diffusion parts one substep is split into (64; a diffusivity needing more acts slower).
+ * Shared with the WebGPU backend, which records at most this many parts per substep.
+ */
+export const MAX_DIFFUSION_PARTS = 64;
 
 /** Adds the tension force of one colour field (per-material colours and coefficients) to the velocities. */
 function applyTension(ctx: SimulationContext, colourOf: Float64Array, tensionOf: Float64Array): void {
