@@ -8,6 +8,9 @@
  * its 'bench' scenario. Environment: `BENCH_CPU=0` skips the CPU tables, `BENCH_GPU=0` the browser
  * section; `BENCH_GPU_COUNTS=10000,30000` and `BENCH_GPU_FRAMES=20` set its particle counts and most frames,
  * `BENCH_GPU_SECONDS=300` the time the page aims at (large counts get fewer frames, at least 3).
+ * The multi-fluid dam break (every term of Müller et al. 2005 on, see tests/browser/bench.ts
+ * `spawnDamBreakFluid`) runs on the CPU at `--multifluid-counts 5000,10000` and on WebGPU at
+ * `BENCH_GPU_MULTIFLUID_COUNTS=10000` (empty: skipped) within `BENCH_GPU_MULTIFLUID_SECONDS=120`.
  */
 import { cpus } from 'node:os';
 import {
@@ -24,7 +27,7 @@ import {
   SurfaceParticleBuffer,
   SurfaceParticleDetector,
 } from '../src';
-import type { BenchResult } from '../tests/browser/bench';
+import { type BenchResult, spawnDamBreakFluid } from '../tests/browser/bench';
 import { openGpuPage } from '../tests/browser/driver';
 
 function argument(name: string, fallback: string): string {
@@ -67,17 +70,18 @@ function scene(
   count: number,
   variant: ColliderVariant = { name: 'analytic box' },
   solver: FluidSolver = 'pbf',
+  multiFluid = false,
 ): FluidSimulation {
   const particleRadius = 0.025;
   const spacing = 2 * particleRadius;
   const n = Math.round(Math.cbrt(count));
   const [nx, ny, nz] = BLOCKS[count] ?? [n, n, Math.max(1, Math.round(count / (n * n)))];
   const simulation = new FluidSimulation({ particleRadius, capacity: nx * ny * nz, substeps, iterations, solver });
-  const water = simulation.addMaterial({});
   const width = nx * spacing;
   const tankMax: [number, number, number] = [4 * width, 2 * ny * spacing, nz * spacing];
-  if (variant.tankField) simulation.addCollider({ shape: 'mesh', field: variant.tankField, container: true });
-  else simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: tankMax, container: true });
+  const tank = variant.tankField
+    ? simulation.addCollider({ shape: 'mesh', field: variant.tankField, container: true })
+    : simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: tankMax, container: true });
   const obstacleRadius = 0.25 * Math.min(tankMax[1], tankMax[2]);
   const center: [number, number, number] = [2 * width, obstacleRadius, 0.5 * tankMax[2]];
   if (variant.obstacle === 'sphere') simulation.addCollider({ shape: 'sphere', center, radius: obstacleRadius });
@@ -85,7 +89,7 @@ function scene(
     const sphere = simulation.addCollider({ shape: 'mesh', field: variant.obstacle });
     simulation.setColliderTransform(sphere, { position: center, scaling: obstacleRadius, teleport: true });
   }
-  simulation.spawnBlock({ min: [0, 0, 0], max: [width, ny * spacing, nz * spacing], material: water });
+  spawnDamBreakFluid(simulation, tank, [width, ny * spacing, nz * spacing], multiFluid);
   return simulation;
 }
 
@@ -96,7 +100,10 @@ console.log(
 const systemNames = ['neighbours', 'density', 'viscosityVorticity', 'velocity', 'predict', 'gather', 'publish'];
 
 /** Median ms per frame and per system of `simulation` over the measured frames. */
-function measure(simulation: FluidSimulation): { step: number; systems: Record<string, number>; neighbours: number } {
+function measure(
+  simulation: FluidSimulation,
+  names: readonly string[] = systemNames,
+): { step: number; systems: Record<string, number>; neighbours: number } {
   for (let frame = 0; frame < warmup; frame++) simulation.step();
   const stepTimes: number[] = [];
   const systemTimes: Record<string, number[]> = {};
@@ -105,13 +112,13 @@ function measure(simulation: FluidSimulation): { step: number; systems: Record<s
     simulation.step();
     stepTimes.push(simulation.stats.stepMilliseconds);
     neighbourCounts.push(simulation.stats.meanNeighbourCount);
-    for (const name of systemNames) {
+    for (const name of names) {
       systemTimes[name] = systemTimes[name] ?? [];
       systemTimes[name].push(simulation.stats.systemMilliseconds[name] ?? 0);
     }
   }
   const systems: Record<string, number> = {};
-  for (const name of systemNames) systems[name] = median(systemTimes[name]);
+  for (const name of names) systems[name] = median(systemTimes[name]);
   return { step: median(stepTimes), systems, neighbours: median(neighbourCounts) };
 }
 
@@ -143,6 +150,26 @@ function cpuTables(): void {
   }
   printTable(rows);
   console.log('ms per system are medians of the per-frame sums over substeps and iterations.');
+
+  // The same dam break with every multi-fluid term on (see spawnDamBreakFluid).
+  const multiFluidCounts = argument('multifluid-counts', '5000,10000').split(',').map(Number);
+  console.log(
+    '\nmulti-fluid dam break (oil under water, number-density constraint, interface and surface tension, diffusion, eq. 16, a 350 K tank):',
+  );
+  const multiFluidNames = [...systemNames, 'multiFluid'];
+  const multiFluidRows: string[][] = [['particles', 'substeps', 'iterations', 'ms/frame', ...multiFluidNames]];
+  for (const count of multiFluidCounts) {
+    const simulation = scene(count, { name: 'analytic box' }, 'pbf', true);
+    const result = measure(simulation, multiFluidNames);
+    multiFluidRows.push([
+      String(simulation.particleCount),
+      String(substeps),
+      String(iterations),
+      result.step.toFixed(2),
+      ...multiFluidNames.map((name) => result.systems[name].toFixed(2)),
+    ]);
+  }
+  printTable(multiFluidRows);
 
   // Mesh colliders: bake times (median of 3) and the per-step cost against the analytic shapes.
   console.log('\nsigned distance field bake (bakeSignedDistanceField, resolution 128 along the longest side):');
@@ -286,6 +313,11 @@ async function gpuTables(): Promise<void> {
   const gpuCounts = (process.env.BENCH_GPU_COUNTS ?? '10000,30000,100000').split(',').map(Number);
   const gpuFrames = Number(process.env.BENCH_GPU_FRAMES ?? '20');
   const budgetSeconds = Number(process.env.BENCH_GPU_SECONDS ?? '300');
+  const multiFluidCounts = (process.env.BENCH_GPU_MULTIFLUID_COUNTS ?? '10000')
+    .split(',')
+    .filter((count) => count !== '')
+    .map(Number);
+  const multiFluidSeconds = Number(process.env.BENCH_GPU_MULTIFLUID_SECONDS ?? '120');
   console.log('\nwebgpu backend in headless Chromium (SwiftShader):');
   let gpu: Awaited<ReturnType<typeof openGpuPage>>;
   try {
@@ -307,38 +339,23 @@ async function gpuTables(): Promise<void> {
       frames: gpuFrames,
       budgetSeconds,
     });
-    console.log(`adapter: ${result.adapter}; timestamp queries: ${result.timestampQueries ? 'yes' : 'no'}`);
-    console.log(
-      `method: ${result.method}; at most ${gpuFrames} frames (columns: warm-up steps, frames, profiled steps)`,
-    );
-    const passTable = (passes: (row: BenchResult['rows'][number]) => Record<string, number> | undefined): void => {
-      const passNames: string[] = [];
-      for (const row of result.rows) {
-        for (const name of Object.keys(passes(row) ?? {})) if (!passNames.includes(name)) passNames.push(name);
-      }
-      const table: string[][] = [
-        ['particles', 'substeps', 'iterations', 'warm-up', 'frames', 'steps', 'ms/frame', ...passNames],
-      ];
-      for (const row of result.rows) {
-        table.push([
-          String(row.particles),
-          String(row.substeps),
-          String(row.iterations),
-          String(row.warmupSteps),
-          String(row.frames),
-          String(row.profiledSteps),
-          row.frameMilliseconds.toFixed(2),
-          ...passNames.map((name) => passes(row)?.[name]?.toFixed(2) ?? '-'),
-        ]);
-      }
-      printTable(table);
-    };
-    console.log('ms per pass: submit and wait around each pass (summed over substeps and iterations):');
-    passTable((row) => row.passMilliseconds);
-    if (result.rows.some((row) => row.gpuPassMilliseconds)) {
-      console.log('GPU ms per pass from timestamp queries (summed over substeps and iterations; total = their sum):');
-      passTable((row) => row.gpuPassMilliseconds);
-    } else if (result.timestampNote) console.log(`no timestamp-query timings: ${result.timestampNote}`);
+    printGpuResult(result, gpuFrames);
+    if (multiFluidCounts.length > 0) {
+      console.log(
+        '\nwebgpu multi-fluid dam break (oil under water, number-density constraint, tension, diffusion, eq. 16, a 350 K tank):',
+      );
+      printGpuResult(
+        await gpu.run<BenchResult>('bench', {
+          counts: multiFluidCounts,
+          substeps,
+          iterations,
+          frames: gpuFrames,
+          budgetSeconds: multiFluidSeconds,
+          multiFluid: true,
+        }),
+        gpuFrames,
+      );
+    }
     console.log(`webgpu bench: ${((performance.now() - started) / 1000).toFixed(0)} s in the page`);
     if (gpu.consoleErrors.length > 0) {
       console.log(`webgpu bench: console errors in the page:\n${gpu.consoleErrors.join('\n')}`);
@@ -347,6 +364,40 @@ async function gpuTables(): Promise<void> {
   } finally {
     await gpu.close();
   }
+}
+
+/** Prints one 'bench' scenario result: the adapter, the method and the per-pass tables. */
+function printGpuResult(result: BenchResult, gpuFrames: number): void {
+  console.log(`adapter: ${result.adapter}; timestamp queries: ${result.timestampQueries ? 'yes' : 'no'}`);
+  console.log(`method: ${result.method}; at most ${gpuFrames} frames (columns: warm-up steps, frames, profiled steps)`);
+  const passTable = (passes: (row: BenchResult['rows'][number]) => Record<string, number> | undefined): void => {
+    const passNames: string[] = [];
+    for (const row of result.rows) {
+      for (const name of Object.keys(passes(row) ?? {})) if (!passNames.includes(name)) passNames.push(name);
+    }
+    const table: string[][] = [
+      ['particles', 'substeps', 'iterations', 'warm-up', 'frames', 'steps', 'ms/frame', ...passNames],
+    ];
+    for (const row of result.rows) {
+      table.push([
+        String(row.particles),
+        String(row.substeps),
+        String(row.iterations),
+        String(row.warmupSteps),
+        String(row.frames),
+        String(row.profiledSteps),
+        row.frameMilliseconds.toFixed(2),
+        ...passNames.map((name) => passes(row)?.[name]?.toFixed(2) ?? '-'),
+      ]);
+    }
+    printTable(table);
+  };
+  console.log('ms per pass: submit and wait around each pass (summed over substeps and iterations):');
+  passTable((row) => row.passMilliseconds);
+  if (result.rows.some((row) => row.gpuPassMilliseconds)) {
+    console.log('GPU ms per pass from timestamp queries (summed over substeps and iterations; total = their sum):');
+    passTable((row) => row.gpuPassMilliseconds);
+  } else if (result.timestampNote) console.log(`no timestamp-query timings: ${result.timestampNote}`);
 }
 
 /**
