@@ -93,21 +93,21 @@ window.addEventListener('keydown', (event) => {
   if (event.key === 'r' || event.key === 'R') restart();
 });
 
+/** The live particle ids, rewritten at each measurement (no allocation per frame). */
+const ids = new Uint32Array(capacity);
+
 /** Water and air particle counts, the water's nominal level (m) and the air particles below it. */
 function measureGlass(): Record<string, number> {
   const { Particle, Position } = simulation.components;
+  const live = simulation.particles(ids);
   let waterCount = 0;
-  let airCount = 0;
-  for (const eid of simulation.particles()) {
-    if (Particle.material[eid] === air) airCount++;
-    else waterCount++;
-  }
+  for (const eid of live) if (Particle.material[eid] !== air) waterCount++;
   const level = (waterCount * (2 * particleRadius) ** 3) / (2 * HALF) ** 2;
   let submerged = 0;
-  for (const eid of simulation.particles()) {
+  for (const eid of live) {
     if (Particle.material[eid] === air && Position.y[eid] < level) submerged++;
   }
-  return { water: waterCount, air: airCount, submergedAir: submerged, level };
+  return { water: waterCount, air: live.length - waterCount, submergedAir: submerged, level };
 }
 
 // Half full: the tap closes once per fill (the bubbles then rise and burst within about a second); P opens

@@ -136,13 +136,15 @@ window.addEventListener('keydown', (event) => {
   }
 });
 
+/** The live particle ids, rewritten each frame (no allocation per frame). */
+const ids = new Uint32Array(simulation.settings.capacity);
 /** Red particles that have been under the cold plate (above 75% of the fill height) and not yet back down. */
 const cooledAtTop = new Set<number>();
 /** Times a red particle came back below 30% of the fill height after being under the cold plate. */
 let sinkings = 0;
 scene.onAfterRenderObservable.add(() => {
   const { Position, Particle } = simulation.components;
-  for (const eid of simulation.particles()) {
+  for (const eid of simulation.particles(ids)) {
     if (Particle.material[eid] !== red) continue;
     const y = Position.y[eid];
     if (y > 0.75 * FILL) cooledAtTop.add(eid);
