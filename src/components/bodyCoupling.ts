@@ -20,6 +20,13 @@ export interface BodyCouplingStore {
   readonly centreOfMassY: Float64Array;
   /** See {@link BodyCouplingStore.centreOfMassX}. */
   readonly centreOfMassZ: Float64Array;
+  /**
+   * The body's mass in kg, 0 when unknown (default). With a mass, the coarse pressure projection of the
+   * PBF solver moves the body's cells as a fluid of the body's own density (projection/cpu.ts, the "rigid
+   * fluid" of Carlson et al. 2004), so the water's global pressure lifts it, implicitly; with 0 the
+   * projection takes the body for a still wall and hands it the pressure on its faces.
+   */
+  readonly mass: Float64Array;
   /** Linear impulse the fluid gave the body since the accumulators were cleared (N s, world space). */
   readonly impulseX: Float64Array;
   /** See {@link BodyCouplingStore.impulseX}. */
@@ -42,6 +49,7 @@ export function createBodyCouplingStore(size: number): BodyCouplingStore {
     centreOfMassX: f(),
     centreOfMassY: f(),
     centreOfMassZ: f(),
+    mass: f(),
     impulseX: f(),
     impulseY: f(),
     impulseZ: f(),

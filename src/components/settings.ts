@@ -44,6 +44,23 @@ export interface FluidSettings {
   iterations: number;
   /** Speed clamp in m/s applied after external forces. */
   maxSpeed: number;
+  /**
+   * PBF: whether the coarse pressure projection runs each substep before the density constraints
+   * (projection/cpu.ts): the velocity field is made free of divergence on a coarse grid, so deep water is
+   * held up at once instead of over many Jacobi iterations.
+   */
+  projection: boolean;
+  /** PBF projection: base cell size of the coarse grid in metres (doubled up to 3 times for large scenes). */
+  projectionCellSize: number;
+  /** PBF projection: relative residual at which the conjugate gradient solve stops. */
+  projectionTolerance: number;
+  /** PBF projection: the most conjugate gradient iterations per substep. */
+  projectionMaxIterations: number;
+  /**
+   * PBF projection: beta, the fraction of a grid cell's mean density error (particles with a full
+   * neighbourhood) the projection removes per substep, as the divergence beta (rho / rho0 - 1) / dt.
+   */
+  projectionDensityRelaxation: number;
   /** Backend chosen at creation (`'auto'` resolved). The one running now is `stats.backend`. */
   readonly backend: FluidBackend;
   /** Solver chosen at creation (see {@link FluidSolver}). */

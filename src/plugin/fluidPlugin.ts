@@ -655,7 +655,7 @@ export class FluidPlugin {
       const collider = await this.addFollowedMesh(
         mesh,
         options,
-        { centreOfMass: centreOfMassInMesh(physicsBody, mesh) },
+        { centreOfMass: centreOfMassInMesh(physicsBody, mesh), mass: physicsBody.getMassProperties().mass ?? 0 },
         (collider) => (this.simulation.particlesInsideCollider(collider) > 0 ? steps : 0),
       );
       bodies.add(collider, physicsBody, mesh);

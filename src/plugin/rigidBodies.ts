@@ -198,6 +198,7 @@ export class RigidBodyBridge {
       coupling.centreOfMassX[collider] = centre[0];
       coupling.centreOfMassY[collider] = centre[1];
       coupling.centreOfMassZ[collider] = centre[2];
+      coupling.mass[collider] = body.getMassProperties().mass ?? 0;
     }
   }
 }

@@ -9,6 +9,7 @@ import { type CouplingWallList, createCouplingWallList, createPendingPushes } fr
 import type { GpuContext } from './gpu/systems';
 import { latticeGradientSum, latticeKernelSum, latticeNeighbourCount, poly6Coefficient } from './kernels';
 import type { MultiFluidFeatures } from './multifluid/features';
+import { createProjectionState, type ProjectionState } from './projection/state';
 import type { SignedDistanceField } from './sdf/field';
 
 /** Figures of the last step, updated by the publish system. */
@@ -85,6 +86,11 @@ export interface FluidStats {
    * as readbacks bring it (a console warning is printed the first time); should stay 0.
    */
   diffusionLimitedSubsteps: number;
+  /**
+   * PBF with the coarse pressure projection (projection/cpu.ts): the most conjugate gradient iterations
+   * one substep's projection took in the last step (0 when it is off or there are no particles).
+   */
+  projectionIterations: number;
 }
 
 /** Dense per-material parameters, gathered from the `FluidMaterial` components at the start of a step. */
@@ -166,6 +172,11 @@ export interface SolverState {
   readonly density: Float64Array;
   /** Scaling factor lambda (eq. 11). */
   readonly lambda: Float64Array;
+  /**
+   * The density constraint C_i of the last solver iteration (rho_i / rho0 - 1, or the number-density form
+   * of multifluid/density.ts), before clamping; the coarse projection relaxes its mean per grid cell.
+   */
+  readonly constraint: Float64Array;
   /** Position correction (eq. 14) or, in the velocity systems, a velocity change. */
   readonly deltaX: Float64Array;
   readonly deltaY: Float64Array;
@@ -416,6 +427,8 @@ export interface SimulationContext {
   readonly entityCapacity: number;
   /** Emitters, drains and the particles they added and removed. */
   readonly events: EntityEvents;
+  /** The coarse pressure projection's grid and arrays (projection/cpu.ts). */
+  readonly projection: ProjectionState;
   /** Wall-weight gradients of coupled colliders in the current solver iteration (see couple/cpu.ts). */
   readonly coupling: CouplingWallList;
   /** Duration of the current step (s). */
@@ -473,6 +486,7 @@ export function createSolverState(capacity: number, entityCapacity: number): Sol
     volume: f(),
     density: f(),
     lambda: f(),
+    constraint: f(),
     deltaX: f(),
     deltaY: f(),
     deltaZ: f(),
@@ -596,8 +610,10 @@ export function createSimulationContext(
       airRemovedCount: 0,
       boiledCount: 0,
       diffusionLimitedSubsteps: 0,
+      projectionIterations: 0,
     },
     entityCapacity,
+    projection: createProjectionState(settings.capacity, settings.maxColliders),
     coupling: createCouplingWallList(1024),
     events: {
       emitters: [],

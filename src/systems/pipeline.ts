@@ -18,6 +18,7 @@ import { multiFluidInteractionSystem } from './multifluid/interaction';
 import { boilingSystem } from './multifluid/phase';
 import { neighbourSystem } from './neighbours/cpu';
 import { predictSystem } from './predict/cpu';
+import { projectionSystem } from './projection/cpu';
 import { publishSystem } from './publish';
 import {
   sphFinishSystem,
@@ -47,6 +48,8 @@ export const cpuSystems: readonly FluidSystem[] = [
   { name: 'gather', stage: 'step-start', run: gatherSystem },
   { name: 'colliderPose', stage: 'substep', run: colliderPoseSystem },
   { name: 'predict', stage: 'substep', run: predictSystem },
+  // The global part of the pressure solve, on a coarse grid (projection/cpu.ts); off with `projection: false`.
+  { name: 'projection', stage: 'substep', run: projectionSystem },
   { name: 'neighbours', stage: 'substep', run: neighbourSystem },
   { name: 'density', stage: 'substep', run: densitySystem },
   { name: 'velocity', stage: 'substep', run: velocitySystem },
@@ -147,6 +150,7 @@ export function runStep(context: SimulationContext, systems: readonly FluidSyste
   // A step-start system may have chosen another substep count (WCSPH's CFL planner).
   const substeps = context.substepCount;
   context.stats.solverSubsteps = substeps;
+  context.stats.projectionIterations = 0;
   for (let substep = 0; substep < substeps; substep++) {
     context.substepIndex = substep;
     runStage(context, systems, 'substep');

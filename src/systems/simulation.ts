@@ -68,6 +68,62 @@ import {
   withDefault,
 } from './validate';
 
+/** Resolves and checks the `projection` option into the flat `projection*` settings. */
+function resolveProjectionOptions(
+  options: ProjectionOptions | false | undefined,
+  kernelRadius: number,
+): Pick<
+  FluidSettings,
+  | 'projection'
+  | 'projectionCellSize'
+  | 'projectionTolerance'
+  | 'projectionMaxIterations'
+  | 'projectionDensityRelaxation'
+> {
+  if (options === false) {
+    return {
+      projection: false,
+      projectionCellSize: kernelRadius,
+      projectionTolerance: 1e-3,
+      projectionMaxIterations: 200,
+      projectionDensityRelaxation: 0.2,
+    };
+  }
+  if (options !== undefined && (typeof options !== 'object' || options === null)) {
+    throw new FluidError(`projection is ${String(options)}; it must be an object of projection options or false`);
+  }
+  const o = options ?? {};
+  return {
+    projection: true,
+    projectionCellSize: checkNumber(
+      'projection.cellSize',
+      withDefault(o.cellSize, kernelRadius),
+      kernelRadius,
+      8 * kernelRadius,
+    ),
+    projectionTolerance: checkNumber('projection.tolerance', withDefault(o.tolerance, 1e-3), 1e-8, 0.5),
+    projectionMaxIterations: checkInteger('projection.maxIterations', withDefault(o.maxIterations, 200), 1, 10000),
+    projectionDensityRelaxation: checkNumber(
+      'projection.densityRelaxation',
+      withDefault(o.densityRelaxation, 0.2),
+      0,
+      1,
+    ),
+  };
+}
+
+/** Checks the projection settings game code may have edited (before a step changes anything). */
+function checkProjectionSettings(settings: FluidSettings): void {
+  if (typeof settings.projection !== 'boolean') {
+    throw new FluidError(`settings.projection is ${String(settings.projection)}; it must be true or false`);
+  }
+  const h = settings.kernelRadius;
+  checkNumber('settings.projectionCellSize', settings.projectionCellSize, h, 8 * h);
+  checkNumber('settings.projectionTolerance', settings.projectionTolerance, 1e-8, 0.5);
+  checkInteger('settings.projectionMaxIterations', settings.projectionMaxIterations, 1, 10000);
+  checkNumber('settings.projectionDensityRelaxation', settings.projectionDensityRelaxation, 0, 1);
+}
+
 /** Why a collider coupled with a rigid body is refused in a WCSPH simulation on the WebGPU backend. */
 const WCSPH_GPU_COUPLING =
   "rigidBody coupling with solver 'sph' is not implemented on the WebGPU backend yet; use backend 'cpu' or solver 'pbf'";
@@ -129,10 +185,37 @@ export interface FluidSimulationOptions {
   /** Options of the WCSPH solver (`solver: 'sph'`); see {@link SphOptions}. Ignored by the other solvers. */
   sph?: SphOptions;
   /**
+   * The PBF solver's coarse pressure projection (see {@link ProjectionOptions}); `false` turns it off.
+   * Ignored by the other solvers.
+   */
+  projection?: ProjectionOptions | false;
+  /**
    * Settings of the MPS solver (`solver: 'mps'`); missing fields take their defaults (see
    * {@link MpsSettings}). Ignored by the other solvers. Live values: {@link FluidSimulation.mpsSettings}.
    */
   mps?: Partial<MpsSettings>;
+}
+
+/**
+ * The coarse pressure projection of the PBF solver (projection/cpu.ts; README, "How the solver reads the
+ * papers"): each substep, before the density constraints, the particles' velocities are made free of
+ * divergence on a coarse grid, so that deep water is held up at once (a Jacobi iteration of the
+ * constraints reaches only about one kernel radius).
+ */
+export interface ProjectionOptions {
+  /** Base cell size of the grid in metres. Range [h, 8h]. Default h (the kernel radius). */
+  cellSize?: number;
+  /** Relative residual |b - A phi| / |b| at which the conjugate gradient solve stops. Range [1e-8, 0.5]. Default 1e-3. */
+  tolerance?: number;
+  /** The most conjugate gradient iterations per substep. Integer in [1, 10000]. Default 200. */
+  maxIterations?: number;
+  /**
+   * beta: the fraction of each grid cell's mean density error (particles with a full neighbourhood) that
+   * one substep removes, as the divergence beta (rho / rho0 - 1) / dt: it keeps the mean density of
+   * deep water at rho0 (without it, what the artificial pressure spreads is never drawn back). Range
+   * [0, 1]. Default 0.2.
+   */
+  densityRelaxation?: number;
 }
 
 /** What {@link FluidSimulation.onBackendChanged} listeners receive. */
@@ -183,6 +266,14 @@ export interface ColliderCommonOptions {
 export interface RigidBodyCouplingOptions {
   /** The body's centre of mass in the collider's local space (local units). Default [0, 0, 0]. */
   centreOfMass?: Vector3Tuple;
+  /**
+   * The body's mass in kg (editable later in `components.BodyCoupling.mass`). Range [0, 1e9]. Default 0:
+   * unknown. With a mass, the PBF solver's coarse pressure projection treats the body's cells as a fluid of
+   * the body's density, so the water's pressure lifts it as it lifts water (implicit, stable for light
+   * bodies); without, the projection takes the body for a still wall. The plugin's `addRigidBody` sets it
+   * from Havok.
+   */
+  mass?: number;
 }
 
 /** What the fluid gave a coupled collider's body since the last {@link FluidSimulation.takeBodyImpulse}. */
@@ -478,6 +569,7 @@ export class FluidSimulation {
       1e-6,
       10000,
     );
+    const projection = resolveProjectionOptions(options.projection, kernelRadius);
     const requested = withDefault<string>(options.backend, 'cpu');
     if (requested !== 'cpu' && requested !== 'webgpu' && requested !== 'auto') {
       throw new FluidError(`backend is '${requested}'; allowed values are 'cpu', 'webgpu' and 'auto'`);
@@ -521,6 +613,7 @@ export class FluidSimulation {
       maxSpeed,
       backend,
       solver,
+      ...projection,
       ...sphSettings,
     };
     this.sphMaxSubsteps = sphSettings.sphMaxSubsteps;
@@ -921,6 +1014,7 @@ export class FluidSimulation {
       rigidBody?.centreOfMass === undefined
         ? [0, 0, 0]
         : checkVector3('rigidBody.centreOfMass', rigidBody.centreOfMass);
+    const bodyMass = rigidBody?.mass === undefined ? 0 : checkNumber('rigidBody.mass', rigidBody.mass, 0, 1e9);
     let shape: number;
     let field: SignedDistanceField | undefined;
     let a: [number, number, number] = [0, 0, 0];
@@ -1003,6 +1097,7 @@ export class FluidSimulation {
     coupling.centreOfMassX[eid] = centreOfMass[0];
     coupling.centreOfMassY[eid] = centreOfMass[1];
     coupling.centreOfMassZ[eid] = centreOfMass[2];
+    coupling.mass[eid] = bodyMass;
     clearBodyImpulse(coupling, eid);
     table.entity[table.count] = eid;
     table.count++;
@@ -1438,6 +1533,7 @@ export class FluidSimulation {
     checkInteger('settings.substeps', this.settings.substeps, 1, 32);
     checkInteger('settings.iterations', this.settings.iterations, 1, 64);
     checkNumber('settings.maxSpeed', this.settings.maxSpeed, 1e-6, 10000);
+    checkProjectionSettings(this.settings);
     if (this.settings.solver === 'sph') {
       checkSphSettings(this.settings);
       if (this.settings.sphMaxSubsteps !== this.sphMaxSubsteps) {

@@ -112,9 +112,11 @@ export function computeLambda(ctx: SimulationContext): void {
     gradientZ[i] = giz;
     gradientSquares[i] = squares;
   }
+  const constraints = s.constraint;
   for (let i = 0; i < n; i++) {
     const slot = material[i];
     const constraint = density[i] * inverseRestDensity[slot] - 1;
+    constraints[i] = constraint;
     const gx = gradientX[i];
     const gy = gradientY[i];
     const gz = gradientZ[i];

@@ -192,6 +192,7 @@ export function computeNumberDensityLambda(ctx: SimulationContext, restVolume: F
   }
   for (let i = 0; i < n; i++) {
     const constraint = restVolume[i] * density[i] - 1;
+    s.constraint[i] = constraint;
     // Mean mass of the neighbourhood over the particle's own: the walls' virtual particles carry it.
     const ratio = neighbourhoodMass[i] / ((density[i] - wallWeight[i]) * mass[i]);
     neighbourhoodMass[i] = ratio;

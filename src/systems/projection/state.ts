@@ -1,0 +1,149 @@
+/**
+ * State of the coarse pressure projection (projection/cpu.ts): the grid plan and the working arrays,
+ * allocated once for the most cells a grid may have. Data only.
+ */
+
+/** Cell types of the projection grid. */
+export const CellType = { air: 0, fluid: 1, solid: 2 } as const;
+
+/**
+ * Face kinds of the projection grid (`ProjectionState.faceKind`); a collider slot (>= 0) marks a solid
+ * face, whose velocity is that collider's.
+ */
+export const FaceKind = {
+  /** No fluid cell on either side: no particle interpolates from it. */
+  dead: -3,
+  /** Fluid on a side, but too little mass near it to carry pressure: closed, no correction. */
+  closed: -2,
+  /** Fluid on a side, open: its velocity changes by -grad phi / rho. */
+  open: -1,
+} as const;
+
+/** Cells of margin around the particles' bounding box on every side. */
+export const GRID_MARGIN = 2;
+
+/** Times the cell size may double (1, 2, 4, 8 times the base size) to fit the grid into `maxCells`. */
+export const MAX_COARSENING = 3;
+
+/**
+ * A face whose particle mass is below this fraction of a full face (the lightest material's rest density
+ * times a cell's volume) is closed: an isolated particle grazing it would otherwise make the pressure
+ * system arbitrarily stiff.
+ */
+export const CLOSED_FACE_MASS = 0.01;
+
+/** The grid of one substep. */
+export interface ProjectionPlan {
+  /** Cell size (m). */
+  cellSize: number;
+  /** Origin of cell (0, 0, 0) in cells of `cellSize` (integer world cell coordinates). */
+  readonly origin: Int32Array;
+  /** Cells per axis. */
+  readonly dims: Int32Array;
+  /** Cells in use: dims[0] dims[1] dims[2]. */
+  cells: number;
+}
+
+/** Working arrays of the projection, allocated once for `maxCells` cells. */
+export interface ProjectionState {
+  /** The most cells a grid may have (fixed at creation). */
+  readonly maxCells: number;
+  /** This substep's grid. */
+  readonly plan: ProjectionPlan;
+  /** The grid `phi` belongs to, for the warm start. */
+  readonly previousPlan: ProjectionPlan;
+  /** Per cell: {@link CellType}. */
+  readonly type: Uint8Array;
+  /** Per cell: particles in it. */
+  readonly count: Int32Array;
+  /** Per cell: the mass (kg) of its particles. */
+  readonly cellMass: Float64Array;
+  /**
+   * Per cell: the slot of the coupled collider with a known mass whose inside this empty cell is (its
+   * "rigid fluid" cell, moved by the projection as a fluid of the body's density), else -1.
+   */
+  readonly cellBody: Int32Array;
+  /** Per collider slot: cells of its rigid fluid this substep, and their density (kg/m^3). */
+  readonly bodyCells: Int32Array;
+  readonly bodyDensity: Float64Array;
+  /** Per cell: sum and number of the density errors of its particles with a full neighbourhood. */
+  readonly errorSum: Float64Array;
+  readonly errorCount: Int32Array;
+  /** Per cell: fluid-side distance (m) to the nearest collider at its centre, that collider's slot, its normal. */
+  readonly distance: Float64Array;
+  readonly nearest: Int32Array;
+  readonly normalX: Float64Array;
+  readonly normalY: Float64Array;
+  readonly normalZ: Float64Array;
+  /**
+   * Per axis (x, y, z), per cell: the face on the cell's lower side along that axis. `kind` is a
+   * {@link FaceKind} or the slot of the collider of a solid face; `mass` and `momentum` are the scatter's
+   * sums (kg, kg m/s); `velocity` the face velocity (the collider's on solid faces); `change` the
+   * correction (m/s).
+   */
+  readonly faceKind: readonly Int32Array[];
+  readonly mass: readonly Float64Array[];
+  readonly momentum: readonly Float64Array[];
+  readonly velocity: readonly Float64Array[];
+  readonly change: readonly Float64Array[];
+  /** Per cell: the unknown phi = p dt (Pa s), the right-hand side and the conjugate gradient vectors. */
+  readonly phi: Float64Array;
+  readonly rightHandSide: Float64Array;
+  readonly residual: Float64Array;
+  readonly preconditioned: Float64Array;
+  readonly direction: Float64Array;
+  readonly product: Float64Array;
+  /** Per cell: the diagonal of A. */
+  readonly diagonal: Float64Array;
+  /** Iterations and final relative residual of the last solve. */
+  iterations: number;
+  relativeResidual: number;
+}
+
+/** The most cells of a projection grid for a simulation of `capacity` particles. */
+export function projectionMaxCells(capacity: number): number {
+  return Math.min(1 << 17, Math.max(4096, 2 * capacity));
+}
+
+function createPlan(): ProjectionPlan {
+  return { cellSize: 0, origin: new Int32Array(3), dims: new Int32Array(3), cells: 0 };
+}
+
+/** Allocates the projection's arrays for a simulation of `capacity` particles and `maxColliders` colliders. */
+export function createProjectionState(capacity: number, maxColliders: number): ProjectionState {
+  const maxCells = projectionMaxCells(capacity);
+  const f = () => new Float64Array(maxCells);
+  const perAxis = () => [f(), f(), f()] as const;
+  return {
+    maxCells,
+    plan: createPlan(),
+    previousPlan: createPlan(),
+    type: new Uint8Array(maxCells),
+    count: new Int32Array(maxCells),
+    cellMass: f(),
+    cellBody: new Int32Array(maxCells),
+    bodyCells: new Int32Array(maxColliders),
+    bodyDensity: new Float64Array(maxColliders),
+    errorSum: f(),
+    errorCount: new Int32Array(maxCells),
+    distance: f(),
+    nearest: new Int32Array(maxCells),
+    normalX: f(),
+    normalY: f(),
+    normalZ: f(),
+    faceKind: [new Int32Array(maxCells), new Int32Array(maxCells), new Int32Array(maxCells)],
+    mass: perAxis(),
+    momentum: perAxis(),
+    velocity: perAxis(),
+    change: perAxis(),
+    phi: f(),
+    rightHandSide: f(),
+    residual: f(),
+    preconditioned: f(),
+    direction: f(),
+    product: f(),
+    diagonal: f(),
+    iterations: 0,
+    relativeResidual: 0,
+  };
+}
