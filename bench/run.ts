@@ -38,7 +38,7 @@ function argument(name: string, fallback: string): string {
 const counts = argument('counts', '5000,10000,20000,50000').split(',').map(Number);
 const frames = Number(argument('frames', '60'));
 const substeps = Number(argument('substeps', '2'));
-const iterations = Number(argument('iterations', '3'));
+const iterations = Number(argument('iterations', '2'));
 const warmup = 20;
 
 function median(values: number[]): number {

@@ -23,8 +23,8 @@ export interface BodyCouplingStore {
   /**
    * The body's mass in kg, 0 when unknown (default). With a mass, the coarse pressure projection of the
    * PBF solver moves the body's cells as a fluid of the body's own density (projection/cpu.ts, the "rigid
-   * fluid" of Carlson et al. 2004), so the water's global pressure lifts it, implicitly; with 0 the
-   * projection takes the body for a still wall and hands it the pressure on its faces.
+   * fluid" of Carlson et al. 2004), so the water's global pressure lifts it, implicitly; with 0 it is a
+   * moving wall there, which is unstable for bodies much lighter than the water they push.
    */
   readonly mass: Float64Array;
   /** Linear impulse the fluid gave the body since the accumulators were cleared (N s, world space). */

@@ -148,7 +148,7 @@ export interface FluidSimulationOptions {
   timeStep?: number;
   /** Substeps per step. Integer in [1, 32]. Default 2. */
   substeps?: number;
-  /** Density constraint iterations per substep. Integer in [1, 64]. Default 3. */
+  /** Density constraint iterations per substep. Integer in [1, 64]. Default 2 (with the coarse pressure projection, which does the global part of the solve). */
   iterations?: number;
   /**
    * Speed clamp in m/s applied after external forces each substep, so that no particle crosses more
@@ -270,7 +270,8 @@ export interface RigidBodyCouplingOptions {
    * The body's mass in kg (editable later in `components.BodyCoupling.mass`). Range [0, 1e9]. Default 0:
    * unknown. With a mass, the PBF solver's coarse pressure projection treats the body's cells as a fluid of
    * the body's density, so the water's pressure lifts it as it lifts water (implicit, stable for light
-   * bodies); without, the projection takes the body for a still wall. The plugin's `addRigidBody` sets it
+   * bodies); without, it is a moving wall there, whose impulses feed back explicitly: a body much lighter
+   * than the water it pushes then oscillates with growing amplitude. The plugin's `addRigidBody` sets it
    * from Havok.
    */
   mass?: number;
@@ -562,7 +563,7 @@ export class FluidSimulation {
     const gravity = checkVector3('gravity', withDefault<Vector3Tuple>(options.gravity, [0, -9.81, 0]), 1000);
     const timeStep = checkNumber('timeStep', withDefault(options.timeStep, 1 / 60), 1e-6, 0.1);
     const substeps = checkInteger('substeps', withDefault(options.substeps, 2), 1, 32);
-    const iterations = checkInteger('iterations', withDefault(options.iterations, 3), 1, 64);
+    const iterations = checkInteger('iterations', withDefault(options.iterations, 2), 1, 64);
     const maxSpeed = checkNumber(
       'maxSpeed',
       withDefault(options.maxSpeed, kernelRadius / (timeStep / substeps)),

@@ -35,6 +35,7 @@ import {
   resolveMpsSettings,
   restoreMpsState,
 } from './mps/cpu';
+import { projectionMaxCells } from './projection/state';
 import { FIELD_NODE_STRIDE, SignedDistanceField } from './sdf/field';
 import type { FluidSimulationOptions } from './simulation';
 
@@ -427,6 +428,33 @@ export function writeSnapshot(ctx: SimulationContext, entityIndex: EntityIndex):
     });
   }
 
+  if (ctx.settings.solver === 'pbf') {
+    // The coarse projection's warm start (the grid of the last substep and its phi) and the density errors
+    // of the last solve that its density relaxation reads (projection/cpu.ts): part of the bit-identical state.
+    writer.section('PROJ', () => {
+      const state = ctx.projection;
+      const plan = state.previousPlan;
+      writer.f64(plan.cellSize);
+      for (let a = 0; a < 3; a++) writer.f64(plan.origin[a]);
+      for (let a = 0; a < 3; a++) writer.u32(plan.dims[a]);
+      let nonZero = 0;
+      for (let c = 0; c < plan.cells; c++) if (state.phi[c] !== 0) nonZero++;
+      writer.u32(nonZero);
+      writer.ensure(12 * nonZero + 9 * s.count);
+      for (let c = 0; c < plan.cells; c++) {
+        if (state.phi[c] === 0) continue;
+        writer.u32(c);
+        writer.f64(state.phi[c]);
+      }
+      writer.u32(s.count);
+      const full = ctx.lattice.fullNeighbourhood;
+      for (let place = 0; place < s.count; place++) {
+        writer.f64(s.constraint[place]);
+        writer.u8(s.neighbourCount[place] >= full ? 1 : 0);
+      }
+    });
+  }
+
   writer.section('STAT', () => {
     const entries = plainEntries(ctx.stats, STATS_NOT_SAVED).filter(([, value]) => typeof value !== 'string');
     writer.u16(entries.length);
@@ -627,6 +655,8 @@ export interface DecodedSnapshot {
   readonly stats: ReadonlyMap<string, PlainValue>;
   /** The MPS solver's warm-start pressures by entity id (section 'MPSP'; none for the other solvers). */
   readonly mpsWarmStart: MpsWarmStart;
+  /** The PBF projection's warm start and density errors (section 'PROJ'; absent in older snapshots). */
+  readonly projection: SavedProjection | undefined;
 }
 
 /** The live entities (indices into `alive`) whose values a store holds: its members, and every non-particle kind. */
@@ -806,6 +836,44 @@ export function readSnapshot(snapshot: unknown): DecodedSnapshot {
     warmStart = { ids, pressures };
   }
 
+  let projection: SavedProjection | undefined;
+  if (sections.has('PROJ')) {
+    reader = open('PROJ');
+    const fail = (what: string): never => {
+      throw new FluidError(`corrupt: section 'PROJ' holds ${what}`);
+    };
+    const cellSize = reader.f64();
+    const origin: [number, number, number] = [reader.f64(), reader.f64(), reader.f64()];
+    const dims: [number, number, number] = [reader.u32(), reader.u32(), reader.u32()];
+    const cellCount = dims[0] * dims[1] * dims[2];
+    if (!(cellSize >= 0 && cellSize <= 1e9)) fail(`cell size ${cellSize} m`);
+    for (const value of origin) if (!Number.isInteger(value) || Math.abs(value) > 2 ** 31) fail(`grid origin ${value}`);
+    if (cellCount > MAX_SNAPSHOT_PROJECTION_CELLS)
+      fail(`a grid of ${cellCount} cells (at most ${MAX_SNAPSHOT_PROJECTION_CELLS})`);
+    const nonZero = reader.u32();
+    if (nonZero > cellCount) fail(`${nonZero} values for ${cellCount} cells`);
+    const cells = new Uint32Array(nonZero);
+    const phi = new Float64Array(nonZero);
+    for (let k = 0; k < nonZero; k++) {
+      cells[k] = reader.u32();
+      phi[k] = reader.f64();
+      if (cells[k] >= cellCount) fail(`cell ${cells[k]} of a grid of ${cellCount}`);
+      if (!Number.isFinite(phi[k])) fail(`phi ${phi[k]} in cell ${cells[k]}`);
+    }
+    const count = reader.u32();
+    if (count !== particles.length) fail(`${count} particle entries for ${particles.length} particles`);
+    const constraint = new Float64Array(count);
+    const neighbourCount = new Uint8Array(count);
+    for (let place = 0; place < count; place++) {
+      constraint[place] = reader.f64();
+      neighbourCount[place] = reader.u8();
+      if (!Number.isFinite(constraint[place])) fail(`density error ${constraint[place]} at place ${place}`);
+      if (neighbourCount[place] > 1) fail(`full-neighbourhood flag ${neighbourCount[place]} at place ${place}`);
+    }
+    reader.finish();
+    projection = { cellSize, origin, dims, cells, phi, constraint, neighbourCount };
+  }
+
   reader = open('STAT');
   const stats = new Map<string, PlainValue>();
   for (let count = reader.u16(); count > 0; count--) {
@@ -832,7 +900,21 @@ export function readSnapshot(snapshot: unknown): DecodedSnapshot {
     removed,
     stats,
     mpsWarmStart: warmStart,
+    projection,
   };
+}
+
+/** What section 'PROJ' holds (see the writer). */
+export interface SavedProjection {
+  readonly cellSize: number;
+  readonly origin: readonly [number, number, number];
+  readonly dims: readonly [number, number, number];
+  /** Cells of the grid with a non-zero phi, and those phi (Pa s). */
+  readonly cells: Uint32Array;
+  readonly phi: Float64Array;
+  /** Per particle place: the density error C of the last solve, and 1 where it had a full neighbourhood. */
+  readonly constraint: Float64Array;
+  readonly neighbourCount: Uint8Array;
 }
 
 /** The saved setting `key` as a number (throws {@link FluidError} naming it if absent or not a number). */
@@ -857,6 +939,14 @@ const OPTION_SETTINGS = [
   'substeps',
   'iterations',
   'maxSpeed',
+] as const;
+
+/** Projection option names and the settings keys they are saved under. */
+const PROJECTION_SETTINGS = [
+  ['cellSize', 'projectionCellSize'],
+  ['tolerance', 'projectionTolerance'],
+  ['maxIterations', 'projectionMaxIterations'],
+  ['densityRelaxation', 'projectionDensityRelaxation'],
 ] as const;
 
 /** WCSPH option names and the settings keys they are saved under. */
@@ -899,6 +989,16 @@ export function snapshotSimulationOptions(decoded: DecodedSnapshot): FluidSimula
     if (typeof value === 'number') sph[option] = value;
   }
   options.sph = sph;
+  // The PBF projection's settings (absent from snapshots written before it existed: the defaults apply).
+  if (decoded.settings.get('projection') === false) options.projection = false;
+  else {
+    const projection: Record<string, number> = {};
+    for (const [option, key] of PROJECTION_SETTINGS) {
+      const value = decoded.settings.get(key);
+      if (typeof value === 'number') projection[option] = value;
+    }
+    options.projection = projection;
+  }
   // The MPS settings (absent from snapshots of the other solvers and from older ones: the defaults apply).
   if (options.solver === 'mps') options.mps = mpsOptionsFromSnapshot((key) => decoded.settings.get(key));
   return options as FluidSimulationOptions;
@@ -1100,11 +1200,52 @@ export function applySnapshot(ctx: SimulationContext, entityIndex: EntityIndex, 
       for (let k = 0; k < value.length; k++) current[k] = value[k];
     } else if (typeof current === 'number' && typeof value === 'number') {
       settings[key] = value;
+    } else if (typeof current === 'boolean' && typeof value === 'boolean') {
+      settings[key] = value;
     }
   }
-  // 5. The MPS solver's settings and warm-start pressures (checked by checkSnapshotFits).
+  // 5. The PBF projection's warm start (a grid larger than this simulation's limit starts cold).
+  restoreProjection(ctx, decoded.projection);
+  // 6. The MPS solver's settings and warm-start pressures (checked by checkSnapshotFits).
   if (ctx.settings.solver === 'mps') {
     const mps = resolveMpsSettings(mpsOptionsFromSnapshot((key) => decoded.settings.get(key)));
     restoreMpsState(ctx, mps, decoded.mpsWarmStart);
   }
+}
+
+/** The most grid cells section 'PROJ' may describe (the largest grid any simulation allocates). */
+const MAX_SNAPSHOT_PROJECTION_CELLS = projectionMaxCells(4194304);
+
+/** Restores the projection's warm start and per-particle density errors (or clears them). */
+function restoreProjection(ctx: SimulationContext, saved: SavedProjection | undefined): void {
+  const state = ctx.projection;
+  const plan = state.previousPlan;
+  const s = ctx.solver;
+  const cells = saved === undefined ? 0 : saved.dims[0] * saved.dims[1] * saved.dims[2];
+  if (saved === undefined || cells > state.maxCells) {
+    plan.cells = 0;
+    plan.cellSize = 0;
+    plan.dims.fill(0);
+    s.constraint.fill(0, 0, s.count);
+    s.neighbourCount.fill(0, 0, s.count);
+    if (saved !== undefined) restoreDensityErrors(ctx, saved);
+    return;
+  }
+  plan.cellSize = saved.cellSize;
+  plan.cells = cells;
+  for (let a = 0; a < 3; a++) {
+    plan.origin[a] = saved.origin[a];
+    plan.dims[a] = saved.dims[a];
+  }
+  state.phi.fill(0, 0, cells);
+  for (let k = 0; k < saved.cells.length; k++) state.phi[saved.cells[k]] = saved.phi[k];
+  restoreDensityErrors(ctx, saved);
+}
+
+/** The density errors and full-neighbourhood flags (as the full count, all the projection compares) by place. */
+function restoreDensityErrors(ctx: SimulationContext, saved: SavedProjection): void {
+  const s = ctx.solver;
+  const full = ctx.lattice.fullNeighbourhood;
+  s.constraint.set(saved.constraint);
+  for (let place = 0; place < saved.neighbourCount.length; place++) s.neighbourCount[place] = saved.neighbourCount[place] * full;
 }

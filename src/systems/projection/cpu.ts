@@ -39,11 +39,13 @@
  * 8. gather: each particle gets the weighted changes: v += dv, x* += dt dv; coupled colliders receive
  *    minus what their faces gave the fluid.
  */
+
+import { ColliderShape } from '../../components';
 import { colliderSurfaceVelocity, fluidSideDistance } from '../collide/cpu';
 import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
-import { ColliderShape } from '../../components';
 import { addBodyImpulse } from '../couple/cpu';
 import {
+  ADDED_MASS,
   CellType,
   CLOSED_FACE_MASS,
   FaceKind,
@@ -184,37 +186,45 @@ function colliderWorldBounds(ctx: SimulationContext, slot: number, out: Float64A
   }
 }
 
-/** The particle's cell if its whole stencil (one cell on every side) lies inside the grid, else -1. */
-function stencilCell(gx: number, gy: number, gz: number, dims: Int32Array): number {
-  const cx = Math.floor(gx);
-  const cy = Math.floor(gy);
-  const cz = Math.floor(gz);
-  if (cx < 1 || cy < 1 || cz < 1 || cx > dims[0] - 2 || cy > dims[1] - 2 || cz > dims[2] - 2) return -1;
-  return (cz * dims[1] + cy) * dims[0] + cx;
-}
 
-/** Step 2: fluid cells, from the particles' start-of-substep positions. */
+/**
+ * Step 2: each particle's grid coordinates and cell (-1 when its stencil leaves the grid), the cells'
+ * particle counts, masses and rest volumes, and the fluid cells.
+ */
 export function markFluidCells(ctx: SimulationContext, state: ProjectionState): void {
   const s = ctx.solver;
   const n = s.count;
-  const { plan, type, count, cellMass } = state;
+  const { plan, type, count, cellMass, cellVolume, particleCell, particleGrid } = state;
   type.fill(CellType.air, 0, plan.cells);
   count.fill(0, 0, plan.cells);
   cellMass.fill(0, 0, plan.cells);
+  cellVolume.fill(0, 0, plan.cells);
   const inverse = 1 / plan.cellSize;
   const [ox, oy, oz] = plan.origin;
-  const volume = state.errorSum; // per cell: the particles' rest volume (reused; the scatter refills it)
-  volume.fill(0, 0, plan.cells);
+  const [nx, ny, nz] = plan.dims;
   const inverseRestDensity = ctx.materials.inverseRestDensity;
   for (let i = 0; i < n; i++) {
-    const cell = stencilCell(s.positionX[i] * inverse - ox, s.positionY[i] * inverse - oy, s.positionZ[i] * inverse - oz, plan.dims);
-    if (cell < 0) continue;
+    const gx = s.positionX[i] * inverse - ox;
+    const gy = s.positionY[i] * inverse - oy;
+    const gz = s.positionZ[i] * inverse - oz;
+    particleGrid[3 * i] = gx;
+    particleGrid[3 * i + 1] = gy;
+    particleGrid[3 * i + 2] = gz;
+    const cx = Math.floor(gx);
+    const cy = Math.floor(gy);
+    const cz = Math.floor(gz);
+    if (cx < 1 || cy < 1 || cz < 1 || cx > nx - 2 || cy > ny - 2 || cz > nz - 2) {
+      particleCell[i] = -1;
+      continue;
+    }
+    const cell = (cz * ny + cy) * nx + cx;
+    particleCell[i] = cell;
     count[cell]++;
     cellMass[cell] += s.mass[i];
-    volume[cell] += s.mass[i] * inverseRestDensity[s.material[i]];
+    cellVolume[cell] += s.mass[i] * inverseRestDensity[s.material[i]];
   }
   const half = FLUID_CELL_FILL * plan.cellSize ** 3;
-  for (let c = 0; c < plan.cells; c++) if (volume[c] >= half) type[c] = CellType.fluid;
+  for (let c = 0; c < plan.cells; c++) if (cellVolume[c] >= half) type[c] = CellType.fluid;
 }
 
 const sample = new Float64Array(4);
@@ -351,8 +361,7 @@ export function classifyFaces(ctx: SimulationContext, state: ProjectionState): v
       const py = (coordinates[1] + oy + (a === 1 ? 0 : 0.5)) * size;
       const pz = (coordinates[2] + oz + (a === 2 ? 0 : 0.5)) * size;
       colliderSurfaceVelocity(ctx, slot, px, py, pz, surfaceVelocity);
-      // A collider coupled with a rigid body is a still wall here (see bodyImpulses).
-      u[c] = ctx.components.BodyCoupling.coupled[ctx.colliders.entity[slot]] === 1 ? 0 : surfaceVelocity[a];
+      u[c] = surfaceVelocity[a];
     }
   }
 }
@@ -366,76 +375,109 @@ interface Stencil {
 const stencil: Stencil = { face: new Int32Array(8), weight: new Float64Array(8) };
 
 /**
- * The faces of axis a around grid point (gx, gy, gz) and their trilinear weights, normalised over the
- * faces that are not dead (all zero when every face is dead). Face coordinates of axis a are integer
- * along a (the cell's lower face) and cell centres (half-integers) across.
+ * The faces of axis a around particle i (grid coordinates from `markFluidCells`) and their trilinear
+ * weights, normalised over the faces that are not dead (all zero when every face is dead). Face
+ * coordinates of axis a are integer along a (the cell's lower face) and cell centres across.
  */
-function faceStencil(state: ProjectionState, a: number, gx: number, gy: number, gz: number, out: Stencil): void {
+function faceStencil(state: ProjectionState, a: number, i: number, out: Stencil): void {
   const dims = state.plan.dims;
   const nx = dims[0];
   const nxy = dims[0] * dims[1];
-  const fx = a === 0 ? gx : gx - 0.5;
-  const fy = a === 1 ? gy : gy - 0.5;
-  const fz = a === 2 ? gz : gz - 0.5;
+  const g = state.particleGrid;
+  const fx = a === 0 ? g[3 * i] : g[3 * i] - 0.5;
+  const fy = a === 1 ? g[3 * i + 1] : g[3 * i + 1] - 0.5;
+  const fz = a === 2 ? g[3 * i + 2] : g[3 * i + 2] - 0.5;
   const bx = Math.floor(fx);
   const by = Math.floor(fy);
   const bz = Math.floor(fz);
   const tx = fx - bx;
   const ty = fy - by;
   const tz = fz - bz;
+  const ux = 1 - tx;
+  const uy = 1 - ty;
+  const uz = 1 - tz;
   const base = bz * nxy + by * nx + bx;
   const kind = state.faceKind[a];
+  const face = out.face;
+  const weight = out.weight;
+  face[0] = base;
+  face[1] = base + 1;
+  face[2] = base + nx;
+  face[3] = base + nx + 1;
+  face[4] = base + nxy;
+  face[5] = base + nxy + 1;
+  face[6] = base + nxy + nx;
+  face[7] = base + nxy + nx + 1;
+  weight[0] = ux * uy * uz;
+  weight[1] = tx * uy * uz;
+  weight[2] = ux * ty * uz;
+  weight[3] = tx * ty * uz;
+  weight[4] = ux * uy * tz;
+  weight[5] = tx * uy * tz;
+  weight[6] = ux * ty * tz;
+  weight[7] = tx * ty * tz;
   let total = 0;
   for (let k = 0; k < 8; k++) {
-    const dx = k & 1;
-    const dy = (k >> 1) & 1;
-    const dz = k >> 2;
-    const f = base + dz * nxy + dy * nx + dx;
-    const w = kind[f] === FaceKind.dead ? 0 : (dx ? tx : 1 - tx) * (dy ? ty : 1 - ty) * (dz ? tz : 1 - tz);
-    out.face[k] = f;
-    out.weight[k] = w;
-    total += w;
+    if (kind[face[k]] === FaceKind.dead) weight[k] = 0;
+    else total += weight[k];
   }
+  if (total === 1) return;
   const scale = total > 0 ? 1 / total : 0;
-  for (let k = 0; k < 8; k++) out.weight[k] *= scale;
+  for (let k = 0; k < 8; k++) weight[k] *= scale;
 }
 
-/** Step 5: mass and momentum on the faces, density errors in the cells. */
+/**
+ * Per unit of mass, how much of a face's momentum change a particle of density rho takes in a cell of mean
+ * density rho_c: 1 / (rho + ADDED_MASS rho_c), over the face's sum of w m of the same (its effective
+ * volume): the same pressure lifts a light particle more than a heavy one, with the added mass of the water
+ * it pushes, and the face's total stays M_f dv_f.
+ */
+function shareWeight(density: number, cellDensity: number): number {
+  return 1 / (density + ADDED_MASS * cellDensity);
+}
+
+/**
+ * Step 5: mass, momentum and effective volume on the faces (particles, then rigid-fluid cells), density
+ * errors in the cells.
+ */
 export function scatterToGrid(ctx: SimulationContext, state: ProjectionState): void {
   const s = ctx.solver;
   const n = s.count;
-  const { plan, mass, momentum, errorSum, errorCount } = state;
+  const { plan, mass, momentum, effectiveVolume, errorSum, errorCount, particleCell, particleShare } = state;
+  const { cellMass, cellVolume } = state;
   for (let a = 0; a < 3; a++) {
     mass[a].fill(0, 0, plan.cells);
     momentum[a].fill(0, 0, plan.cells);
+    effectiveVolume[a].fill(0, 0, plan.cells);
   }
   errorSum.fill(0, 0, plan.cells);
   errorCount.fill(0, 0, plan.cells);
-  const inverse = 1 / plan.cellSize;
-  const [ox, oy, oz] = plan.origin;
+  const inverseRestDensity = ctx.materials.inverseRestDensity;
   const full = ctx.lattice.fullNeighbourhood;
   const velocities = [s.velocityX, s.velocityY, s.velocityZ];
   for (let i = 0; i < n; i++) {
-    const gx = s.positionX[i] * inverse - ox;
-    const gy = s.positionY[i] * inverse - oy;
-    const gz = s.positionZ[i] * inverse - oz;
-    const cell = stencilCell(gx, gy, gz, plan.dims);
+    const cell = particleCell[i];
     if (cell < 0) continue;
     if (s.neighbourCount[i] >= full) {
       errorSum[cell] += s.constraint[i];
       errorCount[cell]++;
     }
     const m = s.mass[i];
+    const share = shareWeight(1 / inverseRestDensity[s.material[i]], cellMass[cell] / cellVolume[cell]);
+    particleShare[i] = share;
     for (let a = 0; a < 3; a++) {
-      faceStencil(state, a, gx, gy, gz, stencil);
+      faceStencil(state, a, i, stencil);
       const v = m * velocities[a][i];
       const ma = mass[a];
       const pa = momentum[a];
+      const ea = effectiveVolume[a];
       for (let k = 0; k < 8; k++) {
         const w = stencil.weight[k];
         if (w === 0) continue;
-        ma[stencil.face[k]] += m * w;
-        pa[stencil.face[k]] += v * w;
+        const f = stencil.face[k];
+        ma[f] += m * w;
+        pa[f] += v * w;
+        ea[f] += m * w * share;
       }
     }
   }
@@ -447,7 +489,7 @@ export function scatterToGrid(ctx: SimulationContext, state: ProjectionState): v
  * volume) to each of its six faces, moving with the body's surface velocity at the face centre.
  */
 function scatterBodies(ctx: SimulationContext, state: ProjectionState): void {
-  const { plan, cellBody, bodyDensity, faceKind, mass, momentum } = state;
+  const { plan, cellBody, bodyDensity, faceKind, mass, momentum, effectiveVolume } = state;
   const dims = plan.dims;
   const strides = [1, dims[0], dims[0] * dims[1]];
   const size = plan.cellSize;
@@ -455,7 +497,9 @@ function scatterBodies(ctx: SimulationContext, state: ProjectionState): void {
   for (let c = 0; c < plan.cells; c++) {
     const slot = cellBody[c];
     if (slot < 0) continue;
-    const share = 0.5 * bodyDensity[slot] * size ** 3;
+    const density = bodyDensity[slot];
+    const half = 0.5 * density * size ** 3;
+    const share = shareWeight(density, density);
     cellCoordinates(c, dims, coordinates);
     for (let a = 0; a < 3; a++) {
       for (let side = 0; side < 2; side++) {
@@ -465,8 +509,9 @@ function scatterBodies(ctx: SimulationContext, state: ProjectionState): void {
         const py = (coordinates[1] + oy + (a === 1 ? side : 0.5)) * size;
         const pz = (coordinates[2] + oz + (a === 2 ? side : 0.5)) * size;
         colliderSurfaceVelocity(ctx, slot, px, py, pz, surfaceVelocity);
-        mass[a][f] += share;
-        momentum[a][f] += share * surfaceVelocity[a];
+        mass[a][f] += half;
+        momentum[a][f] += half * surfaceVelocity[a];
+        effectiveVolume[a][f] += half * share;
       }
     }
   }
@@ -478,7 +523,8 @@ function closedFaceMass(ctx: SimulationContext, cellSize: number): number {
   let lightest = Number.POSITIVE_INFINITY;
   for (let slot = 0; slot < m.count; slot++) lightest = Math.min(lightest, 1 / m.inverseRestDensity[slot]);
   const bodies = ctx.projection.bodyDensity;
-  for (let slot = 0; slot < ctx.colliders.count; slot++) if (bodies[slot] > 0) lightest = Math.min(lightest, bodies[slot]);
+  for (let slot = 0; slot < ctx.colliders.count; slot++)
+    if (bodies[slot] > 0) lightest = Math.min(lightest, bodies[slot]);
   return CLOSED_FACE_MASS * lightest * cellSize ** 3;
 }
 
@@ -501,46 +547,48 @@ function samePlan(plan: ProjectionPlan, previous: ProjectionPlan): boolean {
  */
 export function solvePressure(ctx: SimulationContext, state: ProjectionState): void {
   const { plan, type, faceKind, mass, momentum, velocity, errorSum, errorCount, diagonal, phi, rightHandSide } = state;
-  const { residual, preconditioned, direction, product } = state;
+  const { residual, preconditioned, direction, product, coefficient, fluidCells } = state;
   const cells = plan.cells;
-  const strides = [1, plan.dims[0], plan.dims[0] * plan.dims[1]];
+  const nx = plan.dims[0];
+  const nxy = plan.dims[0] * plan.dims[1];
   const size = plan.cellSize;
   const area = size * size;
   const closedMass = closedFaceMass(ctx, size);
   for (let a = 0; a < 3; a++) {
     const kind = faceKind[a];
+    const k = coefficient[a];
     for (let c = 0; c < cells; c++) {
+      k[c] = 0;
       if (kind[c] !== FaceKind.open) continue;
       if (mass[a][c] < closedMass) kind[c] = FaceKind.closed;
-      else velocity[a][c] = momentum[a][c] / mass[a][c];
+      else {
+        velocity[a][c] = momentum[a][c] / mass[a][c];
+        k[c] = area / mass[a][c];
+      }
     }
   }
+  warmStart(state);
   const relaxation = (ctx.settings.projectionDensityRelaxation * size) / ctx.substepTimeStep;
-  const warm = samePlan(plan, state.previousPlan);
+  const [kx, ky, kz] = coefficient;
+  let fluid = 0;
   let normB = 0;
   for (let c = 0; c < cells; c++) {
     if (type[c] !== CellType.fluid) {
       phi[c] = 0;
-      rightHandSide[c] = 0;
-      diagonal[c] = 0;
       continue;
     }
-    if (!warm) phi[c] = 0;
+    fluidCells[fluid++] = c;
     let divergence = 0;
-    let d = 0;
     for (let a = 0; a < 3; a++) {
-      const upper = c + strides[a];
-      const u = velocity[a];
-      // Closed faces neither carry flux nor change; their velocity counts as zero.
-      if (faceKind[a][upper] !== FaceKind.closed) divergence += u[upper];
-      if (faceKind[a][c] !== FaceKind.closed) divergence -= u[c];
-      if (faceKind[a][upper] === FaceKind.open) d += area / mass[a][upper];
-      if (faceKind[a][c] === FaceKind.open) d += area / mass[a][c];
+      const upper = c + (a === 0 ? 1 : a === 1 ? nx : nxy);
+      // Closed faces neither carry flux nor change: their velocity counts as zero.
+      if (faceKind[a][upper] !== FaceKind.closed) divergence += velocity[a][upper];
+      if (faceKind[a][c] !== FaceKind.closed) divergence -= velocity[a][c];
     }
     const error = errorCount[c] > 0 ? errorSum[c] / errorCount[c] : 0;
     const b = relaxation * error - divergence;
     rightHandSide[c] = b;
-    diagonal[c] = d;
+    diagonal[c] = kx[c] + kx[c + 1] + ky[c] + ky[c + nx] + kz[c] + kz[c + nxy];
     normB += b * b;
   }
   normB = Math.sqrt(normB);
@@ -550,27 +598,27 @@ export function solvePressure(ctx: SimulationContext, state: ProjectionState): v
     phi.fill(0, 0, cells);
     return;
   }
+  // A x over the fluid cells; x is zero in every other cell (phi = 0 in air), so no cell type is tested.
   const applyA = (x: Float64Array, out: Float64Array): void => {
-    for (let c = 0; c < cells; c++) {
-      if (type[c] !== CellType.fluid) {
-        out[c] = 0;
-        continue;
-      }
-      let sum = diagonal[c] * x[c];
-      for (let a = 0; a < 3; a++) {
-        const upper = c + strides[a];
-        const lower = c - strides[a];
-        if (faceKind[a][upper] === FaceKind.open) sum -= (area / mass[a][upper]) * x[upper];
-        if (faceKind[a][c] === FaceKind.open) sum -= (area / mass[a][c]) * x[lower];
-      }
-      out[c] = sum;
+    for (let q = 0; q < fluid; q++) {
+      const c = fluidCells[q];
+      out[c] =
+        diagonal[c] * x[c] -
+        kx[c + 1] * x[c + 1] -
+        kx[c] * x[c - 1] -
+        ky[c + nx] * x[c + nx] -
+        ky[c] * x[c - nx] -
+        kz[c + nxy] * x[c + nxy] -
+        kz[c] * x[c - nxy];
     }
   };
+  direction.fill(0, 0, cells);
   applyA(phi, product);
   let rz = 0;
   let rr = 0;
-  for (let c = 0; c < cells; c++) {
-    const r = type[c] === CellType.fluid ? rightHandSide[c] - product[c] : 0;
+  for (let q = 0; q < fluid; q++) {
+    const c = fluidCells[q];
+    const r = rightHandSide[c] - product[c];
     residual[c] = r;
     const z = diagonal[c] > 0 ? r / diagonal[c] : 0;
     preconditioned[c] = z;
@@ -584,12 +632,16 @@ export function solvePressure(ctx: SimulationContext, state: ProjectionState): v
   while (Math.sqrt(rr) > tolerance && iteration < maxIterations) {
     applyA(direction, product);
     let pAp = 0;
-    for (let c = 0; c < cells; c++) pAp += direction[c] * product[c];
+    for (let q = 0; q < fluid; q++) {
+      const c = fluidCells[q];
+      pAp += direction[c] * product[c];
+    }
     if (!(pAp > 0)) break;
     const alpha = rz / pAp;
     let rzNext = 0;
     rr = 0;
-    for (let c = 0; c < cells; c++) {
+    for (let q = 0; q < fluid; q++) {
+      const c = fluidCells[q];
       phi[c] += alpha * direction[c];
       const r = residual[c] - alpha * product[c];
       residual[c] = r;
@@ -600,11 +652,41 @@ export function solvePressure(ctx: SimulationContext, state: ProjectionState): v
     }
     const beta = rzNext / rz;
     rz = rzNext;
-    for (let c = 0; c < cells; c++) direction[c] = preconditioned[c] + beta * direction[c];
+    for (let q = 0; q < fluid; q++) {
+      const c = fluidCells[q];
+      direction[c] = preconditioned[c] + beta * direction[c];
+    }
     iteration++;
   }
   state.iterations = iteration;
   state.relativeResidual = Math.sqrt(rr) / normB;
+}
+
+/**
+ * The last substep's phi as the initial guess, moved into this substep's grid: the same cells when the
+ * grid is the same, those it shares with the last grid (same cell size) otherwise, else zero. phi = p dt
+ * changes little from one substep to the next (not at all in water at rest).
+ */
+function warmStart(state: ProjectionState): void {
+  const { plan, previousPlan, phi, residual } = state;
+  if (samePlan(plan, previousPlan)) return;
+  const cells = plan.cells;
+  if (previousPlan.cells === 0 || plan.cellSize !== previousPlan.cellSize) {
+    phi.fill(0, 0, cells);
+    return;
+  }
+  const [nx, ny] = plan.dims;
+  const [px, py, pz] = previousPlan.dims;
+  const dx = plan.origin[0] - previousPlan.origin[0];
+  const dy = plan.origin[1] - previousPlan.origin[1];
+  const dz = plan.origin[2] - previousPlan.origin[2];
+  for (let c = 0; c < cells; c++) {
+    const x = (c % nx) + dx;
+    const y = (Math.floor(c / nx) % ny) + dy;
+    const z = Math.floor(c / (nx * ny)) + dz;
+    residual[c] = x >= 0 && y >= 0 && z >= 0 && x < px && y < py && z < pz ? phi[(z * py + y) * px + x] : 0;
+  }
+  phi.set(residual.subarray(0, cells));
 }
 
 /** Step 7: each face's velocity change. */
@@ -641,22 +723,36 @@ export function faceChanges(state: ProjectionState): void {
 export function gatherFromGrid(ctx: SimulationContext, state: ProjectionState): void {
   const s = ctx.solver;
   const n = s.count;
-  const { plan, change } = state;
-  const inverse = 1 / plan.cellSize;
-  const [ox, oy, oz] = plan.origin;
+  const { change, mass, effectiveVolume, transfer, particleCell, particleShare } = state;
   const dt = ctx.substepTimeStep;
+  // Per face, the change per unit of share weight: dv_f M_f / E_f.
+  for (let a = 0; a < 3; a++) {
+    const t = transfer[a];
+    const d = change[a];
+    const ma = mass[a];
+    const ea = effectiveVolume[a];
+    for (let f = 0; f < state.plan.cells; f++) t[f] = d[f] !== 0 && ea[f] > 0 ? (d[f] * ma[f]) / ea[f] : 0;
+  }
   const velocities = [s.velocityX, s.velocityY, s.velocityZ];
   const predicted = [s.predictedX, s.predictedY, s.predictedZ];
   for (let i = 0; i < n; i++) {
-    const gx = s.positionX[i] * inverse - ox;
-    const gy = s.positionY[i] * inverse - oy;
-    const gz = s.positionZ[i] * inverse - oz;
-    if (stencilCell(gx, gy, gz, plan.dims) < 0) continue;
+    if (particleCell[i] < 0) continue;
+    const share = particleShare[i];
     for (let a = 0; a < 3; a++) {
-      faceStencil(state, a, gx, gy, gz, stencil);
-      const d = change[a];
-      let dv = 0;
-      for (let k = 0; k < 8; k++) dv += stencil.weight[k] * d[stencil.face[k]];
+      faceStencil(state, a, i, stencil);
+      const t = transfer[a];
+      const face = stencil.face;
+      const weight = stencil.weight;
+      const dv =
+        share *
+        (weight[0] * t[face[0]] +
+          weight[1] * t[face[1]] +
+          weight[2] * t[face[2]] +
+          weight[3] * t[face[3]] +
+          weight[4] * t[face[4]] +
+          weight[5] * t[face[5]] +
+          weight[6] * t[face[6]] +
+          weight[7] * t[face[7]]);
       velocities[a][i] += dv;
       predicted[a][i] += dt * dv;
     }
@@ -665,13 +761,15 @@ export function gatherFromGrid(ctx: SimulationContext, state: ProjectionState): 
 }
 
 /**
- * The pressure a coupled collider's solid faces feel, as impulses on its body: H^2 phi on each face beside
- * a fluid cell, phi extrapolated linearly from that cell and the next to the face, towards the collider.
- * The projection treats such a collider as a still wall: handing the body the velocity changes its moving
- * faces give the fluid (momentum-exact) feeds its velocity back into the next solve explicitly, which
- * diverges for bodies lighter than the water they push (the added-mass instability of staggered
- * coupling). The density constraints, which move the fluid around the body with the body's own velocity
- * (collisions, wall weights, contact response), hand the body those impulses as before (couple/cpu.ts).
+ * What the projection gave coupled bodies, minus what it gave the fluid through them, so the total
+ * momentum is kept exactly:
+ * - a body with a mass (`BodyCoupling.mass`) is rigid fluid: its cells joined the solve as a fluid of its
+ *   own density moving with it (Carlson et al. 2004, "Rigid fluid"), so it is lifted or held back
+ *   implicitly, in the same solve, and receives the momentum its half of each of its faces gained;
+ * - a body of unknown mass is a moving wall: it receives minus the velocity change its faces gave the
+ *   fluid and the pressure the open faces beside them leave there. Its velocity enters the next solve
+ *   explicitly, which diverges for bodies much lighter than the water they push (the added-mass
+ *   instability of staggered coupling): give coupled bodies their mass.
  */
 function bodyImpulses(ctx: SimulationContext, state: ProjectionState): void {
   const coupling = ctx.components.BodyCoupling;
@@ -679,7 +777,7 @@ function bodyImpulses(ctx: SimulationContext, state: ProjectionState): void {
   let any = false;
   for (let slot = 0; slot < table.count; slot++) if (coupling.coupled[table.entity[slot]] === 1) any = true;
   if (!any) return;
-  const { plan, type, faceKind, phi, change, cellBody, bodyDensity } = state;
+  const { plan, type, faceKind, phi, mass, change, cellBody } = state;
   const strides = [1, plan.dims[0], plan.dims[0] * plan.dims[1]];
   const size = plan.cellSize;
   const area = size * size;
@@ -697,22 +795,22 @@ function bodyImpulses(ctx: SimulationContext, state: ProjectionState): void {
         if (upperBody < 0 && lowerBody < 0) continue;
         if (upperBody >= 0) {
           slot = upperBody;
-          j += 0.5 * bodyDensity[upperBody] * size * area * change[a][c];
+          j += rigidShare(state, upperBody, a, c);
         }
         if (lowerBody >= 0 && lowerBody !== upperBody) {
           // Two bodies on one face: the lower one's share now, the upper one's below.
-          addFaceImpulse(ctx, lowerBody, a, c, 0.5 * bodyDensity[lowerBody] * size * area * change[a][c], plan);
+          addFaceImpulse(ctx, lowerBody, a, c, rigidShare(state, lowerBody, a, c), plan);
         } else if (lowerBody >= 0) {
           slot = lowerBody;
-          j += 0.5 * bodyDensity[lowerBody] * size * area * change[a][c];
+          j += rigidShare(state, lowerBody, a, c);
         }
       } else if (kind >= 0 && coupling.coupled[table.entity[kind]] === 1) {
-        // A coupled body of unknown mass, a still wall: the pressure at its face, extrapolated linearly to
-        // the face from the fluid cell beside it and the next one.
+        // A coupled body of unknown mass is a moving wall: it receives minus what its face gave the fluid,
+        // the velocity change M_f dv_f and the pressure the telescoped open faces leave at the face.
         slot = kind;
-        const faceValue = (cell: number, next: number): number =>
-          type[cell] !== CellType.fluid ? 0 : type[next] === CellType.fluid ? 1.5 * phi[cell] - 0.5 * phi[next] : phi[cell];
-        j = -area * (faceValue(c, c + stride) - faceValue(below, below - stride));
+        const upper = type[c] === CellType.fluid ? phi[c] : 0;
+        const lower = type[below] === CellType.fluid ? phi[below] : 0;
+        j = -mass[a][c] * change[a][c] - area * (upper - lower);
       } else {
         continue;
       }
@@ -721,8 +819,22 @@ function bodyImpulses(ctx: SimulationContext, state: ProjectionState): void {
   }
 }
 
+/** The momentum (N s) face c of axis a gave the rigid-fluid half cell of body `slot` beside it. */
+function rigidShare(state: ProjectionState, slot: number, a: number, c: number): number {
+  const density = state.bodyDensity[slot];
+  const half = 0.5 * density * state.plan.cellSize ** 3;
+  return (half * shareWeight(density, density) * state.mass[a][c] * state.change[a][c]) / state.effectiveVolume[a][c];
+}
+
 /** Adds impulse j along axis a to collider `slot`'s body, at the centre of face c (the lower face of cell c). */
-function addFaceImpulse(ctx: SimulationContext, slot: number, a: number, c: number, j: number, plan: ProjectionPlan): void {
+function addFaceImpulse(
+  ctx: SimulationContext,
+  slot: number,
+  a: number,
+  c: number,
+  j: number,
+  plan: ProjectionPlan,
+): void {
   const size = plan.cellSize;
   cellCoordinates(c, plan.dims, coordinates);
   const px = (coordinates[0] + plan.origin[0] + (a === 0 ? 0 : 0.5)) * size;

@@ -32,6 +32,13 @@ export const MAX_COARSENING = 3;
  */
 export const CLOSED_FACE_MASS = 0.01;
 
+/**
+ * Added-mass coefficient of a particle that moves through fluid of another density (0.5: a sphere): a
+ * light particle in heavier water gets (rho_f) / (rho + 0.5 rho_f) of the support per unit of its mass, not
+ * rho_f / rho, so a bubble accelerates at most at about 2 g, as a real bubble does.
+ */
+export const ADDED_MASS = 0.5;
+
 /** The grid of one substep. */
 export interface ProjectionPlan {
   /** Cell size (m). */
@@ -56,8 +63,13 @@ export interface ProjectionState {
   readonly type: Uint8Array;
   /** Per cell: particles in it. */
   readonly count: Int32Array;
-  /** Per cell: the mass (kg) of its particles. */
+  /** Per cell: the mass (kg) and rest volume (m^3, mass / own rest density) of its particles. */
   readonly cellMass: Float64Array;
+  readonly cellVolume: Float64Array;
+  /** Per particle place: its cell (-1: its stencil leaves the grid), grid coordinates (3 per place) and share weight. */
+  readonly particleCell: Int32Array;
+  readonly particleGrid: Float64Array;
+  readonly particleShare: Float64Array;
   /**
    * Per cell: the slot of the coupled collider with a known mass whose inside this empty cell is (its
    * "rigid fluid" cell, moved by the projection as a fluid of the body's density), else -1.
@@ -84,8 +96,15 @@ export interface ProjectionState {
   readonly faceKind: readonly Int32Array[];
   readonly mass: readonly Float64Array[];
   readonly momentum: readonly Float64Array[];
+  /**
+   * Per axis, per face: sum of w m / (rho + ADDED_MASS rho_c) over what the face's weights hold (rho the
+   * particle's own density, rho_c its cell's mean): how the face's change is shared out.
+   */
+  readonly effectiveVolume: readonly Float64Array[];
   readonly velocity: readonly Float64Array[];
   readonly change: readonly Float64Array[];
+  /** Per axis, per face: what a particle takes of the face's change per unit of its share weight. */
+  readonly transfer: readonly Float64Array[];
   /** Per cell: the unknown phi = p dt (Pa s), the right-hand side and the conjugate gradient vectors. */
   readonly phi: Float64Array;
   readonly rightHandSide: Float64Array;
@@ -95,6 +114,10 @@ export interface ProjectionState {
   readonly product: Float64Array;
   /** Per cell: the diagonal of A. */
   readonly diagonal: Float64Array;
+  /** Per axis, per face: A's coefficient H^2 / M_f of an open face, else 0. */
+  readonly coefficient: readonly Float64Array[];
+  /** The fluid cells of this substep, the first ones in use. */
+  readonly fluidCells: Int32Array;
   /** Iterations and final relative residual of the last solve. */
   iterations: number;
   relativeResidual: number;
@@ -121,6 +144,10 @@ export function createProjectionState(capacity: number, maxColliders: number): P
     type: new Uint8Array(maxCells),
     count: new Int32Array(maxCells),
     cellMass: f(),
+    cellVolume: f(),
+    particleCell: new Int32Array(capacity),
+    particleGrid: new Float64Array(3 * capacity),
+    particleShare: new Float64Array(capacity),
     cellBody: new Int32Array(maxCells),
     bodyCells: new Int32Array(maxColliders),
     bodyDensity: new Float64Array(maxColliders),
@@ -134,8 +161,10 @@ export function createProjectionState(capacity: number, maxColliders: number): P
     faceKind: [new Int32Array(maxCells), new Int32Array(maxCells), new Int32Array(maxCells)],
     mass: perAxis(),
     momentum: perAxis(),
+    effectiveVolume: perAxis(),
     velocity: perAxis(),
     change: perAxis(),
+    transfer: perAxis(),
     phi: f(),
     rightHandSide: f(),
     residual: f(),
@@ -143,6 +172,8 @@ export function createProjectionState(capacity: number, maxColliders: number): P
     direction: f(),
     product: f(),
     diagonal: f(),
+    coefficient: perAxis(),
+    fluidCells: new Int32Array(maxCells),
     iterations: 0,
     relativeResidual: 0,
   };
