@@ -36,7 +36,6 @@ export function contextWithParticles(positions: ArrayLike<number>, particleRadiu
     iterations: 3,
     maxSpeed: 100,
     projection: true,
-    projectionCellSize: 4 * particleRadius,
     projectionTolerance: 1e-3,
     projectionMaxIterations: 200,
     projectionDensityRelaxation: 0.2,

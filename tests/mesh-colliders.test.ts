@@ -347,7 +347,11 @@ describe('wall weights next to a mesh floor (Harada et al. 2007, section 4)', ()
       [1, 1, 0.5],
     ];
     const field = bakeSignedDistanceField(createBoxMesh(tank[0], tank[1]), { cellSize: 0.025 });
-    const simulation = new FluidSimulation({ particleRadius: r, iterations: 4, ...(projection ? {} : { projection: false }) });
+    const simulation = new FluidSimulation({
+      particleRadius: r,
+      iterations: 4,
+      ...(projection ? {} : { projection: false }),
+    });
     const water = simulation.addMaterial({});
     simulation.addCollider({ shape: 'mesh', field, container: true, wallWeights });
     simulation.spawnBlock({ min: [0, 0, 0], max: [1, 0.5, 0.5], material: water });

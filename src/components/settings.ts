@@ -50,8 +50,6 @@ export interface FluidSettings {
    * held up at once instead of over many Jacobi iterations.
    */
   projection: boolean;
-  /** PBF projection: base cell size of the coarse grid in metres (doubled up to 3 times for large scenes). */
-  projectionCellSize: number;
   /** PBF projection: relative residual at which the conjugate gradient solve stops. */
   projectionTolerance: number;
   /** PBF projection: the most conjugate gradient iterations per substep. */

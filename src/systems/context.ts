@@ -472,6 +472,7 @@ export function createSolverState(capacity: number, entityCapacity: number): Sol
     velocityZ: f(),
     material: new Uint16Array(capacity),
     mass: f(),
+    constraint: f(),
     cellHash: new Uint32Array(capacity),
   };
   const pairCapacity = Math.max(1024, capacity * 24);
@@ -486,7 +487,6 @@ export function createSolverState(capacity: number, entityCapacity: number): Sol
     volume: f(),
     density: f(),
     lambda: f(),
-    constraint: f(),
     deltaX: f(),
     deltaY: f(),
     deltaZ: f(),

@@ -57,9 +57,8 @@ export function createParticle(
   const s = ctx.solver;
   s.entity[s.count] = eid;
   s.placeOfEntity[eid] = s.count;
-  // No density error or neighbours yet (the projection's density relaxation reads them, see projection/cpu.ts).
+  // No density error yet (the projection's density relaxation reads it, see projection/cpu.ts).
   s.constraint[s.count] = 0;
-  s.neighbourCount[s.count] = 0;
   s.count++;
   ctx.gpu?.solver.queueAppend(eid);
   return eid;
@@ -74,7 +73,6 @@ export function destroyParticle(ctx: SimulationContext, eid: number): void {
   s.entity[place] = moved;
   s.placeOfEntity[moved] = place;
   s.constraint[place] = s.constraint[last];
-  s.neighbourCount[place] = s.neighbourCount[last];
   s.placeOfEntity[eid] = -1;
   s.count--;
   removeEntity(ctx.world, eid);

@@ -48,9 +48,10 @@ export const cpuSystems: readonly FluidSystem[] = [
   { name: 'gather', stage: 'step-start', run: gatherSystem },
   { name: 'colliderPose', stage: 'substep', run: colliderPoseSystem },
   { name: 'predict', stage: 'substep', run: predictSystem },
-  // The global part of the pressure solve, on a coarse grid (projection/cpu.ts); off with `projection: false`.
-  { name: 'projection', stage: 'substep', run: projectionSystem },
   { name: 'neighbours', stage: 'substep', run: neighbourSystem },
+  // The global part of the pressure solve, on a coarse grid of cells of size h (projection/cpu.ts), from the
+  // predicted positions; off with `projection: false`.
+  { name: 'projection', stage: 'substep', run: projectionSystem },
   { name: 'density', stage: 'substep', run: densitySystem },
   { name: 'velocity', stage: 'substep', run: velocitySystem },
   { name: 'viscosityVorticity', stage: 'substep', run: viscosityVorticitySystem },

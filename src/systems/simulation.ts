@@ -71,19 +71,13 @@ import {
 /** Resolves and checks the `projection` option into the flat `projection*` settings. */
 function resolveProjectionOptions(
   options: ProjectionOptions | false | undefined,
-  kernelRadius: number,
 ): Pick<
   FluidSettings,
-  | 'projection'
-  | 'projectionCellSize'
-  | 'projectionTolerance'
-  | 'projectionMaxIterations'
-  | 'projectionDensityRelaxation'
+  'projection' | 'projectionTolerance' | 'projectionMaxIterations' | 'projectionDensityRelaxation'
 > {
   if (options === false) {
     return {
       projection: false,
-      projectionCellSize: kernelRadius,
       projectionTolerance: 1e-3,
       projectionMaxIterations: 200,
       projectionDensityRelaxation: 0.2,
@@ -95,12 +89,6 @@ function resolveProjectionOptions(
   const o = options ?? {};
   return {
     projection: true,
-    projectionCellSize: checkNumber(
-      'projection.cellSize',
-      withDefault(o.cellSize, kernelRadius),
-      kernelRadius,
-      8 * kernelRadius,
-    ),
     projectionTolerance: checkNumber('projection.tolerance', withDefault(o.tolerance, 1e-3), 1e-8, 0.5),
     projectionMaxIterations: checkInteger('projection.maxIterations', withDefault(o.maxIterations, 200), 1, 10000),
     projectionDensityRelaxation: checkNumber(
@@ -117,8 +105,6 @@ function checkProjectionSettings(settings: FluidSettings): void {
   if (typeof settings.projection !== 'boolean') {
     throw new FluidError(`settings.projection is ${String(settings.projection)}; it must be true or false`);
   }
-  const h = settings.kernelRadius;
-  checkNumber('settings.projectionCellSize', settings.projectionCellSize, h, 8 * h);
   checkNumber('settings.projectionTolerance', settings.projectionTolerance, 1e-8, 0.5);
   checkInteger('settings.projectionMaxIterations', settings.projectionMaxIterations, 1, 10000);
   checkNumber('settings.projectionDensityRelaxation', settings.projectionDensityRelaxation, 0, 1);
@@ -203,8 +189,6 @@ export interface FluidSimulationOptions {
  * constraints reaches only about one kernel radius).
  */
 export interface ProjectionOptions {
-  /** Base cell size of the grid in metres. Range [h, 8h]. Default h (the kernel radius). */
-  cellSize?: number;
   /** Relative residual |b - A phi| / |b| at which the conjugate gradient solve stops. Range [1e-8, 0.5]. Default 1e-3. */
   tolerance?: number;
   /** The most conjugate gradient iterations per substep. Integer in [1, 10000]. Default 200. */
@@ -570,7 +554,7 @@ export class FluidSimulation {
       1e-6,
       10000,
     );
-    const projection = resolveProjectionOptions(options.projection, kernelRadius);
+    const projection = resolveProjectionOptions(options.projection);
     const requested = withDefault<string>(options.backend, 'cpu');
     if (requested !== 'cpu' && requested !== 'webgpu' && requested !== 'auto') {
       throw new FluidError(`backend is '${requested}'; allowed values are 'cpu', 'webgpu' and 'auto'`);

@@ -440,18 +440,14 @@ export function writeSnapshot(ctx: SimulationContext, entityIndex: EntityIndex):
       let nonZero = 0;
       for (let c = 0; c < plan.cells; c++) if (state.phi[c] !== 0) nonZero++;
       writer.u32(nonZero);
-      writer.ensure(12 * nonZero + 9 * s.count);
+      writer.ensure(12 * nonZero + 8 * s.count);
       for (let c = 0; c < plan.cells; c++) {
         if (state.phi[c] === 0) continue;
         writer.u32(c);
         writer.f64(state.phi[c]);
       }
       writer.u32(s.count);
-      const full = ctx.lattice.fullNeighbourhood;
-      for (let place = 0; place < s.count; place++) {
-        writer.f64(s.constraint[place]);
-        writer.u8(s.neighbourCount[place] >= full ? 1 : 0);
-      }
+      for (let place = 0; place < s.count; place++) writer.f64(s.constraint[place]);
     });
   }
 
@@ -863,15 +859,12 @@ export function readSnapshot(snapshot: unknown): DecodedSnapshot {
     const count = reader.u32();
     if (count !== particles.length) fail(`${count} particle entries for ${particles.length} particles`);
     const constraint = new Float64Array(count);
-    const neighbourCount = new Uint8Array(count);
     for (let place = 0; place < count; place++) {
       constraint[place] = reader.f64();
-      neighbourCount[place] = reader.u8();
       if (!Number.isFinite(constraint[place])) fail(`density error ${constraint[place]} at place ${place}`);
-      if (neighbourCount[place] > 1) fail(`full-neighbourhood flag ${neighbourCount[place]} at place ${place}`);
     }
     reader.finish();
-    projection = { cellSize, origin, dims, cells, phi, constraint, neighbourCount };
+    projection = { cellSize, origin, dims, cells, phi, constraint };
   }
 
   reader = open('STAT');
@@ -912,9 +905,8 @@ export interface SavedProjection {
   /** Cells of the grid with a non-zero phi, and those phi (Pa s). */
   readonly cells: Uint32Array;
   readonly phi: Float64Array;
-  /** Per particle place: the density error C of the last solve, and 1 where it had a full neighbourhood. */
+  /** Per particle place: the density error C of the last solve. */
   readonly constraint: Float64Array;
-  readonly neighbourCount: Uint8Array;
 }
 
 /** The saved setting `key` as a number (throws {@link FluidError} naming it if absent or not a number). */
@@ -943,7 +935,6 @@ const OPTION_SETTINGS = [
 
 /** Projection option names and the settings keys they are saved under. */
 const PROJECTION_SETTINGS = [
-  ['cellSize', 'projectionCellSize'],
   ['tolerance', 'projectionTolerance'],
   ['maxIterations', 'projectionMaxIterations'],
   ['densityRelaxation', 'projectionDensityRelaxation'],
@@ -1227,8 +1218,7 @@ function restoreProjection(ctx: SimulationContext, saved: SavedProjection | unde
     plan.cellSize = 0;
     plan.dims.fill(0);
     s.constraint.fill(0, 0, s.count);
-    s.neighbourCount.fill(0, 0, s.count);
-    if (saved !== undefined) restoreDensityErrors(ctx, saved);
+    if (saved !== undefined) s.constraint.set(saved.constraint);
     return;
   }
   plan.cellSize = saved.cellSize;
@@ -1239,13 +1229,6 @@ function restoreProjection(ctx: SimulationContext, saved: SavedProjection | unde
   }
   state.phi.fill(0, 0, cells);
   for (let k = 0; k < saved.cells.length; k++) state.phi[saved.cells[k]] = saved.phi[k];
-  restoreDensityErrors(ctx, saved);
+  s.constraint.set(saved.constraint);
 }
 
-/** The density errors and full-neighbourhood flags (as the full count, all the projection compares) by place. */
-function restoreDensityErrors(ctx: SimulationContext, saved: SavedProjection): void {
-  const s = ctx.solver;
-  const full = ctx.lattice.fullNeighbourhood;
-  s.constraint.set(saved.constraint);
-  for (let place = 0; place < saved.neighbourCount.length; place++) s.neighbourCount[place] = saved.neighbourCount[place] * full;
-}

@@ -41,7 +41,7 @@
  */
 
 import { ColliderShape } from '../../components';
-import { colliderSurfaceVelocity, fluidSideDistance } from '../collide/cpu';
+import { colliderSurfaceVelocity, fluidSideDistance, writePose } from '../collide/cpu';
 import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
 import { addBodyImpulse } from '../couple/cpu';
 import {
@@ -50,7 +50,6 @@ import {
   CLOSED_FACE_MASS,
   FaceKind,
   GRID_MARGIN,
-  MAX_COARSENING,
   type ProjectionPlan,
   type ProjectionState,
 } from './state';
@@ -78,11 +77,11 @@ export function planGrid(ctx: SimulationContext, state: ProjectionState): boolea
   const s = ctx.solver;
   const n = s.count;
   if (n === 0) return false;
-  const base = ctx.settings.projectionCellSize;
+  const base = ctx.settings.kernelRadius;
   const inverse = 1 / base;
   const low = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
   const high = [Number.NEGATIVE_INFINITY, Number.NEGATIVE_INFINITY, Number.NEGATIVE_INFINITY];
-  const positions = [s.positionX, s.positionY, s.positionZ];
+  const positions = [s.predictedX, s.predictedY, s.predictedZ];
   for (let a = 0; a < 3; a++) {
     const p = positions[a];
     let lo = low[a];
@@ -107,19 +106,12 @@ export function planGrid(ctx: SimulationContext, state: ProjectionState): boolea
     }
   }
   const plan = state.plan;
-  for (let level = 0; level <= MAX_COARSENING; level++) {
-    const factor = 1 << level;
-    let cells = 1;
-    for (let a = 0; a < 3; a++) {
-      const from = Math.floor(low[a] / factor) - GRID_MARGIN;
-      const to = Math.floor(high[a] / factor) + GRID_MARGIN;
-      plan.origin[a] = from;
-      plan.dims[a] = to - from + 1;
-      cells *= plan.dims[a];
-    }
-    plan.cellSize = base * factor;
-    plan.cells = cells;
-    if (cells <= state.maxCells) return true;
+  plan.cellSize = base;
+  plan.cells = 1;
+  for (let a = 0; a < 3; a++) {
+    plan.origin[a] = low[a] - GRID_MARGIN;
+    plan.dims[a] = high[a] - low[a] + 1 + 2 * GRID_MARGIN;
+    plan.cells *= plan.dims[a];
   }
   // Still too large: shrink the longest axis around its centre until the grid fits.
   while (plan.cells > state.maxCells) {
@@ -135,33 +127,30 @@ export function planGrid(ctx: SimulationContext, state: ProjectionState): boolea
 }
 
 const bounds = new Float64Array(6);
+const poseScratch = new Float64Array(13);
 
 /**
- * World bounding box (min xyz, max xyz) of a box, sphere, capsule or mesh collider in its end-of-substep
- * pose, from its local bounds' eight corners; a plane gives an empty box.
+ * World bounding box (min xyz, max xyz) of a box, sphere, capsule or mesh collider over the step: the union
+ * of its local bounds' eight corners in its pose at the start of the step and at the end (the substeps
+ * interpolate between the two); a plane gives an empty box.
  */
 function colliderWorldBounds(ctx: SimulationContext, slot: number, out: Float64Array): void {
   const c = ctx.components.Collider;
   const eid = ctx.colliders.entity[slot];
   const shape = c.shape[eid];
-  let lo: [number, number, number];
-  let hi: [number, number, number];
+  out[0] = out[1] = out[2] = Number.POSITIVE_INFINITY;
+  out[3] = out[4] = out[5] = Number.NEGATIVE_INFINITY;
+  let lo: readonly number[];
+  let hi: readonly number[];
   if (shape === ColliderShape.box) {
     lo = [c.ax[eid], c.ay[eid], c.az[eid]];
     hi = [c.bx[eid], c.by[eid], c.bz[eid]];
   } else if (shape === ColliderShape.mesh) {
     const field = ctx.colliders.fields[c.field[eid]];
-    if (field === undefined) {
-      out.fill(0);
-      out[0] = out[1] = out[2] = Number.POSITIVE_INFINITY;
-      out[3] = out[4] = out[5] = Number.NEGATIVE_INFINITY;
-      return;
-    }
-    lo = [...field.min];
-    hi = [...field.max];
+    if (field === undefined) return;
+    lo = field.min;
+    hi = field.max;
   } else if (shape === ColliderShape.plane) {
-    out[0] = out[1] = out[2] = Number.POSITIVE_INFINITY;
-    out[3] = out[4] = out[5] = Number.NEGATIVE_INFINITY;
     return;
   } else {
     const r = c.radius[eid];
@@ -169,23 +158,47 @@ function colliderWorldBounds(ctx: SimulationContext, slot: number, out: Float64A
     lo = [Math.min(c.ax[eid], b[0]) - r, Math.min(c.ay[eid], b[1]) - r, Math.min(c.az[eid], b[2]) - r];
     hi = [Math.max(c.ax[eid], b[0]) + r, Math.max(c.ay[eid], b[1]) + r, Math.max(c.az[eid], b[2]) + r];
   }
-  const f = ctx.colliders.frames;
-  const o = slot * COLLIDER_FRAME_STRIDE;
-  const scale = f[o + 12];
-  out[0] = out[1] = out[2] = Number.POSITIVE_INFINITY;
-  out[3] = out[4] = out[5] = Number.NEGATIVE_INFINITY;
-  for (let k = 0; k < 8; k++) {
-    const x = k & 1 ? hi[0] : lo[0];
-    const y = k & 2 ? hi[1] : lo[1];
-    const z = k & 4 ? hi[2] : lo[2];
-    for (let a = 0; a < 3; a++) {
-      const w = scale * (f[o + 3 * a] * x + f[o + 3 * a + 1] * y + f[o + 3 * a + 2] * z) + f[o + 9 + a];
-      if (w < out[a]) out[a] = w;
-      if (w > out[a + 3]) out[a + 3] = w;
+  for (let which = 0; which < 2; which++) {
+    const f = poseScratch;
+    if (which === 0) {
+      writePose(
+        f,
+        0,
+        c.previousRotationX[eid],
+        c.previousRotationY[eid],
+        c.previousRotationZ[eid],
+        c.previousRotationW[eid],
+        c.previousPositionX[eid],
+        c.previousPositionY[eid],
+        c.previousPositionZ[eid],
+        c.previousScale[eid],
+      );
+    } else {
+      writePose(
+        f,
+        0,
+        c.rotationX[eid],
+        c.rotationY[eid],
+        c.rotationZ[eid],
+        c.rotationW[eid],
+        c.positionX[eid],
+        c.positionY[eid],
+        c.positionZ[eid],
+        c.scale[eid],
+      );
+    }
+    for (let k = 0; k < 8; k++) {
+      const x = k & 1 ? hi[0] : lo[0];
+      const y = k & 2 ? hi[1] : lo[1];
+      const z = k & 4 ? hi[2] : lo[2];
+      for (let a = 0; a < 3; a++) {
+        const w = f[12] * (f[3 * a] * x + f[3 * a + 1] * y + f[3 * a + 2] * z) + f[9 + a];
+        if (w < out[a]) out[a] = w;
+        if (w > out[a + 3]) out[a + 3] = w;
+      }
     }
   }
 }
-
 
 /**
  * Step 2: each particle's grid coordinates and cell (-1 when its stencil leaves the grid), the cells'
@@ -204,9 +217,9 @@ export function markFluidCells(ctx: SimulationContext, state: ProjectionState): 
   const [nx, ny, nz] = plan.dims;
   const inverseRestDensity = ctx.materials.inverseRestDensity;
   for (let i = 0; i < n; i++) {
-    const gx = s.positionX[i] * inverse - ox;
-    const gy = s.positionY[i] * inverse - oy;
-    const gz = s.positionZ[i] * inverse - oz;
+    const gx = s.predictedX[i] * inverse - ox;
+    const gy = s.predictedY[i] * inverse - oy;
+    const gz = s.predictedZ[i] * inverse - oz;
     particleGrid[3 * i] = gx;
     particleGrid[3 * i + 1] = gy;
     particleGrid[3 * i + 2] = gz;

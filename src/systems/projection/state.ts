@@ -22,9 +22,6 @@ export const FaceKind = {
 /** Cells of margin around the particles' bounding box on every side. */
 export const GRID_MARGIN = 2;
 
-/** Times the cell size may double (1, 2, 4, 8 times the base size) to fit the grid into `maxCells`. */
-export const MAX_COARSENING = 3;
-
 /**
  * A face whose particle mass is below this fraction of a full face (the lightest material's rest density
  * times a cell's volume) is closed: an isolated particle grazing it would otherwise make the pressure
