@@ -132,6 +132,7 @@ describe('WCSPH options', () => {
       'colliderPose',
       'predict',
       'neighbours',
+      'projection',
       'density',
       'velocity',
       'viscosityVorticity',

@@ -1195,6 +1195,8 @@ export function applySnapshot(ctx: SimulationContext, entityIndex: EntityIndex, 
       settings[key] = value;
     }
   }
+  // The projection is not ported to the WebGPU backend: a CPU snapshot continues there without it.
+  if (ctx.settings.backend === 'webgpu') ctx.settings.projection = false;
   // 5. The PBF projection's warm start (a grid larger than this simulation's limit starts cold).
   restoreProjection(ctx, decoded.projection);
   // 6. The MPS solver's settings and warm-start pressures (checked by checkSnapshotFits).
@@ -1231,4 +1233,3 @@ function restoreProjection(ctx: SimulationContext, saved: SavedProjection | unde
   for (let k = 0; k < saved.cells.length; k++) state.phi[saved.cells[k]] = saved.phi[k];
   s.constraint.set(saved.constraint);
 }
-

@@ -61,7 +61,14 @@ export interface AirKernelParityResult {
 
 /** The slab scene of {@link airKernelParity}. */
 function slabScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine) {
-  const simulation = new FluidSimulation({ particleRadius: RADIUS, capacity: 8192, iterations: 3, backend, engine });
+  const simulation = new FluidSimulation({
+    projection: false,
+    particleRadius: RADIUS,
+    capacity: 8192,
+    iterations: 3,
+    backend,
+    engine,
+  });
   const water = simulation.addMaterial({ restDensity: 1000, numberDensity: true });
   const air = simulation.addMaterial({ restDensity: 100, numberDensity: true, surfaceColour: 0, color: [1, 1, 1] });
   const material = simulation.components.FluidMaterial;
@@ -274,7 +281,14 @@ export interface AirPourResult {
 
 /** A jet poured from 0.3 m into a glass with a 4 cm pool, with trapped air (as tests/multifluid-air.test.ts). */
 function pourScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, capacity: number) {
-  const simulation = new FluidSimulation({ particleRadius: RADIUS, capacity, iterations: 3, backend, engine });
+  const simulation = new FluidSimulation({
+    projection: false,
+    particleRadius: RADIUS,
+    capacity,
+    iterations: 3,
+    backend,
+    engine,
+  });
   const water = simulation.addMaterial({ restDensity: 1000, numberDensity: true });
   const air = simulation.addMaterial({ restDensity: 100, numberDensity: true, surfaceColour: 0, color: [1, 1, 1] });
   const material = simulation.components.FluidMaterial;
@@ -354,7 +368,14 @@ export interface AirBoilResult {
 
 /** The boiling test's pot of tests/multifluid-air.test.ts: 320 particles over a 700 K plate. */
 function potScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, probability: number) {
-  const simulation = new FluidSimulation({ particleRadius: RADIUS, capacity: 1000, iterations: 3, backend, engine });
+  const simulation = new FluidSimulation({
+    projection: false,
+    particleRadius: RADIUS,
+    capacity: 1000,
+    iterations: 3,
+    backend,
+    engine,
+  });
   const water = simulation.addMaterial({ restDensity: 1000, numberDensity: true, diffusivity: 0.0003 });
   const vapour = simulation.addMaterial({
     restDensity: 100,
@@ -454,7 +475,14 @@ export interface AirBuoyancyResult {
 
 /** A 12 cm pool whose bottom-centre particles are air (b = `buoyancy`), neither generation nor deletion. */
 function bubbleScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, buoyancy: number) {
-  const simulation = new FluidSimulation({ particleRadius: RADIUS, capacity: 1024, iterations: 3, backend, engine });
+  const simulation = new FluidSimulation({
+    projection: false,
+    particleRadius: RADIUS,
+    capacity: 1024,
+    iterations: 3,
+    backend,
+    engine,
+  });
   const water = simulation.addMaterial({ restDensity: 1000, numberDensity: true });
   const air = simulation.addMaterial({ restDensity: 100, numberDensity: true, surfaceColour: 0 });
   simulation.components.FluidMaterial.artificialBuoyancy[air] = buoyancy;

@@ -45,7 +45,14 @@ const NORMAL: Record<'box' | 'mesh', BodyPose> = {
 let sharedField: SignedDistanceField | undefined;
 
 function poolScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine): PoolScene {
-  const simulation = new FluidSimulation({ particleRadius: 0.025, capacity: 2048, backend, engine, mirror: 'off' });
+  const simulation = new FluidSimulation({
+    projection: false,
+    particleRadius: 0.025,
+    capacity: 2048,
+    backend,
+    engine,
+    mirror: 'off',
+  });
   const water = simulation.addMaterial({});
   // Offset from the spawn lattice, so no particle sits on a sample of the wall weight table (see parity.ts).
   simulation.addCollider({

@@ -154,7 +154,13 @@ function build(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, args: BuildOptio
   const { scene, heat = true, expands = false } = args;
   if (scene === 'separation' || scene === 'coupled') {
     // The buoyancy test of tests/multifluid.test.ts (seed 7), 6 x 18 x 4 = 432 particles.
-    const simulation = new FluidSimulation({ particleRadius: 0.025, capacity: 1024, backend, engine });
+    const simulation = new FluidSimulation({
+      projection: false,
+      particleRadius: 0.025,
+      capacity: 1024,
+      backend,
+      engine,
+    });
     const heavy = simulation.addMaterial({ restDensity: 1000, numberDensity: true });
     const light = simulation.addMaterial({ restDensity: 500, numberDensity: true });
     simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [0.37, 1.5, 0.27], container: true });
@@ -195,6 +201,7 @@ function build(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, args: BuildOptio
       backend,
       engine,
       gravity: [0, 0, 0],
+      projection: false,
     });
     const water = simulation.addMaterial({
       interfaceColour: -0.5,
@@ -231,7 +238,13 @@ function build(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, args: BuildOptio
     // A 0.2 x 0.1 x 0.1 m block (320 particles), its left half at 350 K, the right at 290 K, thermal
     // diffusivity 2e-3 m^2/s (fast, to see it within a few steps), in a tank whose floor (a heated plane,
     // 400 K, 20 1/s) heats the bottom layer; a cold sphere (250 K) touches the block's side.
-    const simulation = new FluidSimulation({ particleRadius: 0.0125, capacity: 1024, backend, engine });
+    const simulation = new FluidSimulation({
+      projection: false,
+      particleRadius: 0.0125,
+      capacity: 1024,
+      backend,
+      engine,
+    });
     const water = simulation.addMaterial({
       diffusivity: args.diffusivity ?? 2e-3,
       temperatureDensity: expands ? 1000 * 320 : 0,
@@ -276,6 +289,7 @@ function build(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, args: BuildOptio
       backend,
       engine,
       gravity: [0, 0, 0],
+      projection: false,
     });
     // `tensionScale` 0: the control run without tension.
     const scale = args.tensionScale ?? 1;
@@ -304,7 +318,13 @@ function build(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, args: BuildOptio
     return { simulation, ids, light: oil, first: inner, body: -1 };
   }
   // colour: a red and a blue half of one water (colour diffusivity 2e-3 m^2/s) resting in a tank.
-  const simulation = new FluidSimulation({ particleRadius: 0.0125, capacity: 1024, backend, engine });
+  const simulation = new FluidSimulation({
+    projection: false,
+    particleRadius: 0.0125,
+    capacity: 1024,
+    backend,
+    engine,
+  });
   const water = simulation.addMaterial({ colourDiffusivity: 2e-3 });
   simulation.addCollider({ shape: 'box', min: [-0.0031, 0, -0.0047], max: [0.2, 0.4, 0.1], container: true });
   const red = simulation.spawnBlock({ min: [0, 0, 0], max: [0.1, 0.1, 0.1], material: water, colour: [1, 0, 0] });

@@ -42,6 +42,7 @@ function kernelScene(
     backend,
     engine,
     mirror: 'off',
+    projection: false,
     substeps: options.substeps ?? 2,
     iterations: options.iterations ?? 3,
     gravity: options.swirl ? [0, 0, 0] : [0, -9.81, 0],
@@ -329,7 +330,7 @@ export interface DamBreakFigures {
  */
 export async function damBreakParity(engine: WebGPUEngine): Promise<{ cpu: DamBreakFigures; webgpu: DamBreakFigures }> {
   const run = async (backend: 'cpu' | 'webgpu'): Promise<DamBreakFigures> => {
-    const simulation = new FluidSimulation({ particleRadius: 0.025, backend, engine });
+    const simulation = new FluidSimulation({ projection: false, particleRadius: 0.025, backend, engine });
     const water = simulation.addMaterial({});
     simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [0.8, 1, 0.4], container: true });
     simulation.spawnBlock({ min: [0, 0, 0], max: [0.4, 0.6, 0.4], material: water });
@@ -416,7 +417,7 @@ export interface EmitDrainResult {
 }
 
 function emitDrainScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine): FluidSimulation {
-  const simulation = new FluidSimulation({ particleRadius: 0.025, capacity: 3000, backend, engine });
+  const simulation = new FluidSimulation({ projection: false, particleRadius: 0.025, capacity: 3000, backend, engine });
   const water = simulation.addMaterial({});
   simulation.addCollider({ shape: 'box', min: [-0.013, -0.011, -0.017], max: [1.2, 1.2, 0.8], container: true });
   simulation.addEmitter({

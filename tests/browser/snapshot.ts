@@ -59,6 +59,7 @@ function buildScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine): FluidSimul
     backend,
     engine,
     mirror: 'on-demand',
+    projection: false,
   });
   const water = simulation.addMaterial({});
   const oil = simulation.addMaterial({ restDensity: 800, viscosity: 0.05 });

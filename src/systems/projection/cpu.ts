@@ -10,31 +10,34 @@
  * hands the change back to the particles as an increment, so their own detail is kept. The density
  * constraints then only fix what is local.
  *
- * The projection conserves momentum exactly: each particle spreads its mass and momentum over the faces
- * around it with trilinear weights normalised over the faces that carry fluid, the faces' velocities
- * change by -grad phi / rho_f with rho_f the face's own mass per cell volume (so a light fluid is pushed
- * harder than a heavy one: buoyancy on the grid), and each particle takes back the same weighted sum:
- * the momentum the particles gain is then sum_f M_f dv_f = -H^2 sum_f (phi_b - phi_a), which telescopes to
- * the pressure at the walls. That part, and the velocity change of the faces on a collider, is what a
+ * The projection conserves momentum exactly: each particle spreads its mass, rest volume and volume flux
+ * over the faces around it with trilinear weights normalised over the faces that carry fluid; the faces'
+ * volume-weighted velocities are made free of divergence (volume, not mass, is what incompressible fluids
+ * keep: a bubble rising through water is a zero volume flux but a downward mass flux), each particle is
+ * pushed by -grad phi times its share weight (about 1 / rho, so a light fluid is pushed harder than a
+ * heavy one: buoyancy on the grid), and the momentum the particles gain is -H^2 sum_f (phi_b - phi_a),
+ * which telescopes to the pressure at the walls. That part, and the velocity change of the faces on a collider, is what a
  * coupled collider receives.
  *
  * One substep, in order (each a function below, the WGSL passes mirror them):
- * 1. plan: the grid covers the particles' bounding box with two cells of margin, cell size
- *    `projectionCellSize` doubled up to three times until the box fits `maxCells`;
+ * 1. plan: cells of the kernel radius h over the predicted positions' bounding box (and coupled bodies
+ *    with a mass) with two cells of margin; a box beyond `maxCells` is cut around its centre;
  * 2. occupancy: each particle marks its cell as fluid;
  * 3. cells: every cell centre's nearest collider; a cell without particles is solid where that collider's
  *    surface lies between it and the fluid side, else air;
+ * 3b. surface: fluid cells within SURFACE_LAYERS cells of air are left to the density constraints;
  * 4. faces: a face between a solid and another cell, or across a wall thinner than a cell, is solid (the
  *    collider's surface velocity along the axis); a face with fluid on a side is open; else dead;
- * 5. scatter: each particle adds m w and m w v (w: trilinear weights normalised over the non-dead faces)
- *    to the faces of each axis, and, with a full neighbourhood, its density error of the last solve to its
+ * 5. scatter: each particle adds m w, V w, V w v and its share weights (w: trilinear weights normalised over
+ *    the non-dead faces) to the faces of each axis, and, with a full neighbourhood, its density error of the last solve to its
  *    cell;
- * 6. solve: A phi = b over the fluid cells, A phi = sum over open faces of (H^2 / M_f) (phi_c - phi_n)
+ * 6. solve: A phi = b over the fluid cells, A phi = sum over open faces of H^2 k_f (phi_c - phi_n), k_f the
+ *    face's mobility (1 / M_f for one fluid, see faceMobility)
  *    (phi = 0 in air), b the divergence target minus the divergence of the face velocities; the target
  *    is beta (rho / rho0 - 1) H / dt, which spreads a compressed cell and draws fluid into an expanded one
  *    (beta per substep); Jacobi-preconditioned conjugate gradients from the last substep's phi when the grid
  *    is the same (phi = p dt does not change in water at rest);
- * 7. changes: dv_f = -(phi_b - phi_a) H^2 / M_f on open faces, the collider's velocity minus the fluid's on
+ * 7. changes: dv_f = -(phi_b - phi_a) H^2 k_f on open faces, the collider's velocity minus the fluid's on
  *    solid faces;
  * 8. gather: each particle gets the weighted changes: v += dv, x* += dt dv; coupled colliders receive
  *    minus what their faces gave the fluid.
@@ -44,15 +47,7 @@ import { ColliderShape } from '../../components';
 import { colliderSurfaceVelocity, fluidSideDistance, writePose } from '../collide/cpu';
 import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
 import { addBodyImpulse } from '../couple/cpu';
-import {
-  ADDED_MASS,
-  CellType,
-  CLOSED_FACE_MASS,
-  FaceKind,
-  GRID_MARGIN,
-  type ProjectionPlan,
-  type ProjectionState,
-} from './state';
+import { CellType, CLOSED_FACE_MASS, FaceKind, GRID_MARGIN, type ProjectionPlan, type ProjectionState } from './state';
 
 /**
  * A face between two cells that both lie within a cell of the same collider, whose normals point away
@@ -69,9 +64,9 @@ const THIN_WALL_NORMAL = 0.5;
 const FLUID_CELL_FILL = 0.5;
 
 /**
- * Step 1: the grid over the particles' start-of-substep positions. Returns false when there are no
- * particles. A box too large for `maxCells` even at the coarsest size is cut around its centre (the
- * particles outside get no projection: spray far from the water).
+ * Step 1: the grid over the particles' predicted positions. Returns false when there are no particles. A
+ * box too large for `maxCells` is cut around its centre (the particles outside get no projection: spray
+ * far from the water).
  */
 export function planGrid(ctx: SimulationContext, state: ProjectionState): boolean {
   const s = ctx.solver;
@@ -276,19 +271,62 @@ function cellCoordinates(c: number, dims: Int32Array, out: Int32Array): void {
 
 const coordinates = new Int32Array(3);
 
+/**
+ * The cells whose collider distance the step needs: fluid cells and their 6 neighbours (every face that
+ * is not dead has one on a side), and the cells inside a coupled body with a mass (rigid fluid). The others
+ * are air whatever lies there: a grid over spray far from the water costs no distance queries.
+ */
+function markNearCells(ctx: SimulationContext, state: ProjectionState): void {
+  const { plan, type, near } = state;
+  const [nx, ny, nz] = plan.dims;
+  const nxy = nx * ny;
+  near.fill(0, 0, plan.cells);
+  for (let c = 0; c < plan.cells; c++) {
+    if (type[c] !== CellType.fluid) continue;
+    near[c] = 1;
+    if (c >= 1) near[c - 1] = 1;
+    if (c + 1 < plan.cells) near[c + 1] = 1;
+    if (c >= nx) near[c - nx] = 1;
+    if (c + nx < plan.cells) near[c + nx] = 1;
+    if (c >= nxy) near[c - nxy] = 1;
+    if (c + nxy < plan.cells) near[c + nxy] = 1;
+  }
+  const coupling = ctx.components.BodyCoupling;
+  const inverse = 1 / plan.cellSize;
+  const [ox, oy, oz] = plan.origin;
+  for (let slot = 0; slot < ctx.colliders.count; slot++) {
+    const eid = ctx.colliders.entity[slot];
+    if (coupling.coupled[eid] !== 1 || !(coupling.mass[eid] > 0)) continue;
+    colliderWorldBounds(ctx, slot, bounds);
+    const x0 = Math.max(0, Math.floor(bounds[0] * inverse) - ox);
+    const y0 = Math.max(0, Math.floor(bounds[1] * inverse) - oy);
+    const z0 = Math.max(0, Math.floor(bounds[2] * inverse) - oz);
+    const x1 = Math.min(nx - 1, Math.floor(bounds[3] * inverse) - ox);
+    const y1 = Math.min(ny - 1, Math.floor(bounds[4] * inverse) - oy);
+    const z1 = Math.min(nz - 1, Math.floor(bounds[5] * inverse) - oz);
+    for (let z = z0; z <= z1; z++) {
+      for (let y = y0; y <= y1; y++) {
+        for (let x = x0; x <= x1; x++) near[(z * ny + y) * nx + x] = 1;
+      }
+    }
+  }
+}
+
 /** Step 3: every cell centre's nearest collider; empty cells on a collider's far side are solid. */
 export function classifyCells(ctx: SimulationContext, state: ProjectionState): void {
   const { plan, type, distance, nearest, normalX, normalY, normalZ, cellBody, bodyCells, bodyDensity } = state;
+  const near = state.near;
   const coupling = ctx.components.BodyCoupling;
   bodyCells.fill(0, 0, ctx.colliders.count);
   const size = plan.cellSize;
   const [ox, oy, oz] = plan.origin;
   const colliders = ctx.colliders.count;
+  if (colliders > 0) markNearCells(ctx, state);
   for (let c = 0; c < plan.cells; c++) {
     nearest[c] = -1;
     cellBody[c] = -1;
     distance[c] = Number.POSITIVE_INFINITY;
-    if (colliders === 0) continue;
+    if (colliders === 0 || near[c] === 0) continue;
     cellCoordinates(c, plan.dims, coordinates);
     const px = (coordinates[0] + ox + 0.5) * size;
     const py = (coordinates[1] + oy + 0.5) * size;
@@ -325,6 +363,47 @@ export function classifyCells(ctx: SimulationContext, state: ProjectionState): v
   for (let slot = 0; slot < ctx.colliders.count; slot++) {
     const cells = bodyCells[slot];
     bodyDensity[slot] = cells > 0 ? coupling.mass[ctx.colliders.entity[slot]] / (cells * volume) : 0;
+  }
+}
+
+/**
+ * Cell layers under a free surface that the projection leaves to the density constraints
+ * ({@link erodeSurfaceCells}).
+ */
+export const SURFACE_LAYERS = 1;
+
+/**
+ * Step 3b: the fluid cells of particles within {@link SURFACE_LAYERS} cells (6-neighbour steps) of an air
+ * cell are left to the density constraints: they become air (pressure 0) for the solve. The projection is
+ * there for the modes longer than a few particle spacings, which Jacobi iterations converge slowly; near a
+ * free surface the local constraints converge well, and a surface resolved by coarse cells would smooth what
+ * acts on the surface itself (tension, splashes, small drops, a stream landing in a shallow pool). A blob or
+ * a pool less than 2 SURFACE_LAYERS + 1 cells across gets no projection.
+ */
+export function erodeSurfaceCells(state: ProjectionState): void {
+  const { plan, type, cellBody, count } = state;
+  const nx = plan.dims[0];
+  const nxy = plan.dims[0] * plan.dims[1];
+  const last = plan.cells - nxy;
+  // count (particles per cell) is not read after the cells are marked: here it flags the cells to erode.
+  for (let layer = 0; layer < SURFACE_LAYERS; layer++) {
+    for (let c = 0; c < plan.cells; c++) {
+      count[c] = 0;
+      if (type[c] !== CellType.fluid || cellBody[c] >= 0) continue;
+      if (
+        c < nxy ||
+        c >= last ||
+        type[c - 1] === CellType.air ||
+        type[c + 1] === CellType.air ||
+        type[c - nx] === CellType.air ||
+        type[c + nx] === CellType.air ||
+        type[c - nxy] === CellType.air ||
+        type[c + nxy] === CellType.air
+      ) {
+        count[c] = 1;
+      }
+    }
+    for (let c = 0; c < plan.cells; c++) if (count[c] === 1) type[c] = CellType.air;
   }
 }
 
@@ -440,28 +519,28 @@ function faceStencil(state: ProjectionState, a: number, i: number, out: Stencil)
 }
 
 /**
- * Per unit of mass, how much of a face's momentum change a particle of density rho takes in a cell of mean
- * density rho_c: 1 / (rho + ADDED_MASS rho_c), over the face's sum of w m of the same (its effective
- * volume): the same pressure lifts a light particle more than a heavy one, with the added mass of the water
- * it pushes, and the face's total stays M_f dv_f.
+ * Per unit of mass, how much of a face's momentum change a particle of rest density rho takes: 1 / rho,
+ * over the face's sum of w m / rho (its volume V_f). The same pressure gradient accelerates a light
+ * particle more than a heavy one (grad p / rho), and the face's total stays its momentum change.
  */
-function shareWeight(density: number, cellDensity: number): number {
-  return 1 / (density + ADDED_MASS * cellDensity);
+function shareWeight(density: number): number {
+  return 1 / density;
 }
 
 /**
- * Step 5: mass, momentum and effective volume on the faces (particles, then rigid-fluid cells), density
+ * Step 5: mass, volume, volume flux and share on the faces (particles, then rigid-fluid cells), density
  * errors in the cells.
  */
 export function scatterToGrid(ctx: SimulationContext, state: ProjectionState): void {
   const s = ctx.solver;
   const n = s.count;
-  const { plan, mass, momentum, effectiveVolume, errorSum, errorCount, particleCell, particleShare } = state;
-  const { cellMass, cellVolume } = state;
+  const { plan, mass, volume, volumeFlux, shareVolume, errorSum, errorCount } = state;
+  const { particleCell, particleShare } = state;
   for (let a = 0; a < 3; a++) {
     mass[a].fill(0, 0, plan.cells);
-    momentum[a].fill(0, 0, plan.cells);
-    effectiveVolume[a].fill(0, 0, plan.cells);
+    volume[a].fill(0, 0, plan.cells);
+    volumeFlux[a].fill(0, 0, plan.cells);
+    shareVolume[a].fill(0, 0, plan.cells);
   }
   errorSum.fill(0, 0, plan.cells);
   errorCount.fill(0, 0, plan.cells);
@@ -476,21 +555,25 @@ export function scatterToGrid(ctx: SimulationContext, state: ProjectionState): v
       errorCount[cell]++;
     }
     const m = s.mass[i];
-    const share = shareWeight(1 / inverseRestDensity[s.material[i]], cellMass[cell] / cellVolume[cell]);
+    const restDensity = 1 / inverseRestDensity[s.material[i]];
+    const restVolume = m * inverseRestDensity[s.material[i]];
+    const share = shareWeight(restDensity);
     particleShare[i] = share;
     for (let a = 0; a < 3; a++) {
       faceStencil(state, a, i, stencil);
-      const v = m * velocities[a][i];
+      const flux = restVolume * velocities[a][i];
       const ma = mass[a];
-      const pa = momentum[a];
-      const ea = effectiveVolume[a];
+      const va = volume[a];
+      const qa = volumeFlux[a];
+      const sa = shareVolume[a];
       for (let k = 0; k < 8; k++) {
         const w = stencil.weight[k];
         if (w === 0) continue;
         const f = stencil.face[k];
         ma[f] += m * w;
-        pa[f] += v * w;
-        ea[f] += m * w * share;
+        va[f] += restVolume * w;
+        qa[f] += flux * w;
+        sa[f] += restVolume * w * share;
       }
     }
   }
@@ -502,7 +585,7 @@ export function scatterToGrid(ctx: SimulationContext, state: ProjectionState): v
  * volume) to each of its six faces, moving with the body's surface velocity at the face centre.
  */
 function scatterBodies(ctx: SimulationContext, state: ProjectionState): void {
-  const { plan, cellBody, bodyDensity, faceKind, mass, momentum, effectiveVolume } = state;
+  const { plan, cellBody, bodyDensity, faceKind, mass, volume, volumeFlux, shareVolume } = state;
   const dims = plan.dims;
   const strides = [1, dims[0], dims[0] * dims[1]];
   const size = plan.cellSize;
@@ -511,8 +594,9 @@ function scatterBodies(ctx: SimulationContext, state: ProjectionState): void {
     const slot = cellBody[c];
     if (slot < 0) continue;
     const density = bodyDensity[slot];
-    const half = 0.5 * density * size ** 3;
-    const share = shareWeight(density, density);
+    const halfVolume = 0.5 * size ** 3;
+    const half = density * halfVolume;
+    const share = shareWeight(density);
     cellCoordinates(c, dims, coordinates);
     for (let a = 0; a < 3; a++) {
       for (let side = 0; side < 2; side++) {
@@ -523,11 +607,29 @@ function scatterBodies(ctx: SimulationContext, state: ProjectionState): void {
         const pz = (coordinates[2] + oz + (a === 2 ? side : 0.5)) * size;
         colliderSurfaceVelocity(ctx, slot, px, py, pz, surfaceVelocity);
         mass[a][f] += half;
-        momentum[a][f] += half * surfaceVelocity[a];
-        effectiveVolume[a][f] += half * share;
+        volume[a][f] += halfVolume;
+        volumeFlux[a][f] += halfVolume * surfaceVelocity[a];
+        shareVolume[a][f] += halfVolume * share;
       }
     }
   }
+}
+
+/**
+ * How much a face's volume-weighted velocity changes per unit of momentum given to it (1/kg):
+ * S_f / V_f^2 (S_f the face's sum of w V / rho). Pressure pushes each particle by its share weight
+ * (1 / rho), so a face holding light and heavy fluid moves as their volume-weighted mean of 1 / rho:
+ * the variable-density Poisson equation, div(grad(p) / rho) = div(u) / dt. One fluid: 1 / M_f.
+ */
+function faceMobility(state: ProjectionState, a: number, c: number): number {
+  const v = state.volume[a][c];
+  return v > 0 ? state.shareVolume[a][c] / (v * v) : 0;
+}
+
+/** The momentum (N s) a face's change gives the fluid on it: du_f V_f^2 / S_f (M_f du_f for one fluid). */
+function faceImpulse(state: ProjectionState, a: number, c: number): number {
+  const s = state.shareVolume[a][c];
+  return s > 0 ? (state.change[a][c] * state.volume[a][c] * state.volume[a][c]) / s : 0;
 }
 
 /** The mass (kg) below which a face is closed: CLOSED_FACE_MASS times the lightest fluid's mass per cell. */
@@ -559,7 +661,8 @@ function samePlan(plan: ProjectionPlan, previous: ProjectionPlan): boolean {
  * A phi = b over the fluid cells by Jacobi-preconditioned conjugate gradients.
  */
 export function solvePressure(ctx: SimulationContext, state: ProjectionState): void {
-  const { plan, type, faceKind, mass, momentum, velocity, errorSum, errorCount, diagonal, phi, rightHandSide } = state;
+  const { plan, type, faceKind, mass, volume, volumeFlux, velocity, errorSum, errorCount, diagonal, phi } = state;
+  const { rightHandSide } = state;
   const { residual, preconditioned, direction, product, coefficient, fluidCells } = state;
   const cells = plan.cells;
   const nx = plan.dims[0];
@@ -575,8 +678,8 @@ export function solvePressure(ctx: SimulationContext, state: ProjectionState): v
       if (kind[c] !== FaceKind.open) continue;
       if (mass[a][c] < closedMass) kind[c] = FaceKind.closed;
       else {
-        velocity[a][c] = momentum[a][c] / mass[a][c];
-        k[c] = area / mass[a][c];
+        velocity[a][c] = volumeFlux[a][c] / volume[a][c];
+        k[c] = area * faceMobility(state, a, c);
       }
     }
   }
@@ -591,6 +694,8 @@ export function solvePressure(ctx: SimulationContext, state: ProjectionState): v
       continue;
     }
     fluidCells[fluid++] = c;
+    // A warm start left non-finite by a step that was discarded starts cold.
+    if (!Number.isFinite(phi[c])) phi[c] = 0;
     let divergence = 0;
     for (let a = 0; a < 3; a++) {
       const upper = c + (a === 0 ? 1 : a === 1 ? nx : nxy);
@@ -602,8 +707,9 @@ export function solvePressure(ctx: SimulationContext, state: ProjectionState): v
     const b = relaxation * error - divergence;
     rightHandSide[c] = b;
     diagonal[c] = kx[c] + kx[c + 1] + ky[c] + ky[c + nx] + kz[c] + kz[c + nxy];
-    normB += b * b;
   }
+  removeEnclosedMeans(state, fluid);
+  for (let q = 0; q < fluid; q++) normB += rightHandSide[fluidCells[q]] ** 2;
   normB = Math.sqrt(normB);
   state.iterations = 0;
   state.relativeResidual = 0;
@@ -651,6 +757,7 @@ export function solvePressure(ctx: SimulationContext, state: ProjectionState): v
     }
     if (!(pAp > 0)) break;
     const alpha = rz / pAp;
+    if (!Number.isFinite(alpha)) break;
     let rzNext = 0;
     rr = 0;
     for (let q = 0; q < fluid; q++) {
@@ -663,7 +770,7 @@ export function solvePressure(ctx: SimulationContext, state: ProjectionState): v
       rzNext += r * z;
       rr += r * r;
     }
-    const beta = rzNext / rz;
+    const beta = rz > 0 ? rzNext / rz : 0;
     rz = rzNext;
     for (let q = 0; q < fluid; q++) {
       const c = fluidCells[q];
@@ -673,6 +780,52 @@ export function solvePressure(ctx: SimulationContext, state: ProjectionState): v
   }
   state.iterations = iteration;
   state.relativeResidual = Math.sqrt(rr) / normB;
+}
+
+/**
+ * Fluid enclosed by walls (no open face to an air cell) cannot change its volume: A is singular there (phi
+ * is fixed up to a constant) and A phi = b has a solution only if b sums to zero over the region. Each such
+ * connected region (fluid cells joined by open faces) gets the mean of its b removed: the part of the
+ * divergence target no flow can meet (a density error of the whole region, a wall that moves into it).
+ */
+function removeEnclosedMeans(state: ProjectionState, fluid: number): void {
+  const { plan, type, coefficient, rightHandSide, fluidCells, component, queue } = state;
+  const nx = plan.dims[0];
+  const nxy = plan.dims[0] * plan.dims[1];
+  for (let q = 0; q < fluid; q++) component[fluidCells[q]] = -1;
+  let label = 0;
+  for (let q = 0; q < fluid; q++) {
+    const seed = fluidCells[q];
+    if (component[seed] >= 0) continue;
+    component[seed] = label;
+    queue[0] = seed;
+    let head = 0;
+    let tail = 1;
+    let open = false;
+    let sum = 0;
+    while (head < tail) {
+      const c = queue[head++];
+      sum += rightHandSide[c];
+      for (let side = 0; side < 6; side++) {
+        const stride = side < 2 ? 1 : side < 4 ? nx : nxy;
+        const upper = (side & 1) === 1;
+        const n = upper ? c + stride : c - stride;
+        const k = coefficient[side >> 1][upper ? n : c];
+        if (!(k > 0)) continue;
+        if (type[n] !== CellType.fluid) {
+          open = true;
+        } else if (component[n] < 0) {
+          component[n] = label;
+          queue[tail++] = n;
+        }
+      }
+    }
+    if (!open) {
+      const mean = sum / tail;
+      for (let m = 0; m < tail; m++) rightHandSide[queue[m]] -= mean;
+    }
+    label++;
+  }
 }
 
 /**
@@ -704,7 +857,7 @@ function warmStart(state: ProjectionState): void {
 
 /** Step 7: each face's velocity change. */
 export function faceChanges(state: ProjectionState): void {
-  const { plan, type, faceKind, phi, mass, momentum, velocity, change } = state;
+  const { plan, type, faceKind, phi, volume, volumeFlux, velocity, change } = state;
   const strides = [1, plan.dims[0], plan.dims[0] * plan.dims[1]];
   const area = plan.cellSize * plan.cellSize;
   for (let a = 0; a < 3; a++) {
@@ -717,9 +870,9 @@ export function faceChanges(state: ProjectionState): void {
         const below = c - stride;
         const upper = type[c] === CellType.fluid ? phi[c] : 0;
         const lower = type[below] === CellType.fluid ? phi[below] : 0;
-        d[c] = (-(upper - lower) * area) / mass[a][c];
+        d[c] = -(upper - lower) * area * faceMobility(state, a, c);
       } else if (k >= 0) {
-        const average = mass[a][c] > 0 ? momentum[a][c] / mass[a][c] : 0;
+        const average = volume[a][c] > 0 ? volumeFlux[a][c] / volume[a][c] : 0;
         d[c] = velocity[a][c] - average;
       } else {
         d[c] = 0;
@@ -736,15 +889,15 @@ export function faceChanges(state: ProjectionState): void {
 export function gatherFromGrid(ctx: SimulationContext, state: ProjectionState): void {
   const s = ctx.solver;
   const n = s.count;
-  const { change, mass, effectiveVolume, transfer, particleCell, particleShare } = state;
+  const { change, volume, shareVolume, transfer, particleCell, particleShare } = state;
   const dt = ctx.substepTimeStep;
-  // Per face, the change per unit of share weight: dv_f M_f / E_f.
+  // Per face, the change per unit of share weight: dP_f / V_f = du_f V_f / S_f.
   for (let a = 0; a < 3; a++) {
     const t = transfer[a];
     const d = change[a];
-    const ma = mass[a];
-    const ea = effectiveVolume[a];
-    for (let f = 0; f < state.plan.cells; f++) t[f] = d[f] !== 0 && ea[f] > 0 ? (d[f] * ma[f]) / ea[f] : 0;
+    const va = volume[a];
+    const sa = shareVolume[a];
+    for (let f = 0; f < state.plan.cells; f++) t[f] = d[f] !== 0 && sa[f] > 0 ? (d[f] * va[f]) / sa[f] : 0;
   }
   const velocities = [s.velocityX, s.velocityY, s.velocityZ];
   const predicted = [s.predictedX, s.predictedY, s.predictedZ];
@@ -790,7 +943,7 @@ function bodyImpulses(ctx: SimulationContext, state: ProjectionState): void {
   let any = false;
   for (let slot = 0; slot < table.count; slot++) if (coupling.coupled[table.entity[slot]] === 1) any = true;
   if (!any) return;
-  const { plan, type, faceKind, phi, mass, change, cellBody } = state;
+  const { plan, type, faceKind, phi, cellBody } = state;
   const strides = [1, plan.dims[0], plan.dims[0] * plan.dims[1]];
   const size = plan.cellSize;
   const area = size * size;
@@ -823,7 +976,7 @@ function bodyImpulses(ctx: SimulationContext, state: ProjectionState): void {
         slot = kind;
         const upper = type[c] === CellType.fluid ? phi[c] : 0;
         const lower = type[below] === CellType.fluid ? phi[below] : 0;
-        j = -mass[a][c] * change[a][c] - area * (upper - lower);
+        j = -faceImpulse(state, a, c) - area * (upper - lower);
       } else {
         continue;
       }
@@ -836,7 +989,9 @@ function bodyImpulses(ctx: SimulationContext, state: ProjectionState): void {
 function rigidShare(state: ProjectionState, slot: number, a: number, c: number): number {
   const density = state.bodyDensity[slot];
   const half = 0.5 * density * state.plan.cellSize ** 3;
-  return (half * shareWeight(density, density) * state.mass[a][c] * state.change[a][c]) / state.effectiveVolume[a][c];
+  const shareVolume = state.shareVolume[a][c];
+  if (!(shareVolume > 0)) return 0;
+  return (half * shareWeight(density) * state.change[a][c] * state.volume[a][c]) / shareVolume;
 }
 
 /** Adds impulse j along axis a to collider `slot`'s body, at the centre of face c (the lower face of cell c). */
@@ -862,6 +1017,7 @@ export function projectionSystem(ctx: SimulationContext): void {
   if (!ctx.settings.projection || !planGrid(ctx, state)) return;
   markFluidCells(ctx, state);
   classifyCells(ctx, state);
+  erodeSurfaceCells(state);
   classifyFaces(ctx, state);
   scatterToGrid(ctx, state);
   solvePressure(ctx, state);

@@ -29,13 +29,6 @@ export const GRID_MARGIN = 2;
  */
 export const CLOSED_FACE_MASS = 0.01;
 
-/**
- * Added-mass coefficient of a particle that moves through fluid of another density (0.5: a sphere): a
- * light particle in heavier water gets (rho_f) / (rho + 0.5 rho_f) of the support per unit of its mass, not
- * rho_f / rho, so a bubble accelerates at most at about 2 g, as a real bubble does.
- */
-export const ADDED_MASS = 0.5;
-
 /** The grid of one substep. */
 export interface ProjectionPlan {
   /** Cell size (m). */
@@ -60,6 +53,11 @@ export interface ProjectionState {
   readonly type: Uint8Array;
   /** Per cell: particles in it. */
   readonly count: Int32Array;
+  /** Per cell: the connected region of fluid cells it belongs to, and a queue of cells (solvePressure). */
+  readonly component: Int32Array;
+  readonly queue: Int32Array;
+  /** Per cell: 1 where the cell needs its collider distance (fluid, beside fluid, or in a coupled body). */
+  readonly near: Uint8Array;
   /** Per cell: the mass (kg) and rest volume (m^3, mass / own rest density) of its particles. */
   readonly cellMass: Float64Array;
   readonly cellVolume: Float64Array;
@@ -86,18 +84,20 @@ export interface ProjectionState {
   readonly normalZ: Float64Array;
   /**
    * Per axis (x, y, z), per cell: the face on the cell's lower side along that axis. `kind` is a
-   * {@link FaceKind} or the slot of the collider of a solid face; `mass` and `momentum` are the scatter's
-   * sums (kg, kg m/s); `velocity` the face velocity (the collider's on solid faces); `change` the
-   * correction (m/s).
+   * {@link FaceKind} or the slot of the collider of a solid face; `mass`, `volume` and `volumeFlux` are the
+   * scatter's sums of w m, w V and w V v (kg, m^3, m^4/s; V = m / rho0, the particle's rest volume);
+   * `velocity` the face velocity, volume-weighted (the collider's on solid faces); `change` the correction
+   * of the volume-weighted velocity (m/s).
    */
   readonly faceKind: readonly Int32Array[];
   readonly mass: readonly Float64Array[];
-  readonly momentum: readonly Float64Array[];
+  readonly volume: readonly Float64Array[];
+  readonly volumeFlux: readonly Float64Array[];
   /**
-   * Per axis, per face: sum of w m / (rho + ADDED_MASS rho_c) over what the face's weights hold (rho the
-   * particle's own density, rho_c its cell's mean): how the face's change is shared out.
+   * Per axis, per face: sum of w V / rho (rho the particle's rest density): the volume-weighted mean of
+   * 1 / rho times the face's volume, how easily pressure moves what the face holds.
    */
-  readonly effectiveVolume: readonly Float64Array[];
+  readonly shareVolume: readonly Float64Array[];
   readonly velocity: readonly Float64Array[];
   readonly change: readonly Float64Array[];
   /** Per axis, per face: what a particle takes of the face's change per unit of its share weight. */
@@ -140,6 +140,9 @@ export function createProjectionState(capacity: number, maxColliders: number): P
     previousPlan: createPlan(),
     type: new Uint8Array(maxCells),
     count: new Int32Array(maxCells),
+    near: new Uint8Array(maxCells),
+    component: new Int32Array(maxCells),
+    queue: new Int32Array(maxCells),
     cellMass: f(),
     cellVolume: f(),
     particleCell: new Int32Array(capacity),
@@ -157,8 +160,9 @@ export function createProjectionState(capacity: number, maxColliders: number): P
     normalZ: f(),
     faceKind: [new Int32Array(maxCells), new Int32Array(maxCells), new Int32Array(maxCells)],
     mass: perAxis(),
-    momentum: perAxis(),
-    effectiveVolume: perAxis(),
+    volume: perAxis(),
+    volumeFlux: perAxis(),
+    shareVolume: perAxis(),
     velocity: perAxis(),
     change: perAxis(),
     transfer: perAxis(),
