@@ -11,6 +11,9 @@
  * The multi-fluid dam break (every term of Müller et al. 2005 on, see tests/browser/bench.ts
  * `spawnDamBreakFluid`) runs on the CPU at `--multifluid-counts 5000,10000` and on WebGPU at
  * `BENCH_GPU_MULTIFLUID_COUNTS=10000` (empty: skipped) within `BENCH_GPU_MULTIFLUID_SECONDS=120`.
+ * The resting pool (`BENCH_REST=0` skips it): a column `--rest-depth 50` particles deep (10 x 10 columns,
+ * particle radius 1 cm) spawned at rest and stepped `--rest-seconds 4` s with each solver's defaults
+ * (`--rest-solvers pbf,pbf-no-projection,sph,mps`): ms per frame and the residual motion at the end.
  */
 import { cpus } from 'node:os';
 import {
@@ -29,6 +32,7 @@ import {
 } from '../src';
 import { type BenchResult, spawnDamBreakFluid } from '../tests/browser/bench';
 import { openGpuPage } from '../tests/browser/driver';
+import { restFigures, restingPool } from '../tests/restingPool';
 
 function argument(name: string, fallback: string): string {
   const index = process.argv.indexOf(`--${name}`);
@@ -464,11 +468,62 @@ function surfaceTable(): void {
   printTable(rows);
 }
 
+/**
+ * The resting pool: the cost and the quality of each solver's defaults on water that should stay still
+ * (README, "Still water"). `pbf-no-projection` is PBF without the coarse pressure projection (as the WebGPU
+ * backend runs it today).
+ */
+function restTable(): void {
+  const depth = Number(argument('rest-depth', '50'));
+  const seconds = Number(argument('rest-seconds', '4'));
+  const variants = argument('rest-solvers', 'pbf,pbf-no-projection,sph,mps').split(',');
+  const radius = 0.01;
+  console.log(
+    `\nresting pool on the cpu (one thread): ${depth} particles deep, 10 x 10 columns, r = ${radius} m, spawned at rest, ${seconds} s of default steps`,
+  );
+  const rows: string[][] = [
+    [
+      'solver',
+      'particles',
+      'ms/frame',
+      'mean speed m/s',
+      'fastest m/s',
+      'p99 surface vs rest height',
+      'highest above rest (spacings)',
+    ],
+  ];
+  for (const variant of variants) {
+    const solver = (variant === 'pbf-no-projection' ? 'pbf' : variant) as FluidSolver;
+    const simulation = restingPool(depth, radius, 0, {
+      solver,
+      ...(variant === 'pbf-no-projection' ? { projection: false as const } : {}),
+    });
+    const times: number[] = [];
+    for (let frame = 0; frame < seconds * 60; frame++) {
+      simulation.step();
+      times.push(simulation.stats.stepMilliseconds);
+    }
+    const figures = restFigures(simulation, depth);
+    rows.push([
+      variant,
+      String(figures.count),
+      median(times).toFixed(1),
+      figures.meanSpeed.toFixed(4),
+      figures.fastest.toFixed(3),
+      `${(100 * figures.surfaceError).toFixed(1)}%`,
+      figures.highestAbove.toFixed(1),
+    ]);
+  }
+  printTable(rows);
+}
+
 if (process.env.BENCH_SURFACE === '0') console.log('surface table skipped (BENCH_SURFACE=0)');
 else surfaceTable();
 if (process.env.BENCH_CPU === '0') console.log('cpu tables skipped (BENCH_CPU=0)');
 else cpuTables();
 if (process.env.BENCH_SOLVERS === '0') console.log('solver tables skipped (BENCH_SOLVERS=0)');
 else solverTable();
+if (process.env.BENCH_REST === '0') console.log('resting pool skipped (BENCH_REST=0)');
+else restTable();
 if (process.env.BENCH_GPU === '0') console.log('webgpu tables skipped (BENCH_GPU=0)');
 else await gpuTables();

@@ -1564,7 +1564,7 @@ export class FluidSimulation {
    * with its id and every component value, materials, colliders (poses and previous poses, and the mesh
    * colliders' signed distance fields in full), emitters (with their owed fraction of a layer) and drains,
    * the settings, and what the solver carries from step to step (the particles' order in its arrays, the
-   * random generator, which ids bitecs reuses next). About 117 bytes per particle plus 16 bytes per field
+   * random generator, which ids bitecs reuses next). About 125 bytes per particle plus 16 bytes per field
    * node. On the WebGPU backend it holds the components as last read back: `await readback()` first (the
    * plugin's `snapshot()` does); a particle removed by `removeParticle` since the last step is still in it.
    */

@@ -370,7 +370,7 @@ export function classifyCells(ctx: SimulationContext, state: ProjectionState): v
  * Cell layers under a free surface that the projection leaves to the density constraints
  * ({@link erodeSurfaceCells}).
  */
-export const SURFACE_LAYERS = 1;
+export const SURFACE_LAYERS = 2;
 
 /**
  * Step 3b: the fluid cells of particles within {@link SURFACE_LAYERS} cells (6-neighbour steps) of an air
