@@ -1,13 +1,13 @@
 /**
  * Coarse pressure projection: the global half of the incompressibility solve of the PBF solver
- * (README, "How the solver reads the papers"). The density constraints of Macklin & Müller (2013) are
+ * (README, "Still water: the coarse pressure projection"). The density constraints of Macklin & Müller (2013) are
  * solved by Jacobi iterations, whose corrections reach about one kernel radius per iteration: a column
  * of water 30 particles deep cannot feel its floor within the 2 x 3 iterations of a frame, sags, and
  * the corrections that catch up later throw it back up. This system gives the solve the missing global
- * reach once per substep, before the positions are predicted: it makes the particles' velocity field
- * free of divergence on a coarse staggered grid (cell size about h), the pressure projection of grid
- * solvers (a pressure Poisson equation, as MPS solves on particles, Premoze et al. 2003, eq. 14), and
- * hands the change back to the particles as an increment, so their own detail is kept. The density
+ * reach once per substep, after the positions are predicted and the neighbours found, before the density
+ * constraints: it makes the particles' velocity field free of divergence on a staggered grid of cell size
+ * h, the pressure projection of grid solvers (a pressure Poisson equation, as MPS solves on particles,
+ * Premoze et al. 2003, eq. 14), and hands the change back to the particles as an increment, so their own detail is kept. The density
  * constraints then only fix what is local.
  *
  * The projection conserves momentum exactly: each particle spreads its mass, rest volume and volume flux
