@@ -14,13 +14,14 @@
  * 1000 kg/m^3 at 10 degrees: the red fluid turns lighter than the blue above 566 K. The heater (a 0.1 m
  * square under the middle of the floor, the lamp's bulb) sits at 1000 K, the cold plate at 283.15 K just
  * above the fluid's surface. Full scene: r = 0.007 m, 14 x 30 x 14 particles, the paper's counts within 2%
- * (1176 red, 4704 blue). Measured in Node with the small particles (r = 0.0125 m, 192 red and 832 blue):
- * the red fluid first reaches the top after about 10 s; by 50 s, 107 of its 192 particles have been
- * under the cold plate (above 75% of the fill height) and come back down below 30% of it, 137 times in all.
- * The blobs are loose at this resolution: 41-48% of a red particle's neighbours within 3 spacings are red
- * (19% for a uniform mix, 80% at the start), and single particles next to the hottest red ones reach up to
- * 6 m/s (a red particle at 1000 K takes 3.5 times a blue one's volume); with 4 substeps x 4 iterations the
- * fastest stays under 2 m/s after 20 s, but no blob reaches the plate within 40 s.
+ * (1176 red, 4704 blue). Measured in Node with the small particles (r = 0.0125 m, 192 red and 832 blue) and
+ * the defaults (2 substeps x 2 iterations with the coarse pressure projection): the red fluid first reaches
+ * the top after about 16 s; by 50 s, 142 of its 192 particles have been under the cold plate (above 75% of
+ * the fill height), and red particles came back down below 30% of it 191 times in all (before the
+ * projection, at 2 x 3: 6 s, 130 and 137). The blobs are loose at this resolution: 40-52% of a red
+ * particle's neighbours within 3 spacings are red (19% for a uniform mix, 80% at the start), and single
+ * particles next to the hottest red ones reach up to 7 m/s (a red particle at 1000 K takes 3.5 times a blue
+ * one's volume).
  */
 
 import { StandardMaterial } from '@babylonjs/core/Materials/standardMaterial';
