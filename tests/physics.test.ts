@@ -47,15 +47,16 @@ describe('settling tank (hydrostatic rest)', () => {
     );
   });
 
-  it('the default 2 x 3 iterations keep the same tank bounded and within the density limits', () => {
+  it('the defaults (2 x 2 iterations with the coarse pressure projection) settle the same tank', () => {
     const simulation = new FluidSimulation({ particleRadius: 0.025 });
     const water = simulation.addMaterial({});
     simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [2, 1.5, 1], container: true });
     simulation.spawnBlock({ min: [0, 0, 0], max: [2, 0.5, 1], material: water });
     for (let frame = 0; frame < 180; frame++) simulation.step();
     const stats = simulation.stats;
-    // At 3 iterations the unconverged Jacobi solve leaves a jitter near the floor (about 0.08 m/s).
-    expect(meanSpeed(simulation)).toBeLessThan(0.15);
+    // Measured 0.030 m/s (before the projection, at 2 x 3, the unconverged Jacobi solve left a jitter of about
+    // 0.08 m/s and this bound was 0.15); tests/still-water.test.ts has the deeper columns.
+    expect(meanSpeed(simulation)).toBeLessThan(0.05);
     expect(stats.meanDensityError).toBeLessThan(0.02);
     expect(stats.maxDensityError).toBeLessThan(0.06);
     console.log(
