@@ -613,7 +613,12 @@ export function createSimulationContext(
       projectionIterations: 0,
     },
     entityCapacity,
-    projection: createProjectionState(settings.capacity, settings.maxColliders),
+    // Sized for the capacity only where the projection runs (PBF on the CPU backend); elsewhere the smallest
+    // grid, for a CPU fallback that turns it on.
+    projection: createProjectionState(
+      settings.backend === 'cpu' && settings.solver === 'pbf' ? settings.capacity : 0,
+      settings.maxColliders,
+    ),
     coupling: createCouplingWallList(1024),
     events: {
       emitters: [],
