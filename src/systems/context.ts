@@ -9,7 +9,7 @@ import { type CouplingWallList, createCouplingWallList, createPendingPushes } fr
 import type { GpuContext } from './gpu/systems';
 import { latticeGradientSum, latticeKernelSum, latticeNeighbourCount, poly6Coefficient } from './kernels';
 import type { MultiFluidFeatures } from './multifluid/features';
-import { createProjectionState, type ProjectionState } from './projection/state';
+import { createProjectionState, type ProjectionState, projectionMaxCells } from './projection/state';
 import type { SignedDistanceField } from './sdf/field';
 
 /** Figures of the last step, updated by the publish system. */
@@ -616,8 +616,9 @@ export function createSimulationContext(
     // Sized for the capacity only where the projection runs (PBF on the CPU backend); elsewhere the smallest
     // grid, for a CPU fallback that turns it on.
     projection: createProjectionState(
-      settings.backend === 'cpu' && settings.solver === 'pbf' ? settings.capacity : 0,
+      settings.capacity,
       settings.maxColliders,
+      projectionMaxCells(settings.backend === 'cpu' && settings.solver === 'pbf' ? settings.capacity : 0),
     ),
     coupling: createCouplingWallList(1024),
     events: {

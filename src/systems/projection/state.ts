@@ -129,9 +129,15 @@ function createPlan(): ProjectionPlan {
   return { cellSize: 0, origin: new Int32Array(3), dims: new Int32Array(3), cells: 0 };
 }
 
-/** Allocates the projection's arrays for a simulation of `capacity` particles and `maxColliders` colliders. */
-export function createProjectionState(capacity: number, maxColliders: number): ProjectionState {
-  const maxCells = projectionMaxCells(capacity);
+/**
+ * Allocates the projection's arrays for a simulation of `capacity` particles and `maxColliders` colliders,
+ * with a grid of at most `maxCells` cells.
+ */
+export function createProjectionState(
+  capacity: number,
+  maxColliders: number,
+  maxCells: number = projectionMaxCells(capacity),
+): ProjectionState {
   const f = () => new Float64Array(maxCells);
   const perAxis = () => [f(), f(), f()] as const;
   return {
