@@ -51,7 +51,7 @@ export interface ProjectionState {
   readonly previousPlan: ProjectionPlan;
   /** Per cell: {@link CellType}. */
   readonly type: Uint8Array;
-  /** Per cell: particles in it. */
+  /** Per cell: particles in it (markFluidCells); erodeSurfaceCells reuses it for its flags afterwards. */
   readonly count: Int32Array;
   /** Per cell: the connected region of fluid cells it belongs to, and a queue of cells (solvePressure). */
   readonly component: Int32Array;
