@@ -74,13 +74,12 @@ export function planGrid(ctx: SimulationContext, state: ProjectionState): boolea
   if (n === 0) return false;
   const base = ctx.settings.kernelRadius;
   const inverse = 1 / base;
-  const low = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
-  const high = [Number.NEGATIVE_INFINITY, Number.NEGATIVE_INFINITY, Number.NEGATIVE_INFINITY];
-  const positions = [s.predictedX, s.predictedY, s.predictedZ];
+  const low = lowScratch;
+  const high = highScratch;
   for (let a = 0; a < 3; a++) {
-    const p = positions[a];
-    let lo = low[a];
-    let hi = high[a];
+    const p = a === 0 ? s.predictedX : a === 1 ? s.predictedY : s.predictedZ;
+    let lo = Number.POSITIVE_INFINITY;
+    let hi = Number.NEGATIVE_INFINITY;
     for (let i = 0; i < n; i++) {
       const c = Math.floor(p[i] * inverse);
       if (c < lo) lo = c;
@@ -123,6 +122,11 @@ export function planGrid(ctx: SimulationContext, state: ProjectionState): boolea
 
 const bounds = new Float64Array(6);
 const poseScratch = new Float64Array(13);
+/** Scratch of planGrid and colliderWorldBounds (no arrays per substep). */
+const lowScratch = new Float64Array(3);
+const highScratch = new Float64Array(3);
+const localLow = new Float64Array(3);
+const localHigh = new Float64Array(3);
 
 /**
  * World bounding box (min xyz, max xyz) of a box, sphere, capsule or mesh collider over the step: the union
@@ -135,23 +139,34 @@ function colliderWorldBounds(ctx: SimulationContext, slot: number, out: Float64A
   const shape = c.shape[eid];
   out[0] = out[1] = out[2] = Number.POSITIVE_INFINITY;
   out[3] = out[4] = out[5] = Number.NEGATIVE_INFINITY;
-  let lo: readonly number[];
-  let hi: readonly number[];
+  const lo = localLow;
+  const hi = localHigh;
   if (shape === ColliderShape.box) {
-    lo = [c.ax[eid], c.ay[eid], c.az[eid]];
-    hi = [c.bx[eid], c.by[eid], c.bz[eid]];
+    lo[0] = c.ax[eid];
+    lo[1] = c.ay[eid];
+    lo[2] = c.az[eid];
+    hi[0] = c.bx[eid];
+    hi[1] = c.by[eid];
+    hi[2] = c.bz[eid];
   } else if (shape === ColliderShape.mesh) {
     const field = ctx.colliders.fields[c.field[eid]];
     if (field === undefined) return;
-    lo = field.min;
-    hi = field.max;
+    for (let a = 0; a < 3; a++) {
+      lo[a] = field.min[a];
+      hi[a] = field.max[a];
+    }
   } else if (shape === ColliderShape.plane) {
     return;
   } else {
+    // Sphere (centre a) or capsule (segment a-b), grown by the radius.
     const r = c.radius[eid];
-    const b = shape === ColliderShape.capsule ? [c.bx[eid], c.by[eid], c.bz[eid]] : [c.ax[eid], c.ay[eid], c.az[eid]];
-    lo = [Math.min(c.ax[eid], b[0]) - r, Math.min(c.ay[eid], b[1]) - r, Math.min(c.az[eid], b[2]) - r];
-    hi = [Math.max(c.ax[eid], b[0]) + r, Math.max(c.ay[eid], b[1]) + r, Math.max(c.az[eid], b[2]) + r];
+    const capsule = shape === ColliderShape.capsule;
+    for (let a = 0; a < 3; a++) {
+      const start = (a === 0 ? c.ax : a === 1 ? c.ay : c.az)[eid];
+      const end = capsule ? (a === 0 ? c.bx : a === 1 ? c.by : c.bz)[eid] : start;
+      lo[a] = Math.min(start, end) - r;
+      hi[a] = Math.max(start, end) + r;
+    }
   }
   for (let which = 0; which < 2; which++) {
     const f = poseScratch;
