@@ -3,15 +3,17 @@
  * @packageDocumentation
  */
 export * from './components';
+export type { QuaternionTuple, Vector3Tuple } from './core/checks';
+export { FluidCapacityError, FluidError } from './core/errors';
+export { poly6, spiky, spikyGradient } from './core/kernels';
 export * from './plugin';
 export type { FluidStats } from './systems/context';
-export { FluidCapacityError, FluidError } from './systems/errors';
 export type { GpuReadback, WebGpuSolver } from './systems/gpu/backend';
 export type { MirrorMode } from './systems/gpu/systems';
-export { poly6, spiky, spikyGradient } from './systems/kernels';
 export type { FluidMaterialOptions } from './systems/material';
 export { MPS_DEFAULTS, type MpsSettings } from './systems/mps/cpu';
 export { airGenerationLimit } from './systems/multifluid/air';
+export type * from './systems/options';
 export {
   type AsyncBakeOptions,
   type BakeOptions,
@@ -49,4 +51,3 @@ export {
   SurfaceParticleDetector,
   type SurfaceParticleOptions,
 } from './systems/surface/surfaceParticles';
-export type { QuaternionTuple, Vector3Tuple } from './systems/validate';

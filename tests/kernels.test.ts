@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { latticeKernelSum, poly6, spiky, spikyGradient } from '../src/systems/kernels';
+import { latticeKernelSum, poly6, spiky, spikyGradient } from '../src/core/kernels';
 import { random } from './helpers';
 
 /** Integral of a radial kernel over the ball of radius h, by Simpson's rule on 4 pi r^2 W(r). */

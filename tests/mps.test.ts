@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bakeSignedDistanceField, createBoxMesh, FluidSimulation } from '../src';
+import { FluidError } from '../src/core/errors';
 import type { SimulationContext } from '../src/systems/context';
-import { FluidError } from '../src/systems/errors';
 import { configureMps, MPS_DEFAULTS, mpsLatticeConstants, mpsState, mpsWeight } from '../src/systems/mps/cpu';
 import {
   createConjugateGradientScratch,
@@ -11,7 +11,8 @@ import {
 } from '../src/systems/mps/pcg';
 import { mpsCpuSystems } from '../src/systems/mps/systems';
 import { computeMpsWallTerms, createMpsWallTerms } from '../src/systems/mps/walls';
-import { type FluidSystem, runStep } from '../src/systems/pipeline';
+import { runStep } from '../src/systems/pipeline';
+import type { FluidSystem } from '../src/systems/system';
 import { random } from './helpers';
 
 function speeds(simulation: FluidSimulation): { mean: number; max: number } {

@@ -11,7 +11,8 @@ import { Vector3 } from '@babylonjs/core/Maths/math.vector.js';
 import { Scene } from '@babylonjs/core/scene.js';
 import { describe, expect, it } from 'vitest';
 import { FluidError, FluidPlugin, FluidSimulation } from '../src/index';
-import { cpuSystems, type FluidSystem } from '../src/systems/pipeline';
+import { cpuSystems } from '../src/systems/pipeline';
+import type { FluidSystem } from '../src/systems/system';
 
 const RADIUS = 0.01;
 /** Kernel radius h = 4 r (the default). */

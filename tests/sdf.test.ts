@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FluidError } from '../src/systems/errors';
+import { FluidError } from '../src/core/errors';
 import {
   bakeSignedDistanceField,
   bakeSignedDistanceFieldAsync,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyCorrections, computeCorrections, computeLambda } from '../src/systems/density/cpu';
+import { computeCorrections, computeLambda } from '../src/systems/density/cpu';
+import { applyCorrections } from '../src/systems/density/shared';
 import { neighbourSystem } from '../src/systems/neighbours/cpu';
 import { viscosityVorticitySystem } from '../src/systems/velocity/cpu';
 import { contextWithParticles, random } from './helpers';

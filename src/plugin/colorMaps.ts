@@ -4,6 +4,22 @@
  * generated from the same arrays by {@link colorMapsWgsl}, so both backends draw the same colours.
  */
 
+/**
+ * What the debug views colour particles by: `'material'` the material's `color`; `'speed'` and `'density'`
+ * colour maps; `'colour'` each particle's own `Colour` component (set from its material's colour or the
+ * spawn call's `colour`, diffused between neighbours with a material `colourDiffusivity`, writable by game
+ * code). The same on both backends: on WebGPU the colours are computed on the GPU (see `feedGpuColours`).
+ */
+export type FluidColorBy = 'material' | 'speed' | 'density' | 'colour';
+
+/** Ranges of the colour maps of `feedParticles`. */
+export interface ColorMapRanges {
+  /** Speed (m/s) shown at the hot end of the speed map; 0 m/s is the cold end. */
+  speed: number;
+  /** Density deviation |rho / rho0 - 1| shown at either end of the density map (0.2 = 20%). */
+  density: number;
+}
+
 /** Stops of the speed colour map (slow deep blue, through cyan, to white foam), r, g, b each. */
 export const SPEED_STOPS = new Float32Array([0.05, 0.2, 0.6, 0.1, 0.5, 0.95, 0.3, 0.85, 1.0, 1.0, 1.0, 1.0]);
 

@@ -17,22 +17,21 @@ import type { IFluidRenderingRenderObject } from '@babylonjs/core/Rendering/flui
 import type { Scene } from '@babylonjs/core/scene.js';
 import { ColliderShape } from '../components/collider';
 import type { FluidBackend } from '../components/settings';
-import { FluidError } from '../systems/errors';
-import {
-  type BackendChange,
-  type DrainOptions,
-  type EmitterOptions,
-  FluidSimulation,
-  type FluidSimulationOptions,
-  type RigidBodyCouplingOptions,
-  type SpawnOptions,
-} from '../systems/simulation';
-import { checkNumber, checkVector3, type Vector3Tuple } from '../systems/validate';
+import { checkNumber, checkVector3, type Vector3Tuple } from '../core/checks';
+import { FluidError } from '../core/errors';
+import type {
+  BackendChange,
+  DrainOptions,
+  EmitterOptions,
+  FluidSimulationOptions,
+  RigidBodyCouplingOptions,
+  SpawnOptions,
+} from '../systems/options';
+import { FluidSimulation } from '../systems/simulation';
+import type { ColorMapRanges, FluidColorBy } from './colorMaps';
 import { bakeMeshField, createWorldPose, type MeshFieldOptions, readWorldPose, type WorldPose } from './meshCollider';
 import {
-  type ColorMapRanges,
   createParticleBuffers,
-  type FluidColorBy,
   feedGpuColours,
   feedParticles,
   type ParticleBuffers,

@@ -2,6 +2,8 @@
  * The Babylon.js adapter: {@link FluidPlugin} and the types of its options and views.
  * @packageDocumentation
  */
+
+export type { ColorMapRanges, FluidColorBy } from './colorMaps';
 export {
   FluidPlugin,
   type FluidPluginOptions,
@@ -11,7 +13,7 @@ export {
 } from './fluidPlugin';
 export type { MeshFieldOptions } from './meshCollider';
 export type { GpuParticleColours } from './particleColours';
-export type { ColorMapRanges, FluidColorBy, ParticleBuffers } from './particleFeed';
+export type { ParticleBuffers } from './particleFeed';
 export { type FluidLookOptions, type FluidRenderMode, supportsFluidRenderer } from './renderers';
 export type { RigidBodyLike } from './rigidBodies';
 export { type FluidSurfaceOptions, SplatView, SurfaceMeshView } from './surfaceRenderer';

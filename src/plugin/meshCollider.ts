@@ -8,7 +8,7 @@ import { VertexBuffer } from '@babylonjs/core/Buffers/buffer.js';
 import { type Matrix, Quaternion, Vector3 } from '@babylonjs/core/Maths/math.vector.js';
 import type { AbstractMesh } from '@babylonjs/core/Meshes/abstractMesh.js';
 import type { TransformNode } from '@babylonjs/core/Meshes/transformNode.js';
-import { FluidError } from '../systems/errors';
+import { FluidError } from '../core/errors';
 import { type AsyncBakeOptions, bakeSignedDistanceFieldAsync, type TriangleMesh } from '../systems/sdf/bake';
 import type { SignedDistanceField } from '../systems/sdf/field';
 

@@ -16,9 +16,8 @@ import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import type { WebGpuSolver } from '../systems/gpu/backend';
 import { defineStruct, word } from '../systems/gpu/layout';
 import { BUFFER_TYPES, type BufferName, structDeclarations, WORKGROUP_SIZE } from '../systems/gpu/structs';
-import { colorMapsWgsl } from './colorMaps';
+import { type ColorMapRanges, colorMapsWgsl, type FluidColorBy } from './colorMaps';
 import colourSource from './particleColours.wgsl?raw';
-import type { ColorMapRanges, FluidColorBy } from './particleFeed';
 
 /** The colour pass's parameters: what to colour by (see {@link COLOR_BY_CODES}), particles, map ranges. */
 export const ColourParams = defineStruct('ColourParams', [

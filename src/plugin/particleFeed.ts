@@ -12,16 +12,8 @@ import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import type { WebGpuSolver } from '../systems/gpu/backend';
 import type { FluidSimulation } from '../systems/simulation';
-import { DENSITY_STOPS, SPEED_STOPS, writeColorMap } from './colorMaps';
+import { type ColorMapRanges, DENSITY_STOPS, type FluidColorBy, SPEED_STOPS, writeColorMap } from './colorMaps';
 import { GpuParticleColours } from './particleColours';
-
-/**
- * What the debug views colour particles by: `'material'` the material's `color`; `'speed'` and `'density'`
- * colour maps; `'colour'` each particle's own `Colour` component (set from its material's colour or the
- * spawn call's `colour`, diffused between neighbours with a material `colourDiffusivity`, writable by game
- * code). The same on both backends: on WebGPU the colours are computed on the GPU (see `feedGpuColours`).
- */
-export type FluidColorBy = 'material' | 'speed' | 'density' | 'colour';
 
 /** The particle data the renderers read, sized once for the simulation's capacity. */
 export interface ParticleBuffers {
@@ -62,14 +54,6 @@ export interface ParticleBuffers {
    * and on the CPU backend.
    */
   gpuColours: GpuParticleColours | undefined;
-}
-
-/** Ranges of the colour maps of `feedParticles`. */
-export interface ColorMapRanges {
-  /** Speed (m/s) shown at the hot end of the speed map; 0 m/s is the cold end. */
-  speed: number;
-  /** Density deviation |rho / rho0 - 1| shown at either end of the density map (0.2 = 20%). */
-  density: number;
 }
 
 /** Allocates the buffers for `capacity` particles (no matrices yet). */

@@ -10,9 +10,10 @@ import type { PhysicsAggregate } from '@babylonjs/core/Physics/v2/physicsAggrega
 import type { PhysicsBody } from '@babylonjs/core/Physics/v2/physicsBody.js';
 import type { PhysicsEngine } from '@babylonjs/core/Physics/v2/physicsEngine.js';
 import type { Scene } from '@babylonjs/core/scene.js';
-import { FluidError } from '../systems/errors';
-import type { BodyImpulse, FluidSimulation } from '../systems/simulation';
-import type { Vector3Tuple } from '../systems/validate';
+import type { Vector3Tuple } from '../core/checks';
+import { FluidError } from '../core/errors';
+import type { BodyImpulse } from '../systems/options';
+import type { FluidSimulation } from '../systems/simulation';
 import { createWorldPose, readWorldPose, type WorldPose } from './meshCollider';
 
 /** A Babylon Physics V2 body, or the aggregate holding one. */

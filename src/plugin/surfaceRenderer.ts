@@ -27,7 +27,7 @@ import { CreateDisc } from '@babylonjs/core/Meshes/Builders/discBuilder.js';
 import { Mesh } from '@babylonjs/core/Meshes/mesh.js';
 import '@babylonjs/core/Meshes/thinInstanceMesh.js';
 import type { Scene } from '@babylonjs/core/scene.js';
-import { FluidError } from '../systems/errors';
+import { FluidError } from '../core/errors';
 import type { FluidSimulation } from '../systems/simulation';
 import { fitSurfaceToContextColliders } from '../systems/surface/fit';
 import type { LevelSetOptions } from '../systems/surface/levelSet';

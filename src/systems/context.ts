@@ -4,11 +4,14 @@
  */
 import type { World } from 'bitecs';
 import type { FluidComponents, FluidSettings } from '../components';
-import { wallWeightTable } from './collide/cpu';
-import { type CouplingWallList, createCouplingWallList, createPendingPushes } from './couple/cpu';
-import type { GpuContext } from './gpu/systems';
-import { latticeGradientSum, latticeKernelSum, latticeNeighbourCount, poly6Coefficient } from './kernels';
-import type { MultiFluidFeatures } from './multifluid/features';
+import {
+  latticeGradientSum,
+  latticeKernelSum,
+  latticeNeighbourCount,
+  poly6Coefficient,
+  wallWeightTable,
+} from '../core/kernels';
+import { type CouplingWallList, createCouplingWallList, createPendingPushes } from './couple/state';
 import { createProjectionState, type ProjectionState, projectionMaxCells } from './projection/state';
 import type { SignedDistanceField } from './sdf/field';
 
@@ -124,6 +127,55 @@ export const POSE_SIZE = 13;
 
 /** Numbers per collider slot in `ColliderTable.frames`: the pose at the end of the substep, then at its start. */
 export const COLLIDER_FRAME_STRIDE = 2 * POSE_SIZE;
+
+/**
+ * The multi-fluid terms one step runs. One object per simulation (`solver.multiFluid.features`), rewritten
+ * by `updateMultiFluidFeatures` (multifluid/features.ts) before each step.
+ */
+export interface MultiFluidFeatures {
+  /**
+   * Number-density constraint with mass-weighted corrections (see multifluid/density.ts): on when a
+   * material opts in (`numberDensity` 1) or takes its rest density from the temperature.
+   */
+  numberDensity: boolean;
+  /** Some material has `numberDensity` 1. */
+  numberDensityOptIn: boolean;
+  /** Some material has `temperatureDensity` (alpha of eq. 16) above 0. */
+  temperatureDensity: boolean;
+  /** Some material has an interface tension sigma^i (eq. 11) above 0. */
+  interfaceTension: boolean;
+  /** Some material has a surface tension sigma^s (eq. 12) above 0. */
+  surfaceTension: boolean;
+  /** Some material has a thermal diffusivity (eq. 14) above 0. */
+  temperatureDiffusion: boolean;
+  /** Some material has a colour diffusivity (eq. 14) above 0. */
+  colourDiffusion: boolean;
+  /** Some collider has a heat-transfer rate above 0. */
+  colliderHeat: boolean;
+  /** Some material generates trapped air (section 3.4.1): `airGenerationThreshold` above 0. */
+  airGeneration: boolean;
+  /** Some material boils (section 4.4): `boilingTemperature` and `boilingProbability` above 0. */
+  boiling: boolean;
+  /** Some material has an artificial buoyancy b (eq. 17) above 0. */
+  artificialBuoyancy: boolean;
+}
+
+/**
+ * The WebGPU backend as the layers below it see it (docs/ARCHITECTURE.md, "Layers"): the context holds it,
+ * the systems that create particles or check components call these; gpu/systems.ts's `GpuContext` is the one
+ * implementation, and the GPU's own systems receive that whole object from the step's list (pipeline.ts).
+ */
+export interface GpuLink {
+  /** The GPU solver's particle uploads. */
+  readonly solver: {
+    /** Queues a new particle's upload (entities.ts, `createParticle`). */
+    queueAppend(entity: number): void;
+    /** Visits every particle whose upload is still queued (multifluid/validate.ts checks their materials). */
+    forEachPendingUpload(visit: (entity: number) => void): void;
+    /** Whether the components' velocities are those of the GPU's last step (sph/cpu.ts's substep planner). */
+    velocitiesCurrent(): boolean;
+  };
+}
 
 /** Collider parameters gathered at the start of a step, plus the pose of the current substep. */
 export interface ColliderTable {
@@ -442,8 +494,11 @@ export interface SimulationContext {
    * planner) chose another count and set `substepTimeStep` to match.
    */
   substepCount: number;
-  /** The WebGPU backend's state while it runs the step; undefined on the CPU backend. */
-  gpu?: GpuContext;
+  /**
+   * The WebGPU backend while it runs the step, as the systems below it see it (see {@link GpuLink});
+   * undefined on the CPU backend.
+   */
+  gpu?: GpuLink;
 }
 
 function nextPowerOfTwo(value: number): number {

@@ -3,8 +3,8 @@
  * by the public spawn calls and by the emit-and-drain system.
  */
 import { addComponent, addEntity, removeEntity } from 'bitecs';
+import { FluidCapacityError } from '../core/errors';
 import type { SimulationContext } from './context';
-import { FluidCapacityError } from './errors';
 
 /** Adds an entity to the world; throws {@link FluidCapacityError} if its id would exceed the entity capacity. */
 export function createEntity(ctx: SimulationContext): number {

@@ -4,9 +4,9 @@
  * out-of-range value throws a {@link FluidError} before anything is changed.
  */
 import { ColliderShape } from '../components';
+import { FluidError } from '../core/errors';
+import { poly6 } from '../core/kernels';
 import type { SimulationContext } from './context';
-import { FluidError } from './errors';
-import { poly6 } from './kernels';
 
 function checkMaterialValue(name: string, eid: number, value: number, min: number, max: number): void {
   if (!(value >= min && value <= max)) {

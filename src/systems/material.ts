@@ -4,10 +4,10 @@
  */
 import type { FluidMaterialStore } from '../components';
 import { MATERIAL_DEFAULTS } from '../components';
+import { checkNumber, checkVector3, type Vector3Tuple, withDefault } from '../core/checks';
+import { FluidError } from '../core/errors';
 import type { MaterialTable } from './context';
-import { FluidError } from './errors';
 import { MULTI_FLUID_MATERIAL_RANGES } from './multifluid/validate';
-import { checkNumber, checkVector3, type Vector3Tuple, withDefault } from './validate';
 
 /** Names of the numeric multi-fluid material fields (interface colour to air deletion thresholds). */
 type MultiFluidNumber = (typeof MULTI_FLUID_MATERIAL_RANGES)[number][0];

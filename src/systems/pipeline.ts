@@ -5,13 +5,13 @@
  */
 
 import type { FluidBackend, FluidSolver } from '../components';
+import { FluidError } from '../core/errors';
 import { colliderPoseSystem } from './collide/cpu';
 import type { SimulationContext } from './context';
 import { densitySystem } from './density/cpu';
 import { emitOnlySystem, emitSystem } from './emit/cpu';
-import { FluidError } from './errors';
 import { gatherSceneSystem, gatherSystem } from './gather';
-import { gpuPublishSystem, gpuStepSystem, gpuTrappedAirSystem } from './gpu/systems';
+import { type GpuContext, gpuPublishSystem, gpuStepSystem, gpuTrappedAirSystem } from './gpu/systems';
 import { mpsCpuSystems } from './mps/systems';
 import { artificialBuoyancySystem, trappedAirSystem } from './multifluid/air';
 import { multiFluidInteractionSystem } from './multifluid/interaction';
@@ -27,20 +27,8 @@ import {
   sphNeighbourSystem,
   sphSubstepSystem,
 } from './sph/cpu';
+import type { FluidSystem, FluidSystemStage } from './system';
 import { velocitySystem, viscosityVorticitySystem } from './velocity/cpu';
-
-/** When a system runs within a step. */
-export type FluidSystemStage = 'step-start' | 'substep' | 'step-end';
-
-/** One entry of the ordered system list. */
-export interface FluidSystem {
-  /** Name used in `stats.systemMilliseconds`. */
-  readonly name: string;
-  /** When it runs. */
-  readonly stage: FluidSystemStage;
-  /** The system itself. */
-  readonly run: (context: SimulationContext) => void;
-}
 
 /** The CPU backend's systems, in order. */
 export const cpuSystems: readonly FluidSystem[] = [
@@ -72,15 +60,26 @@ export const cpuSystems: readonly FluidSystem[] = [
  * The WebGPU backend's systems, in order. The substep passes (predict, neighbours, density or the
  * multi-fluid number-density solve, velocity, viscosity and vorticity, and the fluid-fluid interaction
  * terms of `multiFluid`, as on the CPU) are recorded by `gpuStep` as compute dispatches; see gpu/backend.ts.
+ * The GPU systems act on `gpu`, the running backend; without one (no device yet) they do nothing.
  */
-export const webGpuSystems: readonly FluidSystem[] = [
-  { name: 'emit', stage: 'step-start', run: emitOnlySystem },
-  // Air particles the GPU proposed at the end of an earlier step (trapped air, gpu/systems.ts).
-  { name: 'trappedAir', stage: 'step-start', run: gpuTrappedAirSystem },
-  { name: 'gather', stage: 'step-start', run: gatherSceneSystem },
-  { name: 'gpuStep', stage: 'step-start', run: gpuStepSystem },
-  { name: 'publish', stage: 'step-end', run: gpuPublishSystem },
-];
+export function webGpuSystems(gpu?: GpuContext): readonly FluidSystem[] {
+  return [
+    { name: 'emit', stage: 'step-start', run: emitOnlySystem },
+    // Air particles the GPU proposed at the end of an earlier step (trapped air, gpu/systems.ts).
+    { name: 'trappedAir', stage: 'step-start', run: onGpu(gpu, gpuTrappedAirSystem) },
+    { name: 'gather', stage: 'step-start', run: gatherSceneSystem },
+    { name: 'gpuStep', stage: 'step-start', run: onGpu(gpu, gpuStepSystem) },
+    { name: 'publish', stage: 'step-end', run: onGpu(gpu, gpuPublishSystem) },
+  ];
+}
+
+/** A GPU system bound to `gpu`; without a backend it does nothing. */
+function onGpu(
+  gpu: GpuContext | undefined,
+  system: (context: SimulationContext, gpu: GpuContext) => void,
+): (context: SimulationContext) => void {
+  return gpu ? (context) => system(context, gpu) : () => {};
+}
 
 /**
  * The CPU backend's systems for the WCSPH solver (`solver: 'sph'`, see sph/cpu.ts), in order: the same
@@ -104,22 +103,24 @@ export const sphCpuSystems: readonly FluidSystem[] = [
  * The WebGPU backend's systems for WCSPH: as {@link webGpuSystems}, with the substep planner (from the last
  * readback's velocities) before the GPU step, whose passes are the WCSPH ones (see gpu/backend.ts).
  */
-export const sphWebGpuSystems: readonly FluidSystem[] = [
-  { name: 'emit', stage: 'step-start', run: emitOnlySystem },
-  { name: 'gather', stage: 'step-start', run: gatherSceneSystem },
-  { name: 'sphSubsteps', stage: 'step-start', run: sphMirroredSubstepSystem },
-  { name: 'gpuStep', stage: 'step-start', run: gpuStepSystem },
-  { name: 'publish', stage: 'step-end', run: gpuPublishSystem },
-];
+export function sphWebGpuSystems(gpu?: GpuContext): readonly FluidSystem[] {
+  return [
+    { name: 'emit', stage: 'step-start', run: emitOnlySystem },
+    { name: 'gather', stage: 'step-start', run: gatherSceneSystem },
+    { name: 'sphSubsteps', stage: 'step-start', run: sphMirroredSubstepSystem },
+    { name: 'gpuStep', stage: 'step-start', run: onGpu(gpu, gpuStepSystem) },
+    { name: 'publish', stage: 'step-end', run: onGpu(gpu, gpuPublishSystem) },
+  ];
+}
 
 /**
- * The ordered system list of `solver` on `backend`: for `'pbf'` the existing {@link cpuSystems} and
+ * The ordered system list of `solver` on `backend` (the WebGPU lists act on `gpu`): for `'pbf'` the existing {@link cpuSystems} and
  * {@link webGpuSystems}; for `'sph'` {@link sphCpuSystems} and {@link sphWebGpuSystems}; for `'mps'` the MPS systems
  * (CPU only). Throws {@link FluidError} for a combination no backend implements.
  */
-export function systemsFor(backend: FluidBackend, solver: FluidSolver): readonly FluidSystem[] {
-  if (solver === 'pbf') return backend === 'webgpu' ? webGpuSystems : cpuSystems;
-  if (solver === 'sph') return backend === 'webgpu' ? sphWebGpuSystems : sphCpuSystems;
+export function systemsFor(backend: FluidBackend, solver: FluidSolver, gpu?: GpuContext): readonly FluidSystem[] {
+  if (solver === 'pbf') return backend === 'webgpu' ? webGpuSystems(gpu) : cpuSystems;
+  if (solver === 'sph') return backend === 'webgpu' ? sphWebGpuSystems(gpu) : sphCpuSystems;
   if (solver === 'mps') {
     if (backend === 'webgpu') throw new FluidError("solver 'mps' runs on the CPU backend only");
     return mpsCpuSystems;

@@ -3,9 +3,10 @@
  * the `Position`, `Velocity` and `Density` components, commits collider poses and updates the statistics. If any
  * value is not finite the components keep the previous step's state and a {@link FluidError} is thrown.
  */
+
+import { FluidError } from '../core/errors';
 import { commitColliderPoses } from './collide/cpu';
 import type { SimulationContext } from './context';
-import { FluidError } from './errors';
 
 /** Writes the step's results to the components and the stats. */
 export function publishSystem(ctx: SimulationContext): void {

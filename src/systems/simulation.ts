@@ -26,11 +26,20 @@ import {
   MATERIAL_DEFAULTS,
   type Vector3Store,
 } from '../components';
+import {
+  checkInteger,
+  checkNumber,
+  checkQuaternion,
+  checkVector3,
+  type QuaternionTuple,
+  type Vector3Tuple,
+  withDefault,
+} from '../core/checks';
+import { FluidCapacityError, FluidError } from '../core/errors';
 import { commitColliderPose, countParticlesInside, writePose } from './collide/cpu';
 import { createSimulationContext, type FluidStats, POSE_SIZE, type SimulationContext } from './context';
 import { nozzleLayer } from './emit/cpu';
 import { createEntity, createParticle, destroyParticle } from './entities';
-import { FluidCapacityError, FluidError } from './errors';
 import { MAX_SCALE, MIN_SCALE } from './gather';
 import { WebGpuSolver } from './gpu/backend';
 import { applyReadback, type GpuContext, type MirrorMode } from './gpu/systems';
@@ -43,7 +52,19 @@ import {
 } from './material';
 import { checkMpsSettings, configureMps, type MpsSettings, mpsState, resolveMpsSettings } from './mps/cpu';
 import { TEMPERATURE_RANGE } from './multifluid/validate';
-import { cpuSystems, type FluidSystem, runStep, systemsFor } from './pipeline';
+import type {
+  BackendChange,
+  BodyImpulse,
+  ColliderOptions,
+  ColliderTransform,
+  DrainOptions,
+  EmitterOptions,
+  FluidSimulationOptions,
+  ProjectionOptions,
+  SpawnBlockOptions,
+  SpawnOptions,
+} from './options';
+import { cpuSystems, runStep, systemsFor } from './pipeline';
 import { SignedDistanceField } from './sdf/field';
 import {
   applySnapshot,
@@ -55,18 +76,9 @@ import {
   snapshotSimulationOptions,
   writeSnapshot,
 } from './snapshot';
-import { checkSphSettings, resolveSphSettings, type SphOptions } from './sph/settings';
-import {
-  checkComponents,
-  checkInteger,
-  checkNumber,
-  checkQuaternion,
-  checkVector3,
-  maximumNozzleRadius,
-  type QuaternionTuple,
-  type Vector3Tuple,
-  withDefault,
-} from './validate';
+import { checkSphSettings, resolveSphSettings } from './sph/settings';
+import type { FluidSystem } from './system';
+import { checkComponents, maximumNozzleRadius } from './validate';
 
 /** Resolves and checks the `projection` option into the flat `projection*` settings. */
 function resolveProjectionOptions(
@@ -120,355 +132,6 @@ function checkProjectionSettings(settings: FluidSettings, backend: FluidBackend)
 /** Why a collider coupled with a rigid body is refused in a WCSPH simulation on the WebGPU backend. */
 const WCSPH_GPU_COUPLING =
   "rigidBody coupling with solver 'sph' is not implemented on the WebGPU backend yet; use backend 'cpu' or solver 'pbf'";
-
-/** Options of {@link FluidSimulation}. Every option has a default giving stable water at 1/60 s. */
-export interface FluidSimulationOptions {
-  /** Particle radius r in metres; particles spawn on a lattice of spacing 2r. Range (0.0001, 100]. Default 0.025. */
-  particleRadius?: number;
-  /** Kernel radius h in metres. Range [3r, 8r]. Default 4r (about 30 neighbours per particle). */
-  kernelRadius?: number;
-  /** Maximum number of live particles. Integer in [1, 4194304]. Default 32768. */
-  capacity?: number;
-  /** Maximum number of materials. Integer in [1, 1024]. Default 16. */
-  maxMaterials?: number;
-  /** Maximum number of colliders. Integer in [1, 4096]. Default 64. */
-  maxColliders?: number;
-  /** Maximum number of emitters and drains together. Integer in [1, 4096]. Default 64. */
-  maxEmitters?: number;
-  /** Gravity in m/s^2, `[x, y, z]`, each component in [-1000, 1000]. Default `[0, -9.81, 0]`. */
-  gravity?: Vector3Tuple;
-  /** Step duration in seconds used by `step()` without argument. Range (0, 0.1]. Default 1/60. */
-  timeStep?: number;
-  /** Substeps per step. Integer in [1, 32]. Default 2. */
-  substeps?: number;
-  /**
-   * Density constraint iterations per substep. Integer in [1, 64]. Default 2 where the coarse pressure
-   * projection runs (the PBF solver on the CPU backend: it does the global part of the solve), else 3.
-   */
-  iterations?: number;
-  /**
-   * Speed clamp in m/s applied after external forces each substep, so that no particle crosses more
-   * than about one kernel radius per substep (neighbour search and collisions stay valid). The velocity
-   * after a step can exceed it by what the solve adds: at most one particle radius of correction per
-   * iteration, and the surface speed of a moving collider.
-   * Range (0, 10000]. Default h / (timeStep / substeps), 12 m/s for the defaults.
-   */
-  maxSpeed?: number;
-  /**
-   * Backend: `'cpu'`, `'webgpu'` (needs `engine`, a Babylon `WebGPUEngine` that supports compute shaders) or
-   * `'auto'` (WebGPU when `engine` is such an engine, else CPU). The choice is reported as `stats.backend`.
-   * Default `'cpu'`.
-   */
-  backend?: FluidBackend | 'auto';
-  /** The Babylon engine whose WebGPU device runs the `'webgpu'` backend. Not needed for `'cpu'`. */
-  engine?: AbstractEngine;
-  /**
-   * WebGPU backend only: when the particle components (`Position`, `Velocity`, `Density`, `Particle.age`)
-   * are updated from the GPU, always asynchronously, one or a few frames after the step:
-   * `'every-frame'` (a readback after every step), `'on-demand'` (only after `readback()`), `'off'`.
-   * Removals by drains and lifetimes reach the entity bookkeeping in every mode. Default `'every-frame'`.
-   */
-  mirror?: MirrorMode;
-  /**
-   * Which solver replaces the density solve (see {@link FluidSolver}): `'pbf'` Position Based Fluids
-   * (Macklin & Müller 2013, density constraints, `iterations` per substep), `'sph'` weakly compressible SPH
-   * (Müller et al. 2003, section 3: p = k (rho - rho0), eq. 12; forces eq. 10, 14, 19; adaptive CFL
-   * substeps, see {@link FluidSimulationOptions.sph}; both backends), `'mps'` Moving Particle
-   * Semi-implicit (Premoze et al. 2003, pressure Poisson equation). `'mps'` runs on the CPU backend only:
-   * with `backend: 'webgpu'` it throws {@link FluidError}, with `'auto'` it picks the CPU. Default `'pbf'`.
-   */
-  solver?: FluidSolver;
-  /** Options of the WCSPH solver (`solver: 'sph'`); see {@link SphOptions}. Ignored by the other solvers. */
-  sph?: SphOptions;
-  /**
-   * The PBF solver's coarse pressure projection (see {@link ProjectionOptions}); `false` turns it off.
-   * On by default with the CPU backend. Not ported to the WebGPU backend yet: there it is off whatever this
-   * option says (`settings.projection` reads false, and setting it true throws {@link FluidError} at the
-   * next step). Ignored by the other solvers.
-   */
-  projection?: ProjectionOptions | false;
-  /**
-   * Settings of the MPS solver (`solver: 'mps'`); missing fields take their defaults (see
-   * {@link MpsSettings}). Ignored by the other solvers. Live values: {@link FluidSimulation.mpsSettings}.
-   */
-  mps?: Partial<MpsSettings>;
-}
-
-/**
- * The coarse pressure projection of the PBF solver (projection/cpu.ts; README, "How the solver reads the
- * papers"): each substep, before the density constraints, the particles' velocities are made free of
- * divergence on a coarse grid, so that deep water is held up at once (a Jacobi iteration of the
- * constraints reaches only about one kernel radius).
- */
-export interface ProjectionOptions {
-  /** Relative residual |b - A phi| / |b| at which the conjugate gradient solve stops. Range [1e-8, 0.5]. Default 1e-3. */
-  tolerance?: number;
-  /** The most conjugate gradient iterations per substep. Integer in [1, 10000]. Default 200. */
-  maxIterations?: number;
-  /**
-   * beta: the fraction of each grid cell's mean density error (particles with a full neighbourhood) that
-   * one substep removes, as the divergence beta (rho / rho0 - 1) / dt: it keeps the mean density of
-   * deep water at rho0 (without it, what the artificial pressure spreads is never drawn back). Range
-   * [0, 1]. Default 0.2.
-   */
-  densityRelaxation?: number;
-}
-
-/** What {@link FluidSimulation.onBackendChanged} listeners receive. */
-export interface BackendChange {
-  /** The backend that runs the steps from now on. */
-  readonly backend: FluidBackend;
-  /** Why: `'device-lost'` (the WebGPU device was lost; the CPU continues from the last mirrored state) or `'device-restored'`. */
-  readonly reason: 'device-lost' | 'device-restored';
-}
-
-/** Fields every collider shares. */
-export interface ColliderCommonOptions {
-  /** True keeps the fluid inside the shape; false (default) keeps it outside. */
-  container?: boolean;
-  /** Coulomb friction coefficient. Range [0, 100]. Default 0. */
-  friction?: number;
-  /** Coefficient of restitution of the normal velocity. Range [0, 1]. Default 0. */
-  restitution?: number;
-  /**
-   * True (default) adds the wall's density contribution to particles within the kernel radius
-   * (Harada et al. 2007, wall weight function, eq. 12), so they neither stack against the wall nor stop
-   * short of it. False leaves only the collision projection.
-   */
-  wallWeights?: boolean;
-  /**
-   * Couples the collider with a rigid body: the impulses the fluid gives it (collisions, wall-weight
-   * pressure, contact response; Newton's third law) are accumulated in its `BodyCoupling` component, for
-   * {@link FluidSimulation.takeBodyImpulse}. The plugin's `addRigidBody` does this for Havok bodies.
-   * Not with `solver: 'sph'` on the WebGPU backend yet (throws {@link FluidError}; the CPU backend couples).
-   * Default: not coupled.
-   */
-  rigidBody?: RigidBodyCouplingOptions;
-  /**
-   * Temperature of the collider's surface in kelvin (a hot floor, a cold ceiling; Müller et al. 2005,
-   * section 4.2). Range [0.001, 1e6]. Default 293.15. Acts only with `heatTransfer` above 0.
-   */
-  temperature?: number;
-  /**
-   * Heat-transfer rate k in 1/s: particles within the kernel radius h of the surface (distance d) change
-   * their temperature by dT/dt = k (1 - d / h) (temperature - T). Range [0, 1e4]. Default 0 (adiabatic).
-   * Both backends with solver 'pbf' (WebGPU: multifluid/heat.wgsl); the WCSPH and MPS solvers throw
-   * {@link FluidError} when it is above 0.
-   */
-  heatTransfer?: number;
-}
-
-/** Options of a collider coupled with a rigid body. */
-export interface RigidBodyCouplingOptions {
-  /** The body's centre of mass in the collider's local space (local units). Default [0, 0, 0]. */
-  centreOfMass?: Vector3Tuple;
-  /**
-   * The body's mass in kg (editable later in `components.BodyCoupling.mass`). Range [0, 1e9]. Default 0:
-   * unknown. With a mass, the PBF solver's coarse pressure projection treats the body's cells as a fluid of
-   * the body's density, so the water's pressure lifts it as it lifts water (implicit, stable for light
-   * bodies); without, it is a moving wall there, whose impulses feed back explicitly: a body much lighter
-   * than the water it pushes then oscillates with growing amplitude. The plugin's `addRigidBody` sets it
-   * from Havok.
-   */
-  mass?: number;
-}
-
-/** What the fluid gave a coupled collider's body since the last {@link FluidSimulation.takeBodyImpulse}. */
-export interface BodyImpulse {
-  /** Linear impulse (N s, world space). */
-  impulse: [number, number, number];
-  /** Angular impulse about the centre of mass (N m s, world space). */
-  angularImpulse: [number, number, number];
-}
-
-/** A box, axis-aligned in the collider's local space. */
-export interface BoxColliderOptions extends ColliderCommonOptions {
-  /** Shape tag. */
-  shape: 'box';
-  /** Minimum corner (m, local space). */
-  min: Vector3Tuple;
-  /** Maximum corner (m, local space); greater than `min` on every axis. */
-  max: Vector3Tuple;
-}
-
-/** A sphere. */
-export interface SphereColliderOptions extends ColliderCommonOptions {
-  /** Shape tag. */
-  shape: 'sphere';
-  /** Centre (m, local space). */
-  center: Vector3Tuple;
-  /** Radius (m), > 0. */
-  radius: number;
-}
-
-/** A capsule: all points within `radius` of the segment a..b. */
-export interface CapsuleColliderOptions extends ColliderCommonOptions {
-  /** Shape tag. */
-  shape: 'capsule';
-  /** First end of the segment (m, local space). */
-  a: Vector3Tuple;
-  /** Second end of the segment (m, local space). */
-  b: Vector3Tuple;
-  /** Radius (m), > 0. */
-  radius: number;
-}
-
-/** A plane; the solid is the half-space opposite to the normal (the fluid stays on the normal's side). */
-export interface PlaneColliderOptions extends ColliderCommonOptions {
-  /** Shape tag. */
-  shape: 'plane';
-  /** A point on the plane (m, local space). */
-  point: Vector3Tuple;
-  /** Normal (local space, normalised here), pointing to the fluid side. */
-  normal: Vector3Tuple;
-}
-
-/**
- * A triangle mesh, as a signed distance field baked by {@link bakeSignedDistanceField} in the mesh's own
- * space. The collider's pose (position, rotation, uniform scaling) places it in the world, so moving,
- * rotating and uniformly scaled meshes need no re-baking. As a solid (default) the fluid stays outside the
- * mesh: a glass or a bathtub is a solid whose walls should be at least one particle radius thick and two
- * field cells thick. With `container: true` the fluid stays inside a closed mesh.
- */
-export interface MeshColliderOptions extends ColliderCommonOptions {
-  /** Shape tag. */
-  shape: 'mesh';
-  /** The baked field; one field may serve any number of colliders. */
-  field: SignedDistanceField;
-}
-
-/** Any collider. */
-export type ColliderOptions =
-  | BoxColliderOptions
-  | SphereColliderOptions
-  | CapsuleColliderOptions
-  | PlaneColliderOptions
-  | MeshColliderOptions;
-
-/** A collider pose: where its local space sits in the world. */
-export interface ColliderTransform {
-  /** Translation (m). Default: unchanged. */
-  position?: Vector3Tuple;
-  /** Rotation quaternion `[x, y, z, w]` (normalised here). Default: unchanged. */
-  rotation?: QuaternionTuple;
-  /**
-   * Uniform scaling of the local shape, a number or `[s, s, s]` with equal components (within 1e-4
-   * relative). Range [1e-6, 1e6]. Default: unchanged (1 at creation). Non-uniform scaling would distort
-   * distances: bake the scaled mesh instead.
-   */
-  scaling?: number | Vector3Tuple;
-  /**
-   * True moves the collider without sweeping: it does not push the fluid with a velocity. Default false:
-   * the next step moves the collider from its last pose to this one and it pushes fluid on its way.
-   */
-  teleport?: boolean;
-}
-
-/** Options of {@link FluidSimulation.spawnBlock}. */
-export interface SpawnBlockOptions {
-  /** Minimum corner of the box to fill (m). */
-  min: Vector3Tuple;
-  /** Maximum corner (m). */
-  max: Vector3Tuple;
-  /** Material entity id returned by `addMaterial`. */
-  material: number;
-  /** Initial velocity (m/s). Default `[0, 0, 0]`. */
-  velocity?: Vector3Tuple;
-  /** Initial `Temperature` of the particles in kelvin. Range [0.001, 1e6]. Default: the material's `initialTemperature`. */
-  temperature?: number;
-  /** Initial render `Colour` `[red, green, blue]`, each in [0, 1]. Default: the material's `color`. */
-  colour?: Vector3Tuple;
-}
-
-/** Options of {@link FluidSimulation.addEmitter}: a nozzle that pours particles during the game. */
-export interface EmitterOptions {
-  /** Material entity id of the emitted particles. */
-  material: number;
-  /** Nozzle centre, world space (m). */
-  position: Vector3Tuple;
-  /** Emission direction, world space (normalised here). Default `[0, -1, 0]` (pouring down). */
-  direction?: Vector3Tuple;
-  /** Nozzle cross-section. Default `'circle'`. */
-  shape?: 'circle' | 'square';
-  /**
-   * Nozzle radius (circle) or half side (square) in metres. Range [1e-6, min(1e4, 2r (sqrt(capacity / pi)
-   * + 1))]: a cross-section layer never holds much more than the capacity. Default 2 particle radii.
-   */
-  radius?: number;
-  /**
-   * Particles per second. Range [0, 1e9]. Default: the coherent-jet rate `layerCount x speed / 2r`, at
-   * which the jet leaves the nozzle as a column at rest density (`layerCount` particles per cross-section).
-   */
-  rate?: number;
-  /** Alternative to `rate`: litres per second; one particle carries (2r)^3 of fluid at rest. */
-  litresPerSecond?: number;
-  /** Exit speed in m/s. Range [0, 1e4]. Default 2. */
-  speed?: number;
-  /** Half-angle in radians of the cone the directions are spread over. Range [0, pi]. Default 0. */
-  spread?: number;
-  /** Seconds each emitted particle lives; 0 (default) lives until drained. Range [0, 1e9]. */
-  lifetime?: number;
-  /** Default true. */
-  enabled?: boolean;
-}
-
-/** Options of {@link FluidSimulation.addDrain}: a region that removes every particle that enters it. */
-export type DrainOptions =
-  | {
-      /** Shape tag. */
-      shape?: 'box';
-      /** Minimum corner, world space (m). */
-      min: Vector3Tuple;
-      /** Maximum corner, world space (m). */
-      max: Vector3Tuple;
-      /** Default true. */
-      enabled?: boolean;
-    }
-  | {
-      /** Shape tag. */
-      shape: 'sphere';
-      /** Centre, world space (m). */
-      center: Vector3Tuple;
-      /** Radius (m), > 0. */
-      radius: number;
-      /** Default true. */
-      enabled?: boolean;
-    };
-
-/** Options of {@link FluidSimulation.spawn}: a volume filled with particles on the rest lattice. */
-export type SpawnOptions =
-  | (SpawnBlockOptions & {
-      /** Shape tag. */
-      shape: 'box';
-    })
-  | {
-      /** Shape tag. */
-      shape: 'sphere';
-      /** Centre (m). */
-      center: Vector3Tuple;
-      /** Radius (m), at least one particle radius. */
-      radius: number;
-      /** Material entity id. */
-      material: number;
-      /** Initial velocity (m/s). Default `[0, 0, 0]`. */
-      velocity?: Vector3Tuple;
-    }
-  | {
-      /** Shape tag: the inside of a baked mesh (field distance below -r). */
-      shape: 'mesh';
-      /** The mesh's signed distance field. */
-      field: SignedDistanceField;
-      /** Where the mesh's space sits in the world: translation (m). Default `[0, 0, 0]`. */
-      position?: Vector3Tuple;
-      /** Rotation quaternion `[x, y, z, w]`. Default identity. */
-      rotation?: QuaternionTuple;
-      /** Uniform scaling. Default 1. */
-      scaling?: number | Vector3Tuple;
-      /** Material entity id. */
-      material: number;
-      /** Initial velocity (m/s). Default `[0, 0, 0]`. */
-      velocity?: Vector3Tuple;
-    };
 
 const DEFAULT_PARTICLE_RADIUS = 0.025;
 
@@ -654,7 +317,7 @@ export class FluidSimulation {
     };
     this.context.gpu = this.gpuContext;
     solver.resetParticles();
-    this.useSystems(systemsFor('webgpu', this.settings.solver), 'webgpu');
+    this.useSystems(systemsFor('webgpu', this.settings.solver, this.gpuContext), 'webgpu');
   }
 
   /** Makes `systems` the step's list and resets the per-system timings to its names. */
@@ -760,7 +423,7 @@ export class FluidSimulation {
       await Promise.all([...gpu.inFlight]);
       result = await gpu.solver.readback(true);
     }
-    applyReadback(this.context, result);
+    applyReadback(this.context, gpu, result);
   }
 
   /**

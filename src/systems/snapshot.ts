@@ -24,8 +24,8 @@
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import { addComponent, addEntity, type createEntityIndex, hasComponent, removeEntity } from 'bitecs';
 import type { FluidBackend, FluidSolver } from '../components';
+import { FluidError } from '../core/errors';
 import type { SimulationContext } from './context';
-import { FluidError } from './errors';
 import type { MirrorMode } from './gpu/systems';
 import {
   type MpsWarmStart,
@@ -35,9 +35,9 @@ import {
   resolveMpsSettings,
   restoreMpsState,
 } from './mps/cpu';
+import type { FluidSimulationOptions } from './options';
 import { projectionMaxCells } from './projection/state';
 import { FIELD_NODE_STRIDE, SignedDistanceField } from './sdf/field';
-import type { FluidSimulationOptions } from './simulation';
 
 /** The bitecs entity index a simulation's world is created with (ids alive and ids to reuse). */
 export type EntityIndex = ReturnType<typeof createEntityIndex>;

@@ -10,13 +10,15 @@
  * - `airBoil`: a pot of water on a hot plate: boiled counts and where the vapour leaves;
  * - `airBuoyancy`: a bubble at the bottom of a pool rising by eq. 17: positions per particle.
  */
+
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { FluidSimulation } from '../../src';
 import type { SimulationContext } from '../../src/systems/context';
 import { gatherSceneSystem } from '../../src/systems/gather';
 import { State } from '../../src/systems/gpu/structs';
+import type { GpuContext } from '../../src/systems/gpu/systems';
 import { updateMultiFluidFeatures } from '../../src/systems/multifluid/features';
-import type { FluidSystem } from '../../src/systems/pipeline';
+import type { FluidSystem } from '../../src/systems/system';
 
 const RADIUS = 0.01;
 const KERNEL_RADIUS = 4 * RADIUS;
@@ -24,6 +26,11 @@ const KERNEL_RADIUS = 4 * RADIUS;
 /** The private context of a simulation. */
 function contextOf(simulation: FluidSimulation): SimulationContext {
   return (simulation as unknown as { context: SimulationContext }).context;
+}
+
+/** The running WebGPU backend of `simulation` (its test hooks), undefined on the CPU backend. */
+function gpuOf(simulation: FluidSimulation): GpuContext | undefined {
+  return (simulation as unknown as { gpuContext?: GpuContext }).gpuContext;
 }
 
 /** The CPU fields of one particle as air.ts computed them at the end of a step. */
@@ -159,9 +166,9 @@ export async function airKernelParity(engine: WebGPUEngine): Promise<AirKernelPa
   });
   const deletedCpu = Array.from(cpu.simulation.lastRemoved()).sort((a, b) => a - b);
   // The GPU's fields and decisions, per place of the last sort (the order of `info`).
-  const solver = contextOf(gpu.simulation).gpu?.solver;
+  const solver = gpuOf(gpu.simulation)?.solver;
   if (!solver) throw new Error('no WebGPU solver');
-  const count = contextOf(gpu.simulation).gpu?.gpuCount ?? 0;
+  const count = gpuOf(gpu.simulation)?.gpuCount ?? 0;
   const fieldWords = new Float32Array(await solver.readBuffer('airFields', count * 32));
   const info = new Uint32Array(await solver.readBuffer('info', count * 16));
   const generatedGpu: number[] = [];
@@ -615,7 +622,7 @@ export async function airBuoyancyKernel(engine: WebGPUEngine): Promise<AirBuoyan
   holder.systems = list;
   cpu.simulation.step();
   const solverOf = (simulation: FluidSimulation) => {
-    const solver = contextOf(simulation).gpu?.solver;
+    const solver = gpuOf(simulation)?.solver;
     if (!solver) throw new Error('no WebGPU solver');
     return solver;
   };
@@ -704,7 +711,7 @@ export async function airPasses(engine: WebGPUEngine): Promise<AirPassesResult> 
     // One ordinary step sets the features and the material table; the profiled one lists its passes.
     simulation.step();
     await simulation.readback();
-    const solver = contextOf(simulation).gpu?.solver;
+    const solver = gpuOf(simulation)?.solver;
     if (!solver) throw new Error('no WebGPU solver');
     const passes = Object.keys(await solver.profileStep());
     const backend = simulation.stats.backend;
@@ -780,9 +787,9 @@ async function compareGpuMaterials(
   vapour: number,
 ): Promise<{ material: number; colour: number }> {
   const ctx = contextOf(simulation);
-  const solver = ctx.gpu?.solver;
+  const solver = gpuOf(simulation)?.solver;
   if (!solver) throw new Error('no WebGPU solver');
-  const count = ctx.gpu?.gpuCount ?? 0;
+  const count = gpuOf(simulation)?.gpuCount ?? 0;
   const info = new Uint32Array(await solver.readBuffer('info', count * 16));
   const attributes = new Float32Array(await solver.readBuffer('attributes', ctx.entityCapacity * 16));
   const { Particle, FluidMaterial } = simulation.components;
@@ -815,7 +822,7 @@ async function compareGpuMaterials(
  */
 export async function airReadbackOrder(engine: WebGPUEngine): Promise<AirReadbackOrderResult> {
   const solverOf = (simulation: FluidSimulation) => {
-    const solver = contextOf(simulation).gpu?.solver;
+    const solver = gpuOf(simulation)?.solver;
     if (!solver) throw new Error('no WebGPU solver');
     return solver;
   };
@@ -913,7 +920,7 @@ export async function airReadbackOrder(engine: WebGPUEngine): Promise<AirReadbac
   const busy = [skippedSolver.readback(false), skippedSolver.readback(false), skippedSolver.readback(false)];
   skipped.simulation.step();
   await Promise.all(busy);
-  await Promise.all([...(contextOf(skipped.simulation).gpu?.inFlight ?? [])]);
+  await Promise.all([...(gpuOf(skipped.simulation)?.inFlight ?? [])]);
   skipped.simulation.components.FluidMaterial.boilingTemperature[skipped.water] = 0;
   skipped.simulation.step();
   await skipped.simulation.readback();

@@ -16,7 +16,7 @@ import { ComputeShader } from '@babylonjs/core/Compute/computeShader.js';
 import { WebGPUPerfCounter } from '@babylonjs/core/Engines/WebGPU/webgpuPerfCounter.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { FluidSimulation } from '../../src';
-import { adapterName, hasTimestampQueries } from './scenarios';
+import { adapterName, hasTimestampQueries } from './adapter';
 
 /** Arguments of the 'bench' scenario. */
 export interface BenchArguments {

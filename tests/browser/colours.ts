@@ -14,7 +14,7 @@ import { Vector3 } from '@babylonjs/core/Maths/math.vector.js';
 import type { FluidRenderingObjectCustomParticles } from '@babylonjs/core/Rendering/fluidRenderer/fluidRenderingObjectCustomParticles.js';
 import { Scene } from '@babylonjs/core/scene.js';
 import { FluidPlugin } from '../../src/plugin';
-import type { FluidColorBy } from '../../src/plugin/particleFeed';
+import type { FluidColorBy } from '../../src/plugin/colorMaps';
 import { writeParticleColor } from '../../src/plugin/particleFeed';
 import { ParticleInfo } from '../../src/systems/gpu/structs';
 

@@ -6,7 +6,8 @@
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { bakeSignedDistanceField, createBoxMesh, FluidSimulation } from '../../src';
 import { collideParticles, colliderPoseSystem, computeWallWeights } from '../../src/systems/collide/cpu';
-import { applyCorrections, computeCorrections, computeLambda } from '../../src/systems/density/cpu';
+import { computeCorrections, computeLambda } from '../../src/systems/density/cpu';
+import { applyCorrections } from '../../src/systems/density/shared';
 import { gatherSceneSystem, gatherSystem } from '../../src/systems/gather';
 import { word } from '../../src/systems/gpu/layout';
 import { Contact, ParticleInfo } from '../../src/systems/gpu/structs';

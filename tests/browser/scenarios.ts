@@ -7,6 +7,7 @@ import { StorageBuffer } from '@babylonjs/core/Buffers/storageBuffer.js';
 import { ComputeShader } from '@babylonjs/core/Compute/computeShader.js';
 import { Constants } from '@babylonjs/core/Engines/constants.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
+import { adapterName, hasTimestampQueries } from './adapter';
 import { benchScenario } from './bench';
 import { damBreakParity, emitDrainParity, kernelParity, nonFiniteRecovery } from './parity';
 
@@ -39,17 +40,6 @@ export interface SmokeResult {
     maxStorageBuffersPerShaderStage: number;
   };
   computeMatched: boolean;
-}
-
-/** The adapter as `vendor/architecture/description` (fields the browser leaves empty are skipped). */
-export function adapterName(engine: WebGPUEngine): string {
-  const info = engine.getInfo();
-  return [info.vendor, info.renderer, info.version].filter((part) => part && !part.startsWith('unknown')).join('/');
-}
-
-/** Whether the device was created with 'timestamp-query' (the page asks for it when the adapter has it). */
-export function hasTimestampQueries(engine: WebGPUEngine): boolean {
-  return engine.enabledExtensions.includes('timestamp-query');
 }
 
 const DOUBLE_WGSL = /* wgsl */ `

@@ -10,9 +10,9 @@
  * sphere-traced, so a fast or thin wall cannot be crossed within one substep (no tunnelling).
  */
 import { ColliderShape } from '../../components';
+import { WALL_WEIGHT_SAMPLES } from '../../core/kernels';
 import { COLLIDER_FRAME_STRIDE, POSE_SIZE, type SimulationContext } from '../context';
 import { addPendingPush, flushPendingPushes, opposePendingPushes, recordWallGradient } from '../couple/cpu';
-import { poly6 } from '../kernels';
 
 /**
  * Writes a pose to `frames[offset .. offset + POSE_SIZE - 1]`: the rotation matrix of quaternion
@@ -359,45 +359,6 @@ export function colliderSurfaceVelocity(
   out[0] = (x - sx) / dt;
   out[1] = (y - sy) / dt;
   out[2] = (z - sz) / dt;
-}
-
-/** Samples of the wall weight table over d in [0, h]. */
-export const WALL_WEIGHT_SAMPLES = 64;
-
-/**
- * Wall weight function of density Z(d) (Harada et al. 2007, eq. 12, section 4.4): the poly6 sum (1/m^3)
- * of virtual wall particles behind a flat wall, seen by a particle at distance d in front of it. The
- * virtual particles continue the spawn lattice (spacing 2r, first layer r behind the surface, so a
- * particle resting at d = r sees a full neighbourhood), averaged over 4 x 4 lateral offsets. Tabulated at
- * `WALL_WEIGHT_SAMPLES + 1` points over [0, h]; multiply by the particle mass for a density.
- */
-export function wallWeightTable(particleRadius: number, kernelRadius: number): Float64Array {
-  const spacing = 2 * particleRadius;
-  const table = new Float64Array(WALL_WEIGHT_SAMPLES + 1);
-  const lateral = Math.ceil(kernelRadius / spacing) + 1;
-  const offsets = 4;
-  for (let sample = 0; sample <= WALL_WEIGHT_SAMPLES; sample++) {
-    const d = (sample / WALL_WEIGHT_SAMPLES) * kernelRadius;
-    let sum = 0;
-    for (let oa = 0; oa < offsets; oa++) {
-      for (let ob = 0; ob < offsets; ob++) {
-        const shiftA = (oa / offsets) * spacing;
-        const shiftB = (ob / offsets) * spacing;
-        for (let layer = 0; d + particleRadius + layer * spacing < kernelRadius; layer++) {
-          const depth = d + particleRadius + layer * spacing;
-          for (let a = -lateral; a <= lateral; a++) {
-            for (let b = -lateral; b <= lateral; b++) {
-              const x = a * spacing + shiftA;
-              const z = b * spacing + shiftB;
-              sum += poly6(Math.sqrt(depth * depth + x * x + z * z), kernelRadius);
-            }
-          }
-        }
-      }
-    }
-    table[sample] = sum / (offsets * offsets);
-  }
-  return table;
 }
 
 /**

@@ -12,7 +12,9 @@
  * The body-on-fluid half needs nothing here: a coupled collider moves like any collider, from its pose at
  * the start of the step to the pose its rigid body reached, and pushes the fluid with that motion.
  */
+
 import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
+import { type CouplingWallList, PENDING_PUSHES, PENDING_STRIDE } from './state';
 
 /** The world-space centre of mass of collider `eid` in slot `slot` at the end of the current substep. */
 function centreOfMass(ctx: SimulationContext, slot: number, eid: number, out: Float64Array): void {
@@ -58,28 +60,6 @@ export function addBodyImpulse(
   b.angularImpulseZ[eid] += rx * jy - ry * jx;
 }
 
-/** Wall-weight gradients that coupled colliders contributed in the current solver iteration. */
-export interface CouplingWallList {
-  /** Entries in use. */
-  count: number;
-  /** Particle place per entry. */
-  particle: Int32Array;
-  /** Collider slot per entry. */
-  slot: Int32Array;
-  /** The collider's share of the particle's wall-weight gradient (1/m^4, world space). */
-  gradient: Float64Array;
-}
-
-/** An empty list with room for `entries` entries; it grows when needed. */
-export function createCouplingWallList(entries: number): CouplingWallList {
-  return {
-    count: 0,
-    particle: new Int32Array(entries),
-    slot: new Int32Array(entries),
-    gradient: new Float64Array(3 * entries),
-  };
-}
-
 /** Records that collider slot `slot` added wall gradient (gx, gy, gz) to particle `i`. */
 export function recordWallGradient(
   list: CouplingWallList,
@@ -107,19 +87,6 @@ export function recordWallGradient(
   list.gradient[3 * k] = gx;
   list.gradient[3 * k + 1] = gy;
   list.gradient[3 * k + 2] = gz;
-}
-
-/** Pending pushes kept per particle (the GPU's contact record holds as many). */
-export const PENDING_PUSHES = 2;
-
-/** Numbers per pending push: collider slot (-1: free), then the displacement (m, world space). */
-export const PENDING_STRIDE = 4;
-
-/** Pending-push storage for `capacity` particle places, all free. */
-export function createPendingPushes(capacity: number): Float64Array {
-  const pushes = new Float64Array(capacity * PENDING_PUSHES * PENDING_STRIDE);
-  for (let k = 0; k < pushes.length; k += PENDING_STRIDE) pushes[k] = -1;
-  return pushes;
 }
 
 /*

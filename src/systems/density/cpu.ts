@@ -24,15 +24,12 @@
  * rest density, `densitySystem` runs the number-density form of multifluid/density.ts instead (buoyancy
  * without false interface tension); otherwise this file's code runs unchanged.
  */
-import { collideParticles, computeWallWeights } from '../collide/cpu';
+
+import { COINCIDENT_OFFSET, poly6Coefficient, spikyGradientCoefficient } from '../../core/kernels';
 import type { SimulationContext } from '../context';
 import { selfWeight } from '../context';
-import { accumulateWallImpulses } from '../couple/cpu';
-import { poly6Coefficient, spikyGradientCoefficient } from '../kernels';
 import { numberDensitySolve } from '../multifluid/density';
-
-/** Offset, as a fraction of h, given along +x to the second of two particles at the same position. */
-const COINCIDENT_OFFSET = 1e-6;
+import { artificialPressure, solveDensityIterations } from './shared';
 
 /** Computes density and lambda (eq. 2, 9-11) of every particle; caches per-pair kernel values. */
 export function computeLambda(ctx: SimulationContext): void {
@@ -125,20 +122,6 @@ export function computeLambda(ctx: SimulationContext): void {
   }
 }
 
-function artificialPressure(ctx: SimulationContext, slot: number, weight: number): number {
-  const m = ctx.materials;
-  const ratio = weight * m.inverseArtificialPressureWeight[slot];
-  const exponent = m.artificialPressureExponent[slot];
-  let power: number;
-  if (exponent === 4) {
-    const ratio2 = ratio * ratio;
-    power = ratio2 * ratio2;
-  } else {
-    power = ratio ** exponent;
-  }
-  return -m.artificialPressureScale[slot] * power;
-}
-
 /** Computes the position corrections (eq. 14) into `delta`, from the kernel values cached by `computeLambda`. */
 export function computeCorrections(ctx: SimulationContext): void {
   const s = ctx.solver;
@@ -202,33 +185,6 @@ export function computeCorrections(ctx: SimulationContext): void {
   }
 }
 
-/** Adds the corrections, each clamped to one particle radius, to the predicted positions. */
-export function applyCorrections(ctx: SimulationContext): void {
-  const s = ctx.solver;
-  const n = s.count;
-  const maxCorrection = ctx.settings.particleRadius;
-  const maxCorrectionSquared = maxCorrection * maxCorrection;
-  const { predictedX, predictedY, predictedZ, deltaX, deltaY, deltaZ, correctionScale } = s;
-  for (let i = 0; i < n; i++) {
-    let dx = deltaX[i];
-    let dy = deltaY[i];
-    let dz = deltaZ[i];
-    const lengthSquared = dx * dx + dy * dy + dz * dz;
-    if (lengthSquared > maxCorrectionSquared) {
-      const scale = maxCorrection / Math.sqrt(lengthSquared);
-      correctionScale[i] = scale;
-      dx *= scale;
-      dy *= scale;
-      dz *= scale;
-    } else {
-      correctionScale[i] = 1;
-    }
-    predictedX[i] += dx;
-    predictedY[i] += dy;
-    predictedZ[i] += dz;
-  }
-}
-
 /**
  * The substep system: `iterations` x (wall weights, lambda, corrections, apply, the coupled colliders'
  * share of the wall pressure, collide).
@@ -255,13 +211,9 @@ export function densitySystem(ctx: SimulationContext): void {
     const inverseRestDensity = ctx.materials.inverseRestDensity;
     for (let i = 0; i < s.count; i++) wallShareScale[i] = mass[i] * inverseRestDensity[material[i]];
   }
-  const iterations = ctx.settings.iterations;
-  for (let iteration = 0; iteration < iterations; iteration++) {
-    if (walls) computeWallWeights(ctx);
-    computeLambda(ctx);
-    computeCorrections(ctx);
-    applyCorrections(ctx);
-    if (walls) accumulateWallImpulses(ctx);
-    collideParticles(ctx);
-  }
+  solveDensityIterations(
+    ctx,
+    () => computeLambda(ctx),
+    () => computeCorrections(ctx),
+  );
 }

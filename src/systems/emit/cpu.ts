@@ -10,9 +10,9 @@
  * naming the value before anything changes.
  */
 import { EmitterShape } from '../../components';
+import { FluidError } from '../../core/errors';
 import type { SimulationContext } from '../context';
 import { createParticle, destroyParticle } from '../entities';
-import { FluidError } from '../errors';
 
 /** Next number in [0, 1) of the simulation's deterministic generator (mulberry32). */
 export function nextRandom(ctx: SimulationContext): number {

@@ -45,26 +45,33 @@ import '@babylonjs/core/Engines/WebGPU/Extensions/engine.computeShader.js';
 import { StorageBuffer } from '@babylonjs/core/Buffers/storageBuffer.js';
 import { ComputeShader } from '@babylonjs/core/Compute/computeShader.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
-import collideSource from '../collide/collide.wgsl?raw';
-import { colliderPoseSystem, WALL_WEIGHT_SAMPLES } from '../collide/cpu';
-import poseSource from '../collide/pose.wgsl?raw';
-import shapesSource from '../collide/shapes.wgsl?raw';
-import { COLLIDER_FRAME_STRIDE, POSE_SIZE, type SimulationContext, selfWeight } from '../context';
-import applySource from '../couple/apply.wgsl?raw';
-import impulseSource from '../couple/impulse.wgsl?raw';
-import correctSource from '../density/correct.wgsl?raw';
-import lambdaSource from '../density/lambda.wgsl?raw';
-import { FluidError } from '../errors';
+import { FluidError } from '../../core/errors';
 import {
+  COINCIDENT_OFFSET,
   poly6Coefficient,
   poly6GradientCoefficient,
   spikyGradientCoefficient,
   viscosityLaplacianCoefficient,
-} from '../kernels';
+  WALL_WEIGHT_SAMPLES,
+} from '../../core/kernels';
+import collideSource from '../collide/collide.wgsl?raw';
+import { colliderPoseSystem } from '../collide/cpu';
+import poseSource from '../collide/pose.wgsl?raw';
+import shapesSource from '../collide/shapes.wgsl?raw';
+import {
+  COLLIDER_FRAME_STRIDE,
+  type MultiFluidFeatures,
+  POSE_SIZE,
+  type SimulationContext,
+  selfWeight,
+} from '../context';
+import applySource from '../couple/apply.wgsl?raw';
+import impulseSource from '../couple/impulse.wgsl?raw';
+import correctSource from '../density/correct.wgsl?raw';
+import lambdaSource from '../density/lambda.wgsl?raw';
 import { airGenerationLimit, SURFACE_EXIT_COSINE } from '../multifluid/air';
 import airFieldsSource from '../multifluid/airFields.wgsl?raw';
 import diffusionSource from '../multifluid/diffusion.wgsl?raw';
-import type { MultiFluidFeatures } from '../multifluid/features';
 import heatSource from '../multifluid/heat.wgsl?raw';
 import { DIFFUSION_STABILITY, MAX_DIFFUSION_PARTS, TENSION_NORMAL_THRESHOLD } from '../multifluid/interaction';
 import numberDensityCorrectSource from '../multifluid/numberDensityCorrect.wgsl?raw';
@@ -1335,7 +1342,7 @@ export class WebGpuSolver {
     f[P('poly6')] = poly6Coefficient(h);
     f[P('spiky')] = spikyGradientCoefficient(h);
     f[P('selfWeight')] = selfWeight(h);
-    f[P('coincidentOffset')] = 1e-6 * h;
+    f[P('coincidentOffset')] = COINCIDENT_OFFSET * h;
     f[P('timeStep')] = ctx.substepTimeStep;
     f[P('inverseTimeStep')] = 1 / ctx.substepTimeStep;
     f[P('frameTimeStep')] = ctx.frameTimeStep;

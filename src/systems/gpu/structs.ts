@@ -3,8 +3,8 @@
  * and the per-particle buffers every pass may bind. The WGSL preamble of every pass is generated here: the
  * structs, the constants (workgroup size, table sizes) and the bindings the pass uses.
  */
-import { WALL_WEIGHT_SAMPLES } from '../collide/cpu';
-import { PENDING_PUSHES } from '../couple/cpu';
+import { WALL_WEIGHT_SAMPLES } from '../../core/kernels';
+import { PENDING_PUSHES } from '../couple/state';
 import { arrayOf, defineStruct, type StructLayout } from './layout';
 
 /** Threads per workgroup of every per-particle pass (one define, used by the WGSL and the dispatch sizes). */

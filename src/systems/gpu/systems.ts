@@ -8,10 +8,11 @@
  * bookkeeping (particles removed by drains, lifetimes and `removeParticle`) and the coupled colliders'
  * `BodyCoupling` impulse accumulators.
  */
+
+import { FluidError } from '../../core/errors';
 import { commitColliderPoses } from '../collide/cpu';
 import type { SimulationContext } from '../context';
 import { createParticle, destroyParticle } from '../entities';
-import { FluidError } from '../errors';
 import type { GpuReadback, WebGpuSolver } from './backend';
 import { BODY_IMPULSE_COMPONENTS, TEMPERATURE_REFERENCE } from './structs';
 
@@ -46,9 +47,7 @@ export interface GpuContext {
  * {@link FluidError} instead and rebuilds the GPU state from the components, so the following step continues
  * from the last mirrored state.
  */
-export function gpuStepSystem(ctx: SimulationContext): void {
-  const gpu = ctx.gpu;
-  if (!gpu) return;
+export function gpuStepSystem(ctx: SimulationContext, gpu: GpuContext): void {
   // The removals the readbacks brought since the previous step are this step's `lastRemoved()`.
   ctx.stats.removedCount = gpu.removedSinceStep;
   gpu.removedSinceStep = 0;
@@ -63,14 +62,12 @@ export function gpuStepSystem(ctx: SimulationContext): void {
 }
 
 /** Requests this step's readback: counts and removed ids always, particles when mirrored or requested. */
-export function gpuPublishSystem(ctx: SimulationContext): void {
-  const gpu = ctx.gpu;
-  if (!gpu) return;
+export function gpuPublishSystem(ctx: SimulationContext, gpu: GpuContext): void {
   const particles = gpu.mirror === 'every-frame' || gpu.particlesRequested;
   const promise: Promise<void> = gpu.solver
     .readback(particles)
     .then((result) => {
-      if (result) applyReadback(ctx, result);
+      if (result) applyReadback(ctx, gpu, result);
       else if (particles) gpu.particlesRequested = true;
     })
     .catch((error: unknown) => gpu.onReadbackError(error))
@@ -83,9 +80,7 @@ export function gpuPublishSystem(ctx: SimulationContext): void {
 }
 
 /** Writes a readback's results to the bookkeeping, the components and the stats. */
-export function applyReadback(ctx: SimulationContext, result: GpuReadback): void {
-  const gpu = ctx.gpu;
-  if (!gpu) return;
+export function applyReadback(ctx: SimulationContext, gpu: GpuContext, result: GpuReadback): void {
   const s = ctx.solver;
   const removedIds = ctx.events.removed;
   for (let k = 0; k < result.removed.length; k++) {
@@ -106,7 +101,7 @@ export function applyReadback(ctx: SimulationContext, result: GpuReadback): void
   }
   ctx.stats.particleCount = s.count;
   reportLimitedDiffusion(ctx, result.diffusionLimitedSubsteps);
-  applyAirEvents(ctx, result);
+  applyAirEvents(ctx, gpu, result);
   // (After a non-finite step, returned above, the impulses are dropped with the GPU state.)
   addBodyImpulses(ctx, gpu, result);
   const { position, velocity, info, infoFloat, solve, attributes } = result;
@@ -209,9 +204,8 @@ function addBodyImpulses(ctx: SimulationContext, gpu: GpuContext, result: GpuRea
  * readback brought (the GPU step(s) it covers; the deleted air particles themselves leave with the next
  * step's removed ids, as drained ones do).
  */
-function applyAirEvents(ctx: SimulationContext, result: GpuReadback): void {
-  const gpu = ctx.gpu;
-  if (!gpu || !result.airEventsRead) return;
+function applyAirEvents(ctx: SimulationContext, gpu: GpuContext, result: GpuReadback): void {
+  if (!result.airEventsRead) return;
   const { boiled } = result;
   const { Particle, Colour, FluidMaterial } = ctx.components;
   const s = ctx.solver;
@@ -247,10 +241,8 @@ function applyAirEvents(ctx: SimulationContext, result: GpuReadback): void {
  * therefore come first here, unlike on the CPU); nothing when no readback brought any. Candidates with a
  * non-finite value are skipped (those of a non-finite step are dropped by `applyReadback` already).
  */
-export function gpuTrappedAirSystem(ctx: SimulationContext): void {
+export function gpuTrappedAirSystem(ctx: SimulationContext, gpu: GpuContext): void {
   ctx.stats.airGeneratedCount = 0;
-  const gpu = ctx.gpu;
-  if (!gpu) return;
   const { count, data } = gpu.solver.takeAirCandidates();
   if (count === 0) return;
   const stats = ctx.stats;

@@ -70,10 +70,12 @@
  *   `stats.meanDensityError` / `maxDensityError` (publish.ts, the same particle selection as PBF) report
  *   |n / n0 - 1| at the end of the step.
  */
+
+import { FluidError } from '../../core/errors';
+import { COINCIDENT_OFFSET } from '../../core/kernels';
 import { collideParticles } from '../collide/cpu';
 import type { SimulationContext } from '../context';
 import { addBodyImpulse } from '../couple/cpu';
-import { FluidError } from '../errors';
 import { hashCell } from '../neighbours/cpu';
 import {
   type ConjugateGradientResult,
@@ -89,9 +91,6 @@ const DIMENSION = 3;
 
 /** Distances below this fraction of r_e count as this fraction in the MPS weight (w <= 9). */
 export const MPS_MINIMUM_DISTANCE_FRACTION = 0.1;
-
-/** Offset, as a fraction of h, given along +x to the second of two particles at the same position. */
-const COINCIDENT_OFFSET = 1e-6;
 
 /** Settings of the MPS solver. */
 export interface MpsSettings {

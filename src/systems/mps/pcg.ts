@@ -6,7 +6,7 @@
  * and no fill-in). The matrix is stored as its diagonal plus the off-diagonal entries in compressed sparse
  * rows (CSR). Nothing is allocated per solve: the caller owns every array.
  */
-import { FluidError } from '../errors';
+import { FluidError } from '../../core/errors';
 
 /** A sparse symmetric matrix: diagonal plus off-diagonal entries in compressed sparse rows. */
 export interface SparseSymmetricMatrix {

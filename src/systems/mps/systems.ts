@@ -8,9 +8,9 @@ import { colliderPoseSystem } from '../collide/cpu';
 import { emitSystem } from '../emit/cpu';
 import { gatherSystem } from '../gather';
 import { neighbourSystem } from '../neighbours/cpu';
-import type { FluidSystem } from '../pipeline';
 import { predictSystem } from '../predict/cpu';
 import { publishSystem } from '../publish';
+import type { FluidSystem } from '../system';
 import { velocitySystem } from '../velocity/cpu';
 import { mpsCollisionSystem, mpsCommitSystem, mpsPressureSystem, mpsViscositySystem } from './cpu';
 

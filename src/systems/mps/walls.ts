@@ -19,7 +19,8 @@
  * particle (`MpsCouplingList`), from which cpu.ts computes the pressure load on the body.
  */
 import { ColliderShape } from '../../components';
-import { fluidSideDistance, WALL_WEIGHT_SAMPLES } from '../collide/cpu';
+import { WALL_WEIGHT_SAMPLES } from '../../core/kernels';
+import { fluidSideDistance } from '../collide/cpu';
 import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
 
 /** MPS weight r_e / r - 1 (distance floored at 0.1 r_e); see `mpsWeight` in cpu.ts. */

@@ -46,9 +46,9 @@
  * dividing by rho gives the acceleration, at most b |g|.
  */
 
+import { poly6Coefficient, poly6GradientCoefficient } from '../../core/kernels';
 import type { AirState, SimulationContext } from '../context';
 import { createParticle, destroyParticle } from '../entities';
-import { poly6Coefficient, poly6GradientCoefficient } from '../kernels';
 
 /**
  * Most air particles one step generates, for a simulation of capacity `capacity`: 1/64 of it, at least 1

@@ -76,16 +76,11 @@
  * temperature-dependent rest density alpha / T changes V_i per particle while the mass stays, so a heated
  * particle expands and rises.
  */
-import { collideParticles, computeWallWeights } from '../collide/cpu';
-import type { SimulationContext } from '../context';
-import { selfWeight } from '../context';
-import { accumulateWallImpulses } from '../couple/cpu';
-import { applyCorrections } from '../density/cpu';
-import { poly6Coefficient, spikyGradientCoefficient } from '../kernels';
-import type { MultiFluidFeatures } from './features';
 
-/** Offset, as a fraction of h, given along +x to the second of two particles at the same position. */
-const COINCIDENT_OFFSET = 1e-6;
+import { COINCIDENT_OFFSET, poly6Coefficient, spikyGradientCoefficient } from '../../core/kernels';
+import type { MultiFluidFeatures, SimulationContext } from '../context';
+import { selfWeight } from '../context';
+import { artificialPressure, solveDensityIterations } from '../density/shared';
 
 /**
  * Rest volume V_i = m_i / rho0_i (m^3) of each particle place, with rho0_i = alpha / T_i for materials with a
@@ -206,12 +201,6 @@ export function computeNumberDensityLambda(ctx: SimulationContext, restVolume: F
   }
 }
 
-function artificialPressure(ctx: SimulationContext, slot: number, weight: number): number {
-  const m = ctx.materials;
-  const ratio = weight * m.inverseArtificialPressureWeight[slot];
-  return -m.artificialPressureScale[slot] * ratio ** m.artificialPressureExponent[slot];
-}
-
 /** Mass-weighted position corrections (see the file comment) into `delta`. */
 export function computeNumberDensityCorrections(ctx: SimulationContext, restVolume: Float64Array): void {
   const s = ctx.solver;
@@ -280,15 +269,10 @@ export function computeNumberDensityCorrections(ctx: SimulationContext, restVolu
  * sequence as `densitySystem` with the formulation above.
  */
 export function numberDensitySolve(ctx: SimulationContext, features: MultiFluidFeatures): void {
-  const walls = ctx.colliders.count > 0;
-  const iterations = ctx.settings.iterations;
   const restVolume = computeRestVolumes(ctx, features);
-  for (let iteration = 0; iteration < iterations; iteration++) {
-    if (walls) computeWallWeights(ctx);
-    computeNumberDensityLambda(ctx, restVolume);
-    computeNumberDensityCorrections(ctx, restVolume);
-    applyCorrections(ctx);
-    if (walls) accumulateWallImpulses(ctx);
-    collideParticles(ctx);
-  }
+  solveDensityIterations(
+    ctx,
+    () => computeNumberDensityLambda(ctx, restVolume),
+    () => computeNumberDensityCorrections(ctx, restVolume),
+  );
 }

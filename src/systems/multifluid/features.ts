@@ -4,39 +4,7 @@
  * opt-in: with the defaults (`numberDensity` off, zero tension, diffusivity, alpha and heat transfer) none is on
  * and the step runs exactly the single-fluid code.
  */
-import type { SimulationContext } from '../context';
-
-/**
- * The multi-fluid terms one step runs. One object per simulation (`solver.multiFluid.features`), rewritten
- * by {@link updateMultiFluidFeatures} before each step.
- */
-export interface MultiFluidFeatures {
-  /**
-   * Number-density constraint with mass-weighted corrections (see multifluid/density.ts): on when a
-   * material opts in (`numberDensity` 1) or takes its rest density from the temperature.
-   */
-  numberDensity: boolean;
-  /** Some material has `numberDensity` 1. */
-  numberDensityOptIn: boolean;
-  /** Some material has `temperatureDensity` (alpha of eq. 16) above 0. */
-  temperatureDensity: boolean;
-  /** Some material has an interface tension sigma^i (eq. 11) above 0. */
-  interfaceTension: boolean;
-  /** Some material has a surface tension sigma^s (eq. 12) above 0. */
-  surfaceTension: boolean;
-  /** Some material has a thermal diffusivity (eq. 14) above 0. */
-  temperatureDiffusion: boolean;
-  /** Some material has a colour diffusivity (eq. 14) above 0. */
-  colourDiffusion: boolean;
-  /** Some collider has a heat-transfer rate above 0. */
-  colliderHeat: boolean;
-  /** Some material generates trapped air (section 3.4.1): `airGenerationThreshold` above 0. */
-  airGeneration: boolean;
-  /** Some material boils (section 4.4): `boilingTemperature` and `boilingProbability` above 0. */
-  boiling: boolean;
-  /** Some material has an artificial buoyancy b (eq. 17) above 0. */
-  artificialBuoyancy: boolean;
-}
+import type { MultiFluidFeatures, SimulationContext } from '../context';
 
 /**
  * Reads the features of the current materials and colliders (a loop over materials and colliders only)

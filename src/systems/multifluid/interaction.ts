@@ -43,9 +43,9 @@
  * Each term runs only when some material or collider has a non-zero coefficient (see features.ts).
  */
 
+import { poly6GradientCoefficient, viscosityLaplacianCoefficient } from '../../core/kernels';
 import { fluidSideDistance } from '../collide/cpu';
 import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
-import { poly6GradientCoefficient, viscosityLaplacianCoefficient } from '../kernels';
 
 /**
  * The tension forces act where the colour gradient |n| is at least this fraction of 1 / h (a jump of the

@@ -4,8 +4,9 @@
  * temperature and colour), before a step changes anything; and the refusal of the solvers that do not
  * implement the explicit features (WCSPH and MPS; PBF runs them on the CPU and WebGPU backends). Each failure is a {@link FluidError} naming the value.
  */
+
+import { FluidError } from '../../core/errors';
 import type { SimulationContext } from '../context';
-import { FluidError } from '../errors';
 import { explicitFeatureNames, updateMultiFluidFeatures } from './features';
 
 /** Allowed range of a temperature in kelvin (particles, colliders, materials' initial temperature). */

@@ -25,8 +25,9 @@
  * 5. Output: distance = sign |p - q| and gradient = sign (p - q) / |p - q| for the closest point q; on
  *    the surface itself the gradient is the closest triangle's outward normal.
  */
-import { FluidError } from '../errors';
-import { checkInteger, checkNumber } from '../validate';
+
+import { checkInteger, checkNumber } from '../../core/checks';
+import { FluidError } from '../../core/errors';
 import { FIELD_NODE_STRIDE, SignedDistanceField } from './field';
 import { closestPointOnTriangle, TriangleFeature } from './triangle';
 import { WindingNumberTree } from './winding';

@@ -5,8 +5,9 @@
  * the unit gradient (the direction away from the node's closest surface point, pointing out of the
  * solid), interleaved, so one trilinear lookup reads both.
  */
-import { FluidError } from '../errors';
-import { checkVector3, type Vector3Tuple } from '../validate';
+
+import { checkVector3, type Vector3Tuple } from '../../core/checks';
+import { FluidError } from '../../core/errors';
 
 /** Numbers stored per grid node: distance, gradient x, gradient y, gradient z. */
 export const FIELD_NODE_STRIDE = 4;

@@ -4,8 +4,9 @@
  * (a, b, c) the right-hand normal (b - a) x (c - a) points out of the solid, so the signed volume is
  * positive. Pure functions; the solids of revolution turn about the y axis (Babylon's up).
  */
-import { FluidError } from '../errors';
-import { checkInteger, checkNumber, checkVector3, type Vector3Tuple } from '../validate';
+
+import { checkInteger, checkNumber, checkVector3, type Vector3Tuple } from '../../core/checks';
+import { FluidError } from '../../core/errors';
 
 /** Options of {@link createGlassMesh} (all lengths in metres). */
 export interface GlassMeshOptions {

@@ -49,19 +49,18 @@
  * WCSPH runs on the CPU backend only (`FluidSimulation.addCollider` and `step` throw a FluidError on the
  * WebGPU backend).
  */
-import { collideParticles, computeWallWeights } from '../collide/cpu';
-import { type SimulationContext, selfWeight } from '../context';
-import { addBodyImpulse } from '../couple/cpu';
+
 import {
+  COINCIDENT_OFFSET,
   poly6Coefficient,
   poly6GradientCoefficient,
   spikyGradientCoefficient,
   viscosityLaplacianCoefficient,
-} from '../kernels';
+} from '../../core/kernels';
+import { collideParticles, computeWallWeights } from '../collide/cpu';
+import { type SimulationContext, selfWeight } from '../context';
+import { addBodyImpulse } from '../couple/cpu';
 import { neighbourSystem } from '../neighbours/cpu';
-
-/** Offset, as a fraction of h, given along +x to the second of two particles at the same position. */
-const COINCIDENT_OFFSET = 1e-6;
 
 /** Factor of the force condition dt <= FORCE_FACTOR sqrt(h / |a|max) (Monaghan 1992). */
 export const FORCE_FACTOR = 0.25;

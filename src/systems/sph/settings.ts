@@ -3,7 +3,7 @@
  * and their validation. The resolved values live on the simulation's settings object as flat numbers
  * (`settings.sphSpeedOfSound` ...), so snapshots store them and game code may edit them between steps.
  */
-import { FluidError } from '../errors';
+import { FluidError } from '../../core/errors';
 
 /** Options of the WCSPH solver; every one has a default giving stable water at the default sizes. */
 export interface SphOptions {

@@ -13,9 +13,9 @@
  * vertex's normal becomes the wall's (pointing out of the fluid, into the wall).
  */
 
+import { FluidError } from '../../core/errors';
 import { fluidSideDistance, writePose } from '../collide/cpu';
 import { POSE_SIZE, type SimulationContext } from '../context';
-import { FluidError } from '../errors';
 import type { FluidSimulation } from '../simulation';
 
 const pose = new Float64Array(POSE_SIZE);

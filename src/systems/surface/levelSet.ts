@@ -30,7 +30,7 @@
  * - Nodes where the colour field is exactly 0 (no particle within h) are kept outside, so the surface
  *   never leaves the particles' neighbourhood and the extraction's closedness guarantee holds.
  */
-import { FluidError } from '../errors';
+import { FluidError } from '../../core/errors';
 import { hashCell } from '../neighbours/cpu';
 
 /** Nodes along a brick edge (matches marchingCubes.ts). */

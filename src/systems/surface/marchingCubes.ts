@@ -29,8 +29,8 @@
  *
  * Buffers only grow; in the steady state an extraction allocates nothing.
  */
-import { FluidError } from '../errors';
-import { poly6Coefficient } from '../kernels';
+import { FluidError } from '../../core/errors';
+import { poly6Coefficient } from '../../core/kernels';
 import { hashCell } from '../neighbours/cpu';
 import { type LevelSetOptions, LevelSetSmoother, resolveLevelSetOptions, type SparseBrickGrid } from './levelSet';
 import type { SurfaceParticleArrays } from './particles';

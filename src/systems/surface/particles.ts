@@ -3,7 +3,7 @@
  * m_j / rho_j (the weights of the colour field, eq. 15 of Müller et al. 2003), gathered from the
  * simulation's components into buffers that only grow, so a frame allocates nothing in the steady state.
  */
-import { FluidError } from '../errors';
+import { FluidError } from '../../core/errors';
 import type { FluidSimulation } from '../simulation';
 
 /** Compact per-particle arrays: entries `0 .. count - 1` are read. */

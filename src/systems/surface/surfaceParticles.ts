@@ -12,8 +12,8 @@
  * Neighbours are found with a hash grid of cell size h over the compact particle arrays (counting sort by
  * cell hash). Buffers only grow.
  */
-import { FluidError } from '../errors';
-import { poly6Coefficient } from '../kernels';
+import { FluidError } from '../../core/errors';
+import { poly6Coefficient } from '../../core/kernels';
 import { hashCell } from '../neighbours/cpu';
 import type { SurfaceParticleArrays } from './particles';
 

@@ -10,10 +10,10 @@
  * eta = sum_j V_j (|omega_j| - |omega_i|) grad_i W_ij, N = eta / |eta|, f = epsilon (N x omega_i).
  */
 
+import { poly6Coefficient, spikyGradientCoefficient } from '../../core/kernels';
 import { colliderSurfaceVelocity } from '../collide/cpu';
 import type { SimulationContext } from '../context';
 import { addBodyImpulse } from '../couple/cpu';
-import { poly6Coefficient, spikyGradientCoefficient } from '../kernels';
 
 const surfaceVelocity = new Float64Array(3);
 

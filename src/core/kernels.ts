@@ -4,6 +4,13 @@
  */
 import { FluidError } from './errors';
 
+/**
+ * Offset, as a fraction of h, given along +x to the second of two particles at the same position (a block
+ * spawned twice), so that the spiky gradient separates them; every solver's pair loop and the WGSL passes
+ * (`coincidentOffset` of the scene parameters) use it.
+ */
+export const COINCIDENT_OFFSET = 1e-6;
+
 /** Normalisation of the poly6 kernel: W(r) = 315 / (64 pi h^9) (h^2 - r^2)^3, eq. 20 of Müller 2003. */
 export function poly6Coefficient(h: number): number {
   return 315 / (64 * Math.PI * h ** 9);
@@ -152,4 +159,43 @@ export function latticeNeighbourCount(spacing: number, h: number): number {
         if (spacing * Math.sqrt(i * i + j * j + k * k) < h) count++;
       }
   return count;
+}
+
+/** Samples of the wall weight table over d in [0, h]. */
+export const WALL_WEIGHT_SAMPLES = 64;
+
+/**
+ * Wall weight function of density Z(d) (Harada et al. 2007, eq. 12, section 4.4): the poly6 sum (1/m^3)
+ * of virtual wall particles behind a flat wall, seen by a particle at distance d in front of it. The
+ * virtual particles continue the spawn lattice (spacing 2r, first layer r behind the surface, so a
+ * particle resting at d = r sees a full neighbourhood), averaged over 4 x 4 lateral offsets. Tabulated at
+ * `WALL_WEIGHT_SAMPLES + 1` points over [0, h]; multiply by the particle mass for a density.
+ */
+export function wallWeightTable(particleRadius: number, kernelRadius: number): Float64Array {
+  const spacing = 2 * particleRadius;
+  const table = new Float64Array(WALL_WEIGHT_SAMPLES + 1);
+  const lateral = Math.ceil(kernelRadius / spacing) + 1;
+  const offsets = 4;
+  for (let sample = 0; sample <= WALL_WEIGHT_SAMPLES; sample++) {
+    const d = (sample / WALL_WEIGHT_SAMPLES) * kernelRadius;
+    let sum = 0;
+    for (let oa = 0; oa < offsets; oa++) {
+      for (let ob = 0; ob < offsets; ob++) {
+        const shiftA = (oa / offsets) * spacing;
+        const shiftB = (ob / offsets) * spacing;
+        for (let layer = 0; d + particleRadius + layer * spacing < kernelRadius; layer++) {
+          const depth = d + particleRadius + layer * spacing;
+          for (let a = -lateral; a <= lateral; a++) {
+            for (let b = -lateral; b <= lateral; b++) {
+              const x = a * spacing + shiftA;
+              const z = b * spacing + shiftB;
+              sum += poly6(Math.sqrt(depth * depth + x * x + z * z), kernelRadius);
+            }
+          }
+        }
+      }
+    }
+    table[sample] = sum / (offsets * offsets);
+  }
+  return table;
 }

@@ -1,0 +1,60 @@
+/**
+ * Argument checks shared by every layer: each failure is a `FluidError` naming the value and the allowed
+ * range. Imports nothing but the errors (docs/ARCHITECTURE.md, "Layers").
+ */
+import { FluidError } from './errors';
+
+/** A three-component vector as the API takes it: `[x, y, z]`. */
+export type Vector3Tuple = readonly [number, number, number];
+
+/** A quaternion as the API takes it: `[x, y, z, w]`. */
+export type QuaternionTuple = readonly [number, number, number, number];
+
+/** Checks that `value` is a finite number in [min, max]. */
+export function checkNumber(name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    throw new FluidError(`${name} is ${String(value)}; allowed range is [${min}, ${max}]`);
+  }
+  return value;
+}
+
+/** Checks that `value` is an integer in [min, max]. */
+export function checkInteger(name: string, value: unknown, min: number, max: number): number {
+  checkNumber(name, value, min, max);
+  if (!Number.isInteger(value))
+    throw new FluidError(`${name} is ${String(value)}; it must be an integer in [${min}, ${max}]`);
+  return value as number;
+}
+
+/** Checks that `value` is an array of `length` finite numbers, each with |v| <= limit. */
+function checkTuple(name: string, value: unknown, length: number, limit: number): number[] {
+  if (!Array.isArray(value) && !ArrayBuffer.isView(value)) {
+    throw new FluidError(`${name} is ${String(value)}; it must be an array of ${length} finite numbers`);
+  }
+  const array = value as ArrayLike<unknown>;
+  if (array.length !== length) {
+    throw new FluidError(`${name} has ${array.length} components; it must have ${length}`);
+  }
+  const result: number[] = [];
+  for (let k = 0; k < length; k++) result.push(checkNumber(`${name}[${k}]`, array[k], -limit, limit));
+  return result;
+}
+
+/** Checks a vector `[x, y, z]` of finite numbers with |component| <= limit (default 1e7). */
+export function checkVector3(name: string, value: unknown, limit = 1e7): [number, number, number] {
+  const [x, y, z] = checkTuple(name, value, 3, limit);
+  return [x, y, z];
+}
+
+/** Checks a quaternion `[x, y, z, w]` with non-zero length and returns it normalised. */
+export function checkQuaternion(name: string, value: unknown): [number, number, number, number] {
+  const [x, y, z, w] = checkTuple(name, value, 4, 1e7);
+  const length = Math.hypot(x, y, z, w);
+  if (length < 1e-9) throw new FluidError(`${name} has length ${length}; a rotation quaternion must not be zero`);
+  return [x / length, y / length, z / length, w / length];
+}
+
+/** Returns `value` if defined, else `fallback`. */
+export function withDefault<T>(value: T | undefined, fallback: T): T {
+  return value === undefined ? fallback : value;
+}

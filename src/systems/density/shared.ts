@@ -1,0 +1,75 @@
+/**
+ * What the single-fluid density solve (density/cpu.ts) and the number-density solve of several fluids
+ * (multifluid/density.ts) share: the artificial pressure s_corr (Macklin & Müller 2013, eq. 13), the
+ * clamped application of the corrections, and the iteration loop (Algorithm 1, lines 8-19).
+ */
+
+import { collideParticles, computeWallWeights } from '../collide/cpu';
+import type { SimulationContext } from '../context';
+import { accumulateWallImpulses } from '../couple/cpu';
+
+/**
+ * Artificial pressure s_corr of material `slot` for a pair whose poly6 weight is `weight` (eq. 13):
+ * -k (W / W(delta q))^n, with k scaled as described in density/cpu.ts.
+ */
+export function artificialPressure(ctx: SimulationContext, slot: number, weight: number): number {
+  const m = ctx.materials;
+  const ratio = weight * m.inverseArtificialPressureWeight[slot];
+  const exponent = m.artificialPressureExponent[slot];
+  let power: number;
+  if (exponent === 4) {
+    const ratio2 = ratio * ratio;
+    power = ratio2 * ratio2;
+  } else {
+    power = ratio ** exponent;
+  }
+  return -m.artificialPressureScale[slot] * power;
+}
+
+/** Adds the corrections, each clamped to one particle radius, to the predicted positions. */
+export function applyCorrections(ctx: SimulationContext): void {
+  const s = ctx.solver;
+  const n = s.count;
+  const maxCorrection = ctx.settings.particleRadius;
+  const maxCorrectionSquared = maxCorrection * maxCorrection;
+  const { predictedX, predictedY, predictedZ, deltaX, deltaY, deltaZ, correctionScale } = s;
+  for (let i = 0; i < n; i++) {
+    let dx = deltaX[i];
+    let dy = deltaY[i];
+    let dz = deltaZ[i];
+    const lengthSquared = dx * dx + dy * dy + dz * dz;
+    if (lengthSquared > maxCorrectionSquared) {
+      const scale = maxCorrection / Math.sqrt(lengthSquared);
+      correctionScale[i] = scale;
+      dx *= scale;
+      dy *= scale;
+      dz *= scale;
+    } else {
+      correctionScale[i] = 1;
+    }
+    predictedX[i] += dx;
+    predictedY[i] += dy;
+    predictedZ[i] += dz;
+  }
+}
+
+/**
+ * `iterations` x (wall weights, lambda, corrections, apply, the coupled colliders' share of the wall
+ * pressure, collide), with the solve's own lambda and correction passes.
+ */
+export function solveDensityIterations(
+  ctx: SimulationContext,
+  lambdaPass: () => void,
+  correctionPass: () => void,
+): void {
+  const walls = ctx.colliders.count > 0;
+  const iterations = ctx.settings.iterations;
+  for (let iteration = 0; iteration < iterations; iteration++) {
+    if (walls) computeWallWeights(ctx);
+    lambdaPass();
+    correctionPass();
+    applyCorrections(ctx);
+    if (walls) accumulateWallImpulses(ctx);
+    collideParticles(ctx);
+  }
+}
