@@ -56,7 +56,7 @@ describe('buoyancy: a mixed block of two fluids separates', () => {
   it('rest densities 500 and 1000: more than 95% of the light particles end above the heavy median after 8 s', () => {
     // Measured after 8 s: 0.982 with this seed (7); 0.991, 0.991, 0.995, 0.990, 0.995, 0.978 with seeds 1-6
     // (0.971-0.995 after 6 s). With the walls' virtual particles carrying only the neighbourhood's mean mass
-    // (b = mbar / m, see multifluid/density.ts) some light particles stayed on the floor for good: 0.949
+    // (b = mbar / m, see density/numberDensity.ts) some light particles stayed on the floor for good: 0.949
     // with seed 7, 0.937-0.964 with seeds 1-4.
     const simulation = new FluidSimulation({ particleRadius: 0.025, capacity: 1024 });
     const heavy = simulation.addMaterial({ restDensity: 1000, numberDensity: true });

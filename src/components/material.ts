@@ -65,7 +65,7 @@ export interface FluidMaterialStore {
   /** Temperature (K) given to new particles of this material, range [0.001, 1e6]. Default 293.15. */
   readonly initialTemperature: Float64Array;
   /**
-   * 1 opts the scene into the multi-fluid density constraint (see multifluid/density.ts): each particle's
+   * 1 opts the scene into the multi-fluid density constraint (see density/numberDensity.ts): each particle's
    * density from its own mass and its neighbourhood's number density (Solenthaler and Pajarola 2008) and
    * mass-weighted corrections, so fluids of different rest densities (Müller et al. 2005, section 3.1,
    * buoyancy) meet without a false interface tension, robustly up to 10:1. The step uses it for every

@@ -134,7 +134,7 @@ export const COLLIDER_FRAME_STRIDE = 2 * POSE_SIZE;
  */
 export interface MultiFluidFeatures {
   /**
-   * Number-density constraint with mass-weighted corrections (see multifluid/density.ts): on when a
+   * Number-density constraint with mass-weighted corrections (see density/numberDensity.ts): on when a
    * material opts in (`numberDensity` 1) or takes its rest density from the temperature.
    */
   numberDensity: boolean;
@@ -226,7 +226,7 @@ export interface SolverState {
   readonly lambda: Float64Array;
   /**
    * The density constraint C_i of the last solver iteration (rho_i / rho0 - 1, or the number-density form
-   * of multifluid/density.ts), before clamping; the coarse projection relaxes its mean per grid cell.
+   * of density/numberDensity.ts), before clamping; the coarse projection relaxes its mean per grid cell.
    */
   readonly constraint: Float64Array;
   /** Position correction (eq. 14) or, in the velocity systems, a velocity change. */
@@ -252,7 +252,7 @@ export interface SolverState {
    * Per particle place, the factor (m^3) that turns lambda times the wall-weight gradient into the wall's
    * push before clamping, dx = correctionScale lambda wallShareScale grad Z: m_i / rho0 in the single-fluid
    * solve, V_i b_i in the number-density solve, b_i = 2 mbar_i / m_i - 1 where mbar_i > m_i, else
-   * mbar_i / m_i (multifluid/density.ts). Written by both density
+   * mbar_i / m_i (density/numberDensity.ts). Written by both density
    * paths; the coupling gives a body the matching share (couple/cpu.ts), so the push and the body's
    * impulse stay equal and opposite.
    */
@@ -351,7 +351,7 @@ export interface EntityEvents {
 }
 
 /**
- * Working arrays of the multi-fluid terms (multifluid/density.ts and interaction.ts), one value per
+ * Working arrays of the multi-fluid terms (density/numberDensity.ts and interaction.ts), one value per
  * particle place unless said otherwise, allocated once with the solver's capacity, and the features this
  * step uses.
  */

@@ -48,11 +48,8 @@ fn sampleField(info: FieldInfo, l: vec3<f32>, gradientAbove: f32, gradientBelow:
   return vec4<f32>(distance, normalize(g));
 }
 
-const SHAPE_BOX: u32 = 0u;
-const SHAPE_SPHERE: u32 = 1u;
-const SHAPE_CAPSULE: u32 = 2u;
-const SHAPE_PLANE: u32 = 3u;
-const SHAPE_MESH: u32 = 4u;
+// SHAPE_BOX, SHAPE_SPHERE, ... are generated from `ColliderShape` (components/collider.ts) by `passSource`
+// (gpu/structs.ts), like every constant the CPU and the GPU share.
 
 // A collider's data and its field (see `loadShape`), loaded once and passed by value: SwiftShader runs
 // every branch of a shader (masked), so each load from the scene buffer here costs on every call.

@@ -211,7 +211,7 @@ export function accumulateWallImpulses(ctx: SimulationContext): void {
   for (let k = 0; k < list.count; k++) {
     const i = list.particle[k];
     // dx = clamp * lambda * wallShareScale * grad Z (wallShareScale m / rho0, or V_i b_i for the
-    // number-density solve, see multifluid/density.ts: the push the density solve gave the particle).
+    // number-density solve, see density/numberDensity.ts: the push the density solve gave the particle).
     const scale = s.correctionScale[i] * s.lambda[i] * s.wallShareScale[i];
     if (scale === 0) continue;
     addPendingPush(

@@ -21,14 +21,14 @@
  * same sums as the per-particle formulas above.
  *
  * Several fluids: when a material opts in (`FluidMaterial.numberDensity`) or has a temperature-dependent
- * rest density, `densitySystem` runs the number-density form of multifluid/density.ts instead (buoyancy
+ * rest density, `densitySystem` runs the number-density form of density/numberDensity.ts instead (buoyancy
  * without false interface tension); otherwise this file's code runs unchanged.
  */
 
 import { COINCIDENT_OFFSET, poly6Coefficient, spikyGradientCoefficient } from '../../core/kernels';
 import type { SimulationContext } from '../context';
 import { selfWeight } from '../context';
-import { numberDensitySolve } from '../multifluid/density';
+import { numberDensitySolve } from './numberDensity';
 import { artificialPressure, solveDensityIterations } from './shared';
 
 /** Computes density and lambda (eq. 2, 9-11) of every particle; caches per-pair kernel values. */
@@ -199,7 +199,7 @@ export function densitySystem(ctx: SimulationContext): void {
     s.wallGradientY.fill(0, 0, s.count);
     s.wallGradientZ.fill(0, 0, s.count);
   }
-  // Several rest densities (or a temperature-dependent one): the number-density form of multifluid/density.ts.
+  // Several rest densities (or a temperature-dependent one): the number-density form of density/numberDensity.ts.
   const features = s.multiFluid.features;
   if (features.numberDensity) {
     numberDensitySolve(ctx, features);

@@ -1,6 +1,6 @@
 /**
  * What the single-fluid density solve (density/cpu.ts) and the number-density solve of several fluids
- * (multifluid/density.ts) share: the artificial pressure s_corr (Macklin & Müller 2013, eq. 13), the
+ * (density/numberDensity.ts) share: the artificial pressure s_corr (Macklin & Müller 2013, eq. 13), the
  * clamped application of the corrections, and the iteration loop (Algorithm 1, lines 8-19).
  */
 

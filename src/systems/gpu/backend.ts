@@ -10,19 +10,18 @@
  * Game code reads particles after an asynchronous readback ({@link WebGpuSolver.readback}); removals by
  * drains and lifetimes are found on the GPU and reach the entity bookkeeping through the same readback.
  *
- * Fluid-fluid interaction (Müller et al. 2005, multifluid/*.wgsl, mirroring multifluid/density.ts and
- * interaction.ts): each particle's `Temperature` and `Colour` live in the `attributes` buffer, indexed by
- * entity id (so the per-substep sort leaves them in place; the temperature relative to
- * `TEMPERATURE_REFERENCE`, see structs.ts), written by the edit and append passes from the upload records
- * (spawns, `markParticlesChanged`) and read back with the particles while a step's diffusion or heat passes
- * changed them since the last completed copy (`attributesDirty`). The materials' colours, tensions,
- * diffusivities and alpha, and the colliders' temperature and heat transfer, are fields of the scene's
- * `Material` and `ColliderData` structs. A step records the multi-fluid passes only for the features in
- * use (`solver.multiFluid.features`): the number-density rest volumes, lambda and corrections in place
- * of lambda and correct; after vorticity, tension, then diffusion (rate, a one-thread plan, and per part a
- * change, an apply and a one-thread count pass; parts beyond the count the GPU planned as the CPU does return
- * at once), then
- * collider heat.
+ * Fluid-fluid interaction (Müller et al. 2005: density/numberDensity*.wgsl and restVolume.wgsl mirroring
+ * density/numberDensity.ts, multifluid/*.wgsl mirroring multifluid/interaction.ts): each particle's `Temperature`
+ * and `Colour` live in the `attributes` buffer, indexed by entity id (so the per-substep sort leaves them in
+ * place; the temperature relative to `TEMPERATURE_REFERENCE`, see structs.ts), written by the edit and append
+ * passes from the upload records (spawns, `markParticlesChanged`) and read back with the particles while a step's
+ * diffusion or heat passes changed them since the last completed copy (`attributesDirty`). The materials' colours,
+ * tensions, diffusivities and alpha, and the colliders' temperature and heat transfer, are fields of the scene's
+ * `Material` and `ColliderData` structs. A step records the multi-fluid passes only for the features in use
+ * (`solver.multiFluid.features`): the number-density rest volumes, lambda and corrections in place of lambda and
+ * correct; after vorticity, tension, then diffusion (rate, a one-thread plan, and per part a change, an apply and
+ * a one-thread count pass; parts beyond the count the GPU planned as the CPU does return at once), then collider
+ * heat.
  *
  * Trapped air and boiling (sections 3.4 and 4.4, multifluid/airFields.wgsl, mirroring multifluid/air.ts
  * and phase.ts): the artificial buoyancy of eq. 17 is a substep pass after collider heat; boiling, the
@@ -69,14 +68,14 @@ import applySource from '../couple/apply.wgsl?raw';
 import impulseSource from '../couple/impulse.wgsl?raw';
 import correctSource from '../density/correct.wgsl?raw';
 import lambdaSource from '../density/lambda.wgsl?raw';
+import numberDensityCorrectSource from '../density/numberDensityCorrect.wgsl?raw';
+import numberDensityLambdaSource from '../density/numberDensityLambda.wgsl?raw';
+import restVolumeSource from '../density/restVolume.wgsl?raw';
 import { airGenerationLimit, SURFACE_EXIT_COSINE } from '../multifluid/air';
 import airFieldsSource from '../multifluid/airFields.wgsl?raw';
 import diffusionSource from '../multifluid/diffusion.wgsl?raw';
 import heatSource from '../multifluid/heat.wgsl?raw';
 import { DIFFUSION_STABILITY, MAX_DIFFUSION_PARTS, TENSION_NORMAL_THRESHOLD } from '../multifluid/interaction';
-import numberDensityCorrectSource from '../multifluid/numberDensityCorrect.wgsl?raw';
-import numberDensityLambdaSource from '../multifluid/numberDensityLambda.wgsl?raw';
-import restVolumeSource from '../multifluid/restVolume.wgsl?raw';
 import tensionSource from '../multifluid/tension.wgsl?raw';
 import neighbourLoopSource from '../neighbours/neighbourLoop.wgsl?raw';
 import scanSource from '../neighbours/scan.wgsl?raw';
@@ -215,7 +214,7 @@ export interface GpuReadback {
   readonly solve?: Float32Array;
   /**
    * (wall gradient, w) per particle: w unused, except with the number-density constraint
-   * (multifluid/numberDensityLambda.wgsl), where it holds the rest volume V_i (m^3).
+   * (density/numberDensityLambda.wgsl), where it holds the rest volume V_i (m^3).
    */
   readonly wall?: Float32Array;
   /**

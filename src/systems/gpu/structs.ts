@@ -3,6 +3,7 @@
  * and the per-particle buffers every pass may bind. The WGSL preamble of every pass is generated here: the
  * structs, the constants (workgroup size, table sizes) and the bindings the pass uses.
  */
+import { ColliderShape } from '../../components';
 import { WALL_WEIGHT_SAMPLES } from '../../core/kernels';
 import { PENDING_PUSHES } from '../couple/state';
 import { arrayOf, defineStruct, type StructLayout } from './layout';
@@ -405,6 +406,8 @@ export function passSource(
     `const PENDING_PUSHES: u32 = ${PENDING_PUSHES}u;`,
     `const TEMPERATURE_REFERENCE: f32 = ${TEMPERATURE_REFERENCE.toFixed(6)};`,
     `const KEEP_MATERIAL: u32 = ${KEEP_MATERIAL}u;`,
+    // The collider shape codes: SHAPE_BOX = ColliderShape.box, ...
+    ...Object.entries(ColliderShape).map(([name, code]) => `const SHAPE_${name.toUpperCase()}: u32 = ${code}u;`),
   ].join('\n');
   return { source: `${constants}\n${structDeclarations(scene)}${lines.join('\n')}\n${body}`, mapping };
 }

@@ -1,5 +1,5 @@
 // Mass-weighted position corrections of the number-density constraint (mirrors
-// computeNumberDensityCorrections in multifluid/density.ts): prepended by the artificial pressure function of
+// computeNumberDensityCorrections in density/numberDensity.ts): prepended by the artificial pressure function of
 // density/correct.wgsl (its part before the entry point). From the values numberDensityLambda.wgsl wrote,
 // solve = (rho, lambda V b / (m / rho0_material), count, lambda V) and wall = (grad Z, V):
 // dx_i = lambda_i V_i b_i grad Z_i + sum_j (lambda_i V_i + lambda_j V_j m_j / m_i + s_ij m_j) grad W_ij,

@@ -1,5 +1,5 @@
 // Number density, constraint and lambda of each particle for several fluids (mirrors computeRestVolumes and
-// computeNumberDensityLambda in multifluid/density.ts; Müller et al. 2005, section 3.1, with the number
+// computeNumberDensityLambda in density/numberDensity.ts; Müller et al. 2005, section 3.1, with the number
 // density of Solenthaler and Pajarola 2008). Prepended by the wall functions of density/lambda.wgsl (its
 // part before the entry point). One thread per particle gathers over the 27 cells around its cell:
 // delta_i = W(0) + Z_i + sum_j W_ij, V_i = m_i / rho0_i from wall[i].w (see restVolume.wgsl),
@@ -8,7 +8,7 @@
 // r_i = (sum_j m_j W_ij + m_i W(0)) / ((delta_i - Z_i) m_i), b_i = 2 r_i - 1 if r_i > 1, else r_i.
 // Writes solve = (rho_i = m_i delta_i, lambda_i V_i b_i / (m_i / rho0_material), neighbour count, lambda_i V_i)
 // and wall = (grad Z_i, V_i): solve.y is what the apply pass (couple/apply.wgsl) multiplies by m / rho0 of
-// the material to get the wall share lambda_i V_i b_i of multifluid/density.ts, solve.w and wall.w are what
+// the material to get the wall share lambda_i V_i b_i of density/numberDensity.ts, solve.w and wall.w are what
 // the correction pass (numberDensityCorrect.wgsl) reads of the neighbours.
 
 @compute @workgroup_size(WORKGROUP_SIZE)

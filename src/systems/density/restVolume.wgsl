@@ -1,5 +1,5 @@
 // Rest volume of each particle for the number-density constraint (mirrors computeRestVolumes in
-// multifluid/density.ts): V_i = m_i / rho0_i (m^3), with rho0_i = alpha / T_i for a material with a
+// density/numberDensity.ts): V_i = m_i / rho0_i (m^3), with rho0_i = alpha / T_i for a material with a
 // temperature-dependent rest density (Müller et al. 2005, eq. 16), else the material's rest density. Run once
 // per substep, after the sort and before the solver iterations; written to wall[i].w, which the
 // number-density lambda pass (numberDensityLambda.wgsl) reads and keeps.

@@ -69,7 +69,7 @@
  * When it is used: only when a material opts in (`FluidMaterial.numberDensity` 1) or takes its rest
  * density from the temperature (eq. 16); otherwise density/cpu.ts runs its single-fluid code unchanged, so
  * scenes without it step bit-identically to the single-fluid solver (and the WebGPU backend runs its
- * single-fluid lambda and correct passes; with it, the number-density passes multifluid/restVolume.wgsl,
+ * single-fluid lambda and correct passes; with it, the number-density passes density/restVolume.wgsl,
  * numberDensityLambda.wgsl and numberDensityCorrect.wgsl mirror this file). It is an opt-in rather than
  * automatic for different rest densities for that reason: a scene of water and a lighter oil keeps its
  * behaviour. A
@@ -80,7 +80,7 @@
 import { COINCIDENT_OFFSET, poly6Coefficient, spikyGradientCoefficient } from '../../core/kernels';
 import type { MultiFluidFeatures, SimulationContext } from '../context';
 import { selfWeight } from '../context';
-import { artificialPressure, solveDensityIterations } from '../density/shared';
+import { artificialPressure, solveDensityIterations } from './shared';
 
 /**
  * Rest volume V_i = m_i / rho0_i (m^3) of each particle place, with rho0_i = alpha / T_i for materials with a
