@@ -1,6 +1,6 @@
 /**
  * The WebGPU backend: the step's heavy passes as Babylon compute shaders over storage buffers that stay on
- * the GPU (DESIGN.md, "Backends"). The CPU keeps the entity bookkeeping (which entities are particles, the
+ * the GPU (docs/ARCHITECTURE.md, "Layers"). The CPU keeps the entity bookkeeping (which entities are particles, the
  * emitters' spawning, validation of every component game code may edit) and uploads, once per step before
  * any dispatch, the scene (parameters, materials, colliders and their poses for every substep, drains) and
  * the particles it added or game code edited. The substep index lives in a GPU counter advanced by a pass,
@@ -12,10 +12,10 @@
  *
  * Fluid-fluid interaction (Müller et al. 2005: density/numberDensity*.wgsl and restVolume.wgsl mirroring
  * density/numberDensity.ts, multifluid/*.wgsl mirroring multifluid/interaction.ts): each particle's `Temperature`
- * and `Colour` live in the `attributes` buffer, indexed by entity id (so the per-substep sort leaves them in
+ * and `Color` live in the `attributes` buffer, indexed by entity id (so the per-substep sort leaves them in
  * place; the temperature relative to `TEMPERATURE_REFERENCE`, see structs.ts), written by the edit and append
  * passes from the upload records (spawns, `markParticlesChanged`) and read back with the particles while a step's
- * diffusion or heat passes changed them since the last completed copy (`attributesDirty`). The materials' colours,
+ * diffusion or heat passes changed them since the last completed copy (`attributesDirty`). The materials' colors,
  * tensions, diffusivities and alpha, and the colliders' temperature and heat transfer, are fields of the scene's
  * `Material` and `ColliderData` structs. A step records the multi-fluid passes only for the features in use
  * (`solver.multiFluid.features`): the number-density rest volumes, lambda and corrections in place of lambda and
@@ -25,10 +25,10 @@
  *
  * Trapped air and boiling (sections 3.4 and 4.4, multifluid/airFields.wgsl, mirroring multifluid/air.ts
  * and phase.ts): the artificial buoyancy of eq. 17 is a substep pass after collider heat; boiling, the
- * colour fields and the generation and deletion decisions run once per step, in the last substep before
+ * color fields and the generation and deletion decisions run once per step, in the last substep before
  * `writeBack`, on the same final positions, velocities, materials and temperatures as the CPU's step-end
  * systems. Boiling changes the material slot in place and lists (entity, vapour slot) for the CPU
- * (`Particle.material` and `Colour` at the readback). Deleted air particles get lifetime -1 and leave
+ * (`Particle.material` and `Color` at the readback). Deleted air particles get lifetime -1 and leave
  * through the drains' path (the next step's predict pass, their ids with that step's readback). Generated
  * air particles are candidates (an atomic counter, at most `airGenerationLimit(capacity)` per readback and
  * the capacity left) that the readback brings to the CPU, which creates them at the start of the next step
@@ -53,10 +53,7 @@ import {
   viscosityLaplacianCoefficient,
   WALL_WEIGHT_SAMPLES,
 } from '../../core/kernels';
-import collideSource from '../collide/collide.wgsl?raw';
 import { colliderPoseSystem } from '../collide/cpu';
-import poseSource from '../collide/pose.wgsl?raw';
-import shapesSource from '../collide/shapes.wgsl?raw';
 import {
   COLLIDER_FRAME_STRIDE,
   type MultiFluidFeatures,
@@ -64,32 +61,13 @@ import {
   type SimulationContext,
   selfWeight,
 } from '../context';
-import applySource from '../couple/apply.wgsl?raw';
-import impulseSource from '../couple/impulse.wgsl?raw';
-import correctSource from '../density/correct.wgsl?raw';
-import lambdaSource from '../density/lambda.wgsl?raw';
-import numberDensityCorrectSource from '../density/numberDensityCorrect.wgsl?raw';
-import numberDensityLambdaSource from '../density/numberDensityLambda.wgsl?raw';
-import restVolumeSource from '../density/restVolume.wgsl?raw';
 import { airGenerationLimit, SURFACE_EXIT_COSINE } from '../multifluid/air';
-import airFieldsSource from '../multifluid/airFields.wgsl?raw';
-import diffusionSource from '../multifluid/diffusion.wgsl?raw';
-import heatSource from '../multifluid/heat.wgsl?raw';
 import { DIFFUSION_STABILITY, MAX_DIFFUSION_PARTS, TENSION_NORMAL_THRESHOLD } from '../multifluid/interaction';
-import tensionSource from '../multifluid/tension.wgsl?raw';
-import neighbourLoopSource from '../neighbours/neighbourLoop.wgsl?raw';
-import scanSource from '../neighbours/scan.wgsl?raw';
-import sortSource from '../neighbours/sort.wgsl?raw';
-import predictSource from '../predict/predict.wgsl?raw';
-import sphDensitySource from '../sph/density.wgsl?raw';
-import sphFinishSource from '../sph/finish.wgsl?raw';
-import sphForcesSource from '../sph/forces.wgsl?raw';
-import velocitySource from '../velocity/velocity.wgsl?raw';
-import viscositySource from '../velocity/viscosity.wgsl?raw';
-import vorticitySource from '../velocity/vorticity.wgsl?raw';
-import bookkeepingSource from './bookkeeping.wgsl?raw';
-import commonSource from './common.wgsl?raw';
+import { scanPass } from '../neighbours/gpu';
+import { gpuPassDefinitions, gpuStepOrder } from '../schedule';
 import { createWordViews, type StructLayout, type WordViews, word } from './layout';
+import type { GpuPlan, PassSize } from './passes';
+import { expandNeighbourLoops } from './shaderSource';
 import {
   type Access,
   BODY_IMPULSE_COMPONENTS,
@@ -135,47 +113,6 @@ export function diffusionSlots(largestDiffusivity: number, kernelRadius: number,
   return Math.min(MAX_DIFFUSION_PARTS, Math.max(1, Math.ceil((substepTimeStep * rate) / DIFFUSION_STABILITY)));
 }
 
-/** Picks the section of `source` after `// @entry name` (up to the next marker), after the shared head. */
-function entrySection(source: string, name: string): string {
-  const parts = source.split(/^\/\/ @entry (\w+)$/m);
-  const head = parts[0];
-  for (let k = 1; k < parts.length; k += 2) if (parts[k] === name) return head + parts[k + 1];
-  throw new Error(`no entry ${name}`);
-}
-
-/**
- * The `// @general` or the `// @simple` lines of each `// @general ... // @simple ... // @end` block of a pass:
- * the simple variant serves scenes with one material whose artificial pressure exponent is 4 (see
- * `updatePassLists`). SwiftShader runs every branch of a shader, so code for other cases costs even when unused.
- */
-/** Wraps each `// @neighbours` ... `// @end neighbours` body in the shared neighbour loop (neighbourLoop.wgsl). */
-function expandNeighbourLoops(source: string): string {
-  const [before, after] = neighbourLoopSource.split(/^\/\/ @body\n/m);
-  return source.replace(
-    /^[ \t]*\/\/ @neighbours\n([\s\S]*?)^[ \t]*\/\/ @end neighbours\n/gm,
-    (_block, body: string) => before.replace(/^\/\/.*\n/gm, '') + body + after,
-  );
-}
-
-function materialVariant(source: string, simple: boolean): string {
-  return source.replace(
-    /^[ \t]*\/\/ @general\n([\s\S]*?)^[ \t]*\/\/ @simple\n([\s\S]*?)^[ \t]*\/\/ @end\n/gm,
-    (_block, general: string, simpleLines: string) => (simple ? simpleLines : general),
-  );
-}
-
-/**
- * Keeps the `// @coupled` ... `// @end coupled` blocks of a pass and drops the `// @uncoupled` ...
- * `// @end uncoupled` ones (`coupled` true), or the reverse: the variant for steps with a collider coupled
- * with a rigid body, which binds the impulse accumulators, and the one for steps without (see `updatePassLists`).
- */
-function couplingVariant(source: string, coupled: boolean): string {
-  return source.replace(
-    /^[ \t]*\/\/ @(coupled|uncoupled)\n([\s\S]*?)^[ \t]*\/\/ @end \1\n/gm,
-    (_block, kind: string, lines: string) => ((kind === 'coupled') === coupled ? lines : ''),
-  );
-}
-
 /**
  * Most bytes the scene buffer may give to collider poses (two per collider and substep): 64 MiB, half of
  * WebGPU's default `maxStorageBufferBindingSize` (128 MiB), so the header (materials, colliders, drains)
@@ -218,7 +155,7 @@ export interface GpuReadback {
    */
   readonly wall?: Float32Array;
   /**
-   * Per ENTITY id (not per particle), (temperature - TEMPERATURE_REFERENCE in K, colour red, green, blue;
+   * Per ENTITY id (not per particle), (temperature - TEMPERATURE_REFERENCE in K, color red, green, blue;
    * see `TEMPERATURE_REFERENCE` in structs.ts), when a step diffused or heated them since the last readback
    * that brought them ({@link WebGpuSolver.attributesDirty}; else undefined).
    */
@@ -235,7 +172,7 @@ export interface GpuReadback {
   /** The entity's collider generation when the impulses were gathered (see `WebGpuSolver.colliderGeneration`). */
   readonly bodyGenerations: Uint32Array;
   /**
-   * Per entry, the linear (N s) and angular impulse (N m s, about the centre of mass), world space, that the
+   * Per entry, the linear (N s) and angular impulse (N m s, about the center of mass), world space, that the
    * fluid gave the body since the previous readback took them.
    */
   readonly bodyImpulses: Float64Array;
@@ -294,7 +231,6 @@ export class WebGpuSolver {
   private fieldsVersion: readonly unknown[] = [];
   private fieldNodeCount = 0;
   private readonly passes: Record<string, Pass> = {};
-  private readonly scanLevels: { scan: Pass; add: Pass | undefined }[] = [];
   private readonly records: WordViews;
   private readonly uploads: Upload[] = [];
   private readonly uploadIndex = new Map<number, number>();
@@ -419,8 +355,8 @@ export class WebGpuSolver {
   }
 
   /**
-   * @internal The layout of the scene buffer (its `Material` table holds the materials' render colours), for
-   * the plugin's colour pass.
+   * @internal The layout of the scene buffer (its `Material` table holds the materials' render colors), for
+   * the plugin's color pass.
    */
   get sceneLayout(): StructLayout {
     return this.scene;
@@ -428,7 +364,7 @@ export class WebGpuSolver {
 
   /**
    * The storage buffer `name` (see `BUFFER_TYPES`), for passes outside the step that read the particles
-   * after it, such as the views' colour pass (plugin/particleColours.ts), and for tests. After a step, the
+   * after it, such as the views' color pass (plugin/particleColors.ts), and for tests. After a step, the
    * per-particle buffers `position`, `velocity`, `info` (whose `entity` maps a place to its entity id) and
    * `solve` (density in x) are all in the same order, the draw order; `attributes` is indexed by entity id.
    * The buffer stays the same object for the solver's life, except `wall` and `fieldValues`, which grow.
@@ -470,83 +406,42 @@ export class WebGpuSolver {
     return pass;
   }
 
+  /** Workgroups of a pass of size `size` (see `PassSize`), evaluated when it is dispatched. */
+  private groupsOf(size: PassSize): () => number {
+    switch (size) {
+      case 'particles':
+        return () => Math.ceil(this.boundCount / WORKGROUP_SIZE);
+      case 'one':
+        return () => 1;
+      case 'edits':
+        return () => Math.ceil(this.editCount / WORKGROUP_SIZE);
+      case 'appends':
+        return () => Math.ceil(this.appendCount / WORKGROUP_SIZE);
+      case 'buckets':
+        return () => Math.ceil(this.bucketLength / SCAN_WORKGROUP_SIZE);
+    }
+  }
+
+  /**
+   * Compiles every pass of the solver's schedule (gpu/passes.ts; the definitions live in each folder's
+   * `gpu.ts`), and the scan levels of the neighbour search: buckets -> sums1 -> sums2 ... until one block covers
+   * the data (their number depends on the capacity).
+   */
   private createPasses(): void {
-    const particles = () => Math.ceil(this.boundCount / WORKGROUP_SIZE);
-    const one = () => 1;
-    const R = 'read' as const;
-    const W = 'read_write' as const;
-    const common = commonSource;
-    const shapes = poseSource + shapesSource;
-    const book = (entry: string) => entrySection(bookkeepingSource, entry);
-    const sort = (entry: string) => entrySection(sortSource, entry);
-    const p = this.passes;
-    p.edit = this.addPass(
-      'edit',
-      book('edit'),
-      'edit',
-      [
-        ['scene', R],
-        ['state', R],
-        ['records', R],
-        ['placeOfEntity', R],
-        ['info', W],
-        ['position', W],
-        ['velocity', W],
-        ['attributes', W],
-      ],
-      () => Math.ceil(this.editCount / WORKGROUP_SIZE),
-    );
-    p.append = this.addPass(
-      'append',
-      book('append'),
-      'append',
-      [
-        ['scene', R],
-        ['state', R],
-        ['records', R],
-        ['placeOfEntity', W],
-        ['info', W],
-        ['position', W],
-        ['velocity', W],
-        ['attributes', W],
-      ],
-      () => Math.ceil(this.appendCount / WORKGROUP_SIZE),
-    );
-    p.begin = this.addPass(
-      'begin',
-      book('begin'),
-      'begin',
-      [
-        ['scene', R],
-        ['state', W],
-      ],
-      one,
-    );
-    p.advance = this.addPass('advance', book('advance'), 'advance', [['state', W]], one);
-    p.clear = this.addPass(
-      'clear',
-      book('clear'),
-      'clear',
-      [['scanData', W]],
-      () => Math.ceil(this.bucketLength / SCAN_WORKGROUP_SIZE),
-      { scanData: this.buffers.buckets },
-    );
-    p.predict = this.addPass(
-      'predict',
-      common + predictSource,
-      'main',
-      [
-        ['scene', R],
-        ['state', R],
-        ['position', R],
-        ['velocity', W],
-        ['info', W],
-        ['cell', W],
-        ['bucketsAtomic', W],
-      ],
-      particles,
-    );
-    // Scan levels: buckets -> sums1 -> sums2 ... until one block covers the data.
+    for (const definition of gpuPassDefinitions(this.ctx.settings.solver)) {
+      let aliases: Record<string, StorageBuffer> | undefined;
+      for (const [name, buffer] of Object.entries(definition.aliases ?? {})) {
+        aliases = { ...aliases, [name]: this.buffers[buffer as BufferName] };
+      }
+      this.passes[definition.key] = this.addPass(
+        definition.name,
+        definition.source,
+        definition.entry,
+        definition.bindings,
+        this.groupsOf(definition.size),
+        aliases,
+      );
+    }
     let data = this.buffers.buckets;
     let length = this.bucketLength;
     let level = 0;
@@ -561,511 +456,27 @@ export class WebGpuSolver {
       length = blocks;
       level++;
     }
+    const scans: string[] = [];
+    const adds: string[] = [];
     for (let k = 0; k < levels.length; k++) {
       const { data: d, sums, blocks } = levels[k];
-      const scan = this.addPass(
-        `scan${k}`,
-        scanSource,
-        'scanBlocks',
-        [
-          ['scanData', W],
-          ['scanSums', W],
-        ],
-        () => blocks,
-        { scanData: d, scanSums: sums },
-      );
-      const add =
-        k + 1 < levels.length
-          ? this.addPass(
-              `scanAdd${k}`,
-              scanSource,
-              'addSums',
-              [
-                ['scanData', W],
-                ['scanSums', W],
-              ],
-              () => blocks,
-              { scanData: d, scanSums: sums },
-            )
-          : undefined;
-      this.scanLevels.push({ scan, add });
+      const buffers = { scanData: d, scanSums: sums };
+      const level = (key: string, entry: 'scanBlocks' | 'addSums') => {
+        const definition = scanPass(key, entry);
+        this.passes[key] = this.addPass(key, definition.source, entry, definition.bindings, () => blocks, buffers);
+      };
+      level(`scan${k}`, 'scanBlocks');
+      scans.push(`scan${k}`);
+      if (k + 1 < levels.length) {
+        level(`scanAdd${k}`, 'addSums');
+        adds.unshift(`scanAdd${k}`);
+      }
     }
-    p.destination = this.addPass(
-      'destination',
-      common + sort('destination'),
-      'destination',
-      [
-        ['scene', R],
-        ['state', R],
-        ['cell', W],
-        ['buckets', R],
-        ['info', R],
-        ['sortedInfo', W],
-        ['contact', W],
-        ['removed', W],
-      ],
-      particles,
-    );
-    p.scatter = this.addPass(
-      'scatter',
-      common + sort('scatter'),
-      'scatter',
-      [
-        ['scene', R],
-        ['state', R],
-        ['cell', R],
-        ['position', R],
-        ['velocity', R],
-        ['sortedPosition', W],
-        ['sortedVelocity', W],
-        ['sortedPredicted', W],
-      ],
-      particles,
-    );
-    p.finish = this.addPass(
-      'finish',
-      sort('finish'),
-      'finish',
-      [
-        ['scene', R],
-        ['state', W],
-        ['buckets', R],
-      ],
-      one,
-    );
-    // Lambda and correct come in two variants, chosen per step (see `updatePassLists` and `materialVariant`).
-    const lambdaBindings = [
-      ['scene', R],
-      ['state', R],
-      ['sortedPredicted', R],
-      ['sortedInfo', R],
-      ['buckets', R],
-      ['solve', W],
-      ['wall', W],
-      ['fieldValues', R],
-    ] as const;
-    const correctBindings = [
-      ['scene', R],
-      ['state', R],
-      ['sortedPredicted', R],
-      ['sortedInfo', R],
-      ['buckets', R],
-      ['solve', R],
-      ['wall', R],
-      ['delta', W],
-    ] as const;
-    const lambda = common + shapes + lambdaSource;
-    const correct = common + correctSource;
-    p.lambda = this.addPass('lambda', materialVariant(lambda, false), 'main', lambdaBindings, particles);
-    p.lambdaSimple = this.addPass('lambda', materialVariant(lambda, true), 'main', lambdaBindings, particles);
-    p.correct = this.addPass('correct', materialVariant(correct, false), 'main', correctBindings, particles);
-    p.correctSimple = this.addPass('correct', materialVariant(correct, true), 'main', correctBindings, particles);
-    // Collide in two variants: without coupled colliders it applies the corrections itself; with them the
-    // apply pass does (and adds the wall-pressure impulses), which frees the binding the accumulators take.
-    const collide = common + shapes + collideSource;
-    p.collide = this.addPass(
-      'collide',
-      couplingVariant(collide, false),
-      'main',
-      [
-        ['scene', R],
-        ['state', R],
-        ['sortedPosition', W],
-        ['sortedPredicted', W],
-        ['delta', R],
-        ['sortedVelocity', R],
-        ['contact', W],
-        ['fieldValues', R],
-      ],
-      particles,
-    );
-    p.collideCoupled = this.addPass(
-      'collide',
-      couplingVariant(collide + impulseSource, true),
-      'main',
-      [
-        ['scene', R],
-        ['state', R],
-        ['sortedPosition', W],
-        ['sortedPredicted', W],
-        ['sortedVelocity', R],
-        ['contact', W],
-        ['fieldValues', R],
-        ['impulses', W],
-      ],
-      particles,
-    );
-    p.apply = this.addPass(
-      'apply',
-      common + applySource,
-      'main',
-      [
-        ['scene', R],
-        ['state', R],
-        ['sortedPredicted', W],
-        ['delta', R],
-        ['solve', R],
-        ['wall', R],
-        ['sortedInfo', R],
-        ['contact', W],
-      ],
-      particles,
-    );
-    // Velocity too: the variant for steps with coupled colliders adds the contact response's impulses.
-    const velocity = common + poseSource + velocitySource;
-    const velocityBindings = [
-      ['scene', R],
-      ['state', R],
-      ['sortedPosition', R],
-      ['sortedPredicted', R],
-      ['sortedVelocity', W],
-      ['contact', R],
-      ['solve', R],
-    ] as const;
-    p.velocity = this.addPass('velocity', couplingVariant(velocity, false), 'main', velocityBindings, particles);
-    p.velocityCoupled = this.addPass(
-      'velocity',
-      couplingVariant(velocity + impulseSource, true),
-      'main',
-      [...velocityBindings, ['impulses', W]],
-      particles,
-    );
-    p.viscosity = this.addPass(
-      'viscosity',
-      common + viscositySource,
-      'main',
-      [
-        ['scene', R],
-        ['state', R],
-        ['sortedPredicted', R],
-        ['buckets', R],
-        ['sortedVelocity', R],
-        ['sortedInfo', R],
-        ['delta', W],
-        ['omega', W],
-      ],
-      particles,
-    );
-    p.vorticity = this.addPass(
-      'vorticity',
-      common + vorticitySource,
-      'main',
-      [
-        ['scene', R],
-        ['state', R],
-        ['sortedPredicted', R],
-        ['buckets', R],
-        ['omega', R],
-        ['delta', W],
-        ['sortedVelocity', R],
-        ['sortedInfo', R],
-      ],
-      particles,
-    );
-    if (this.ctx.settings.solver === 'sph') this.createSphPasses();
-    else {
-      this.createMultiFluidPasses();
-      this.createAirPasses();
-    }
-    p.writeBack = this.addPass(
-      'writeBack',
-      book('writeBack'),
-      'writeBack',
-      [
-        ['state', W],
-        ['sortedInfo', R],
-        ['sortedPredicted', R],
-        ['delta', R],
-        ['position', W],
-        ['velocity', W],
-        ['info', W],
-        ['placeOfEntity', W],
-      ],
-      particles,
-    );
+    this.scanPasses = [...scans, ...adds];
   }
 
-  /**
-   * The WCSPH passes (`solver: 'sph'`, see sph/cpu.ts): density and pressure (with the wall weights of
-   * density/lambda.wgsl, its part before the entry point), accelerations with the leap-frog kick, and the
-   * end-of-substep copy of the velocities for the write-back. Created only for a WCSPH simulation.
-   */
-  private createSphPasses(): void {
-    const particles = () => Math.ceil(this.boundCount / WORKGROUP_SIZE);
-    const R = 'read' as const;
-    const W = 'read_write' as const;
-    const wallFunctions = lambdaSource.slice(0, lambdaSource.indexOf('@compute'));
-    const p = this.passes;
-    p.sphDensity = this.addPass(
-      'sphDensity',
-      commonSource + poseSource + shapesSource + wallFunctions + sphDensitySource,
-      'main',
-      [
-        ['scene', R],
-        ['state', R],
-        ['sortedPredicted', R],
-        ['sortedInfo', R],
-        ['buckets', R],
-        ['solve', W],
-        ['wall', W],
-        ['fieldValues', R],
-      ],
-      particles,
-    );
-    p.sphForces = this.addPass(
-      'sphForces',
-      commonSource + sphForcesSource,
-      'main',
-      [
-        ['scene', R],
-        ['state', R],
-        ['sortedPredicted', R],
-        ['buckets', R],
-        ['sortedVelocity', R],
-        ['solve', R],
-        ['wall', R],
-        ['delta', W],
-      ],
-      particles,
-    );
-    p.sphFinish = this.addPass(
-      'sphFinish',
-      sphFinishSource,
-      'main',
-      [
-        ['state', R],
-        ['sortedVelocity', R],
-        ['delta', W],
-      ],
-      particles,
-    );
-  }
-
-  /**
-   * The fluid-fluid interaction passes of the PBF solver (Müller et al. 2005, see multifluid/*.ts): the
-   * rest volumes, the number-density lambda and corrections (in place of lambda and correct), tension, diffusion (rate, plan,
-   * and per recorded part its change, apply and count) and collider heat. Created with the
-   * others; each runs only in steps whose features need it (see `buildPassLists`).
-   */
-  private createMultiFluidPasses(): void {
-    const particles = () => Math.ceil(this.boundCount / WORKGROUP_SIZE);
-    const one = () => 1;
-    const R = 'read' as const;
-    const W = 'read_write' as const;
-    const p = this.passes;
-    const wallFunctions = lambdaSource.slice(0, lambdaSource.indexOf('@compute'));
-    const pressureFunction = correctSource.slice(0, correctSource.indexOf('@compute'));
-    p.numberDensityLambda = this.addPass(
-      'numberDensityLambda',
-      commonSource + poseSource + shapesSource + wallFunctions + numberDensityLambdaSource,
-      'main',
-      [
-        ['scene', R],
-        ['state', R],
-        ['sortedPredicted', R],
-        ['sortedInfo', R],
-        ['buckets', R],
-        ['solve', W],
-        ['wall', W],
-        ['fieldValues', R],
-      ],
-      particles,
-    );
-    p.restVolume = this.addPass(
-      'restVolume',
-      restVolumeSource,
-      'main',
-      [
-        ['scene', R],
-        ['state', R],
-        ['sortedInfo', R],
-        ['attributes', R],
-        ['wall', W],
-      ],
-      particles,
-    );
-    p.numberDensityCorrect = this.addPass(
-      'numberDensityCorrect',
-      commonSource + pressureFunction + numberDensityCorrectSource,
-      'main',
-      [
-        ['scene', R],
-        ['state', R],
-        ['sortedPredicted', R],
-        ['sortedInfo', R],
-        ['buckets', R],
-        ['solve', R],
-        ['wall', R],
-        ['delta', W],
-      ],
-      particles,
-    );
-    p.tension = this.addPass(
-      'tension',
-      commonSource + tensionSource,
-      'main',
-      [
-        ['scene', R],
-        ['state', R],
-        ['sortedPredicted', R],
-        ['sortedInfo', R],
-        ['buckets', R],
-        ['solve', R],
-        ['delta', W],
-      ],
-      particles,
-    );
-    const diffusion = (entry: string) => commonSource + entrySection(diffusionSource, entry);
-    p.diffusionRate = this.addPass(
-      'diffusionRate',
-      diffusion('rate'),
-      'rate',
-      [
-        ['scene', R],
-        ['state', R],
-        ['sortedPredicted', R],
-        ['sortedInfo', R],
-        ['buckets', R],
-        ['solve', R],
-        ['diffusionMax', W],
-      ],
-      particles,
-    );
-    p.diffusionPlan = this.addPass(
-      'diffusionPlan',
-      diffusion('plan'),
-      'plan',
-      [
-        ['scene', R],
-        ['state', W],
-        ['diffusionMax', W],
-        ['diffusionPlan', W],
-      ],
-      one,
-    );
-    const change = this.addPass(
-      'diffusionChange',
-      diffusion('change'),
-      'change',
-      [
-        ['scene', R],
-        ['state', R],
-        ['sortedPredicted', R],
-        ['sortedInfo', R],
-        ['buckets', R],
-        ['solve', R],
-        ['attributes', R],
-        ['diffusionChange', W],
-      ],
-      particles,
-    );
-    const apply = this.addPass(
-      'diffusionApply',
-      entrySection(diffusionSource, 'apply'),
-      'apply',
-      [
-        ['state', R],
-        ['sortedInfo', R],
-        ['diffusionPlan', R],
-        ['diffusionChange', R],
-        ['attributes', W],
-      ],
-      particles,
-    );
-    p.diffusionChange = change;
-    p.diffusionApply = apply;
-    p.diffusionNext = this.addPass('diffusionNext', entrySection(diffusionSource, 'next'), 'next', [['state', W]], one);
-    p.heat = this.addPass(
-      'heat',
-      commonSource + poseSource + shapesSource + heatSource,
-      'main',
-      [
-        ['scene', R],
-        ['state', R],
-        ['sortedPredicted', R],
-        ['sortedInfo', R],
-        ['fieldValues', R],
-        ['attributes', W],
-      ],
-      particles,
-    );
-  }
-
-  /**
-   * The trapped-air and boiling passes of the PBF solver (Müller et al. 2005, sections 3.4 and 4.4;
-   * multifluid/airFields.wgsl, mirroring multifluid/air.ts and phase.ts): `boil`, `airFields` and
-   * `airDecide` run once per step, in the last substep before `writeBack` (the CPU's step-end systems read
-   * the same final positions, materials and temperatures), `buoyancy` (eq. 17) in every substep after the
-   * other velocity-stage terms. Each is recorded only in steps whose features need it (`buildPassLists`).
-   */
-  private createAirPasses(): void {
-    const particles = () => Math.ceil(this.boundCount / WORKGROUP_SIZE);
-    const R = 'read' as const;
-    const W = 'read_write' as const;
-    const p = this.passes;
-    const air = (entry: string) => entrySection(airFieldsSource, entry);
-    const wallFunctions = lambdaSource.slice(0, lambdaSource.indexOf('@compute'));
-    p.boil = this.addPass(
-      'boil',
-      poseSource + shapesSource + air('boil'),
-      'boil',
-      [
-        ['scene', R],
-        ['state', R],
-        ['sortedPredicted', R],
-        ['sortedInfo', W],
-        ['fieldValues', R],
-        ['attributes', W],
-        ['airEvents', W],
-      ],
-      particles,
-    );
-    p.airFields = this.addPass(
-      'airFields',
-      commonSource + poseSource + shapesSource + wallFunctions + air('fields'),
-      'fields',
-      [
-        ['scene', R],
-        ['state', R],
-        ['sortedPredicted', R],
-        ['sortedInfo', R],
-        ['buckets', R],
-        ['fieldValues', R],
-        ['airFields', W],
-      ],
-      particles,
-    );
-    p.airDecide = this.addPass(
-      'airDecide',
-      air('decide'),
-      'decide',
-      [
-        ['scene', R],
-        ['state', R],
-        ['sortedPredicted', R],
-        ['sortedInfo', W],
-        ['delta', R],
-        ['airFields', W],
-        ['airCandidates', W],
-        ['airEvents', W],
-      ],
-      particles,
-    );
-    p.buoyancy = this.addPass(
-      'buoyancy',
-      commonSource + air('buoyancy'),
-      'buoyancy',
-      [
-        ['scene', R],
-        ['state', R],
-        ['sortedPredicted', R],
-        ['sortedInfo', R],
-        ['buckets', R],
-        ['delta', W],
-      ],
-      particles,
-    );
-  }
+  /** The scan passes in order: every level's scan, then the sums added back from the top level down. */
+  private scanPasses: readonly string[] = [];
 
   /** Most air candidates and boiled events one readback holds: airGenerationLimit(capacity). */
   private readonly airLimit: number;
@@ -1123,21 +534,13 @@ export class WebGpuSolver {
     // instead of one per frame.
     let ready = true;
     for (const name in this.passes) if (!this.passes[name].shader.isReady()) ready = false;
-    for (const level of this.scanLevels) {
-      if (!level.scan.shader.isReady()) ready = false;
-      if (level.add && !level.add.shader.isReady()) ready = false;
-    }
     return ready;
   }
 
   /** Compilation errors of the passes so far (name: message). */
   compilationErrors(): string[] {
     const errors: string[] = [];
-    const shaders = [
-      ...Object.values(this.passes),
-      ...this.scanLevels.flatMap((level) => (level.add ? [level.scan, level.add] : [level.scan])),
-    ];
-    for (const pass of shaders) {
+    for (const pass of Object.values(this.passes)) {
       // Babylon keeps the compiled effect private; its compilation error is the only thing read here.
       const effect = (pass.shader as unknown as { _effect?: { getCompilationError(): string } })._effect;
       const error = effect?.getCompilationError();
@@ -1236,13 +639,13 @@ export class WebGpuSolver {
     if (!keep) this.gpuMaterial[entity] = Particle.material[entity];
     f[word(ParticleInfo, 'age', info)] = Particle.age[entity];
     f[word(ParticleInfo, 'lifetime', info)] = lifetime;
-    const { Temperature, Colour } = this.ctx.components;
+    const { Temperature, Color } = this.ctx.components;
     const attributes = word(ParticleRecord, 'attributes', base);
     // Relative to TEMPERATURE_REFERENCE (see structs.ts), computed in float64 before the float32 rounding.
     f[attributes] = Temperature[entity] - TEMPERATURE_REFERENCE;
-    f[attributes + 1] = Colour.red[entity];
-    f[attributes + 2] = Colour.green[entity];
-    f[attributes + 3] = Colour.blue[entity];
+    f[attributes + 1] = Color.red[entity];
+    f[attributes + 2] = Color.green[entity];
+    f[attributes + 3] = Color.blue[entity];
   }
 
   /** Writes the queued uploads as records: edits and removals first, then appends. */
@@ -1393,12 +796,12 @@ export class WebGpuSolver {
       f[word(Material, 'artificialPressureExponent', base)] = m.artificialPressureExponent[slot];
       f[word(Material, 'inverseArtificialPressureWeight', base)] = m.inverseArtificialPressureWeight[slot];
       const eid = m.entity[slot];
-      f[word(Material, 'interfaceColour', base)] = store.interfaceColour[eid];
-      f[word(Material, 'surfaceColour', base)] = store.surfaceColour[eid];
+      f[word(Material, 'interfaceColor', base)] = store.interfaceColor[eid];
+      f[word(Material, 'surfaceColor', base)] = store.surfaceColor[eid];
       f[word(Material, 'interfaceTension', base)] = store.interfaceTension[eid];
       f[word(Material, 'surfaceTension', base)] = store.surfaceTension[eid];
       f[word(Material, 'diffusivity', base)] = store.diffusivity[eid];
-      f[word(Material, 'colourDiffusivity', base)] = store.colourDiffusivity[eid];
+      f[word(Material, 'colorDiffusivity', base)] = store.colorDiffusivity[eid];
       f[word(Material, 'temperatureDensity', base)] = store.temperatureDensity[eid];
       f[word(Material, 'colorRed', base)] = store.colorRed[eid];
       f[word(Material, 'colorGreen', base)] = store.colorGreen[eid];
@@ -1416,7 +819,7 @@ export class WebGpuSolver {
       f[word(Material, 'airDeletionBoundaryThreshold', base)] = store.airDeletionBoundaryThreshold[eid];
       f[word(Material, 'airDeletionDensity', base)] = store.airDeletionDensity[eid];
       f[word(Material, 'restDensity', base)] = store.restDensity[eid];
-      largestDiffusivity = Math.max(largestDiffusivity, store.diffusivity[eid], store.colourDiffusivity[eid]);
+      largestDiffusivity = Math.max(largestDiffusivity, store.diffusivity[eid], store.colorDiffusivity[eid]);
       if (m.vorticity[slot] > 0) anyVorticity = 1;
     }
     u[P('anyVorticity')] = anyVorticity;
@@ -1440,10 +843,10 @@ export class WebGpuSolver {
       const coupled = coupling.coupled[eid] === 1 ? 1 : 0;
       coupledCount += coupled;
       u[word(ColliderData, 'coupled', base)] = coupled;
-      const centre = word(ColliderData, 'centreOfMass', base);
-      f[centre] = coupling.centreOfMassX[eid];
-      f[centre + 1] = coupling.centreOfMassY[eid];
-      f[centre + 2] = coupling.centreOfMassZ[eid];
+      const center = word(ColliderData, 'centerOfMass', base);
+      f[center] = coupling.centerOfMassX[eid];
+      f[center + 1] = coupling.centerOfMassY[eid];
+      f[center + 2] = coupling.centerOfMassZ[eid];
       u[word(ColliderData, 'shape', base)] = c.shape[eid];
       u[word(ColliderData, 'container', base)] = c.container[eid];
       u[word(ColliderData, 'wallWeights', base)] = c.wallWeights[eid];
@@ -1529,7 +932,16 @@ export class WebGpuSolver {
     const shape = (single * 128 + multiFluidShape(features)) * (MAX_DIFFUSION_PARTS + 1) + slots;
     if (shape === this.passListShape) return;
     this.passListShape = shape;
-    this.buildPassLists(anyVorticity, simpleMaterials, coupled, features, slots);
+    this.buildPassLists({
+      iterations,
+      vorticity: anyVorticity,
+      simpleMaterials,
+      coupled,
+      features,
+      diffusionParts: slots,
+      colliderHeat: features.colliderHeat && this.ctx.colliders.count > 0,
+      scanPasses: this.scanPasses,
+    });
   }
 
   /** The whole step's passes in order, head and every substep (a new array: for the tests and benchmark). */
@@ -1549,62 +961,20 @@ export class WebGpuSolver {
   /** The last substep's passes: `passSubstep` with the step-end air passes before `writeBack`. */
   private readonly passLastSubstep: Pass[] = [];
 
-  private buildPassLists(
-    anyVorticity: boolean,
-    simpleMaterials: boolean,
-    coupled: boolean,
-    features: MultiFluidFeatures,
-    slots: number,
-  ): void {
+  /**
+   * Fills the pass lists for `plan`: the head (uploads, begin), then every substep's passes and the last
+   * substep's, in the order of the solver's schedule (`gpuStepOrder`, schedule.ts).
+   */
+  private buildPassLists(plan: GpuPlan): void {
     const p = this.passes;
     const head = this.passHead;
     head.length = 0;
     head.push(p.edit, p.append, p.begin);
-    const list = this.passSubstep;
-    list.length = 0;
-    list.push(p.clear, p.predict);
-    for (const level of this.scanLevels) list.push(level.scan);
-    for (let k = this.scanLevels.length - 2; k >= 0; k--) list.push(this.scanLevels[k].add as Pass);
-    list.push(p.destination, p.scatter, p.finish);
-    if (this.ctx.settings.solver === 'sph') {
-      // WCSPH: density and pressure, forces and kick, collide (adds the drift), velocity, copy for write-back.
-      list.push(p.sphDensity, p.sphForces, p.collide, p.velocity, p.sphFinish, p.writeBack, p.advance);
-      this.passLastSubstep.length = 0;
-      this.passLastSubstep.push(...list);
-      return;
-    }
-    if (features.numberDensity) list.push(p.restVolume);
-    for (let iteration = 0; iteration < this.ctx.settings.iterations; iteration++) {
-      if (features.numberDensity) list.push(p.numberDensityLambda, p.numberDensityCorrect);
-      else if (simpleMaterials) list.push(p.lambdaSimple, p.correctSimple);
-      else list.push(p.lambda, p.correct);
-      // With a coupled collider, the apply pass applies the corrections and adds the wall-pressure impulses.
-      if (coupled) list.push(p.apply, p.collideCoupled);
-      else list.push(p.collide);
-    }
-    list.push(coupled ? p.velocityCoupled : p.velocity, p.viscosity);
-    if (anyVorticity) list.push(p.vorticity);
-    // Fluid-fluid interaction, in the order of multiFluidInteractionSystem; each only when in use.
-    if (features.interfaceTension || features.surfaceTension) list.push(p.tension);
-    if (features.temperatureDiffusion || features.colourDiffusion) {
-      list.push(p.diffusionRate, p.diffusionPlan);
-      for (let part = 0; part < slots; part++) {
-        list.push(p.diffusionChange, p.diffusionApply, p.diffusionNext);
-      }
-    }
-    if (features.colliderHeat && this.ctx.colliders.count > 0) list.push(p.heat);
-    // Artificial buoyancy (eq. 17) after the other velocity-stage terms, as the CPU's system list.
-    if (features.artificialBuoyancy) list.push(p.buoyancy);
-    // The last substep also runs the step-end passes of boiling and trapped air (the CPU's `boiling` and
-    // `trappedAir` after `publish`): on the final positions, velocities (delta) and temperatures, with the
-    // last sort's cells, before `writeBack` copies the materials and deletion marks they set.
-    const last = this.passLastSubstep;
-    last.length = 0;
-    last.push(...list);
-    if (features.boiling) last.push(p.boil);
-    if (features.airGeneration || features.boiling) last.push(p.airFields, p.airDecide);
-    list.push(p.writeBack, p.advance);
-    last.push(p.writeBack, p.advance);
+    const order = gpuStepOrder(this.ctx.settings.solver, plan);
+    this.passSubstep.length = 0;
+    this.passLastSubstep.length = 0;
+    for (const key of order.substep) this.passSubstep.push(p[key]);
+    for (const key of order.lastSubstep) this.passLastSubstep.push(p[key]);
   }
 
   /** Steps recorded since creation. */
@@ -1620,7 +990,7 @@ export class WebGpuSolver {
   private attributesReadAtStep = 0;
 
   /**
-   * True while a recorded step's diffusion or heat passes changed the GPU's temperatures or colours and no
+   * True while a recorded step's diffusion or heat passes changed the GPU's temperatures or colors and no
    * readback requested after it has completed: particle readbacks copy the `attributes` buffer while this
    * holds, whatever the features are now (one switched off after diffusing still leaves values to read).
    */
@@ -1630,7 +1000,7 @@ export class WebGpuSolver {
 
   /**
    * The entities whose queued upload (an append or an edit, not a removal) carries their components to the
-   * GPU at the next step, for the step-start checks of their `Temperature` and `Colour`
+   * GPU at the next step, for the step-start checks of their `Temperature` and `Color`
    * (multifluid/validate.ts), which run before anything changes. Calls `visit` once per entity.
    */
   forEachPendingUpload(visit: (entity: number) => void): void {
@@ -1691,7 +1061,7 @@ export class WebGpuSolver {
     this.boundCount = this.ctx.solver.count;
     // This step's diffusion and heat passes (see `buildPassLists`) change the attributes.
     const features = this.ctx.solver.multiFluid.features;
-    const diffuses = features.temperatureDiffusion || features.colourDiffusion;
+    const diffuses = features.temperatureDiffusion || features.colorDiffusion;
     if (diffuses || (features.colliderHeat && this.ctx.colliders.count > 0)) {
       this.attributesWrittenAtStep = this.stepsRecorded;
     }
@@ -2052,7 +1422,7 @@ function multiFluidShape(features: MultiFluidFeatures): number {
   return (
     (features.numberDensity ? 1 : 0) |
     (features.interfaceTension || features.surfaceTension ? 2 : 0) |
-    (features.temperatureDiffusion || features.colourDiffusion ? 4 : 0) |
+    (features.temperatureDiffusion || features.colorDiffusion ? 4 : 0) |
     (features.colliderHeat ? 8 : 0) |
     (features.airGeneration ? 16 : 0) |
     (features.boiling ? 32 : 0) |

@@ -1,0 +1,51 @@
+/**
+ * The collision pass (collide.wgsl, mirroring collideParticles in collide/cpu.ts), in two variants: without
+ * coupled colliders it applies the density corrections itself; with them the apply pass (couple/gpu.ts) does
+ * and this one adds the contact impulses (couple/impulse.wgsl), which frees the binding the accumulators take.
+ */
+import impulseSource from '../couple/impulse.wgsl?raw';
+import commonSource from '../gpu/common.wgsl?raw';
+import { type PassDefinition, R, W } from '../gpu/passes';
+import { couplingVariant } from '../gpu/shaderSource';
+import collideSource from './collide.wgsl?raw';
+import poseSource from './pose.wgsl?raw';
+import shapesSource from './shapes.wgsl?raw';
+
+const collide = commonSource + poseSource + shapesSource + collideSource;
+
+export const collidePasses: readonly PassDefinition[] = [
+  {
+    key: 'collide',
+    name: 'collide',
+    source: couplingVariant(collide, false),
+    entry: 'main',
+    bindings: [
+      ['scene', R],
+      ['state', R],
+      ['sortedPosition', W],
+      ['sortedPredicted', W],
+      ['delta', R],
+      ['sortedVelocity', R],
+      ['contact', W],
+      ['fieldValues', R],
+    ],
+    size: 'particles',
+  },
+  {
+    key: 'collideCoupled',
+    name: 'collide',
+    source: couplingVariant(collide + impulseSource, true),
+    entry: 'main',
+    bindings: [
+      ['scene', R],
+      ['state', R],
+      ['sortedPosition', W],
+      ['sortedPredicted', W],
+      ['sortedVelocity', R],
+      ['contact', W],
+      ['fieldValues', R],
+      ['impulses', W],
+    ],
+    size: 'particles',
+  },
+];

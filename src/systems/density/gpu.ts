@@ -1,0 +1,133 @@
+/**
+ * The density passes (mirroring density/cpu.ts and density/numberDensity.ts): lambda (lambda.wgsl, with the
+ * wall weights) and correct (correct.wgsl), each in a general and a `simple` variant (one material with the
+ * exponent 4), and the number-density forms of several fluids (restVolume.wgsl, numberDensityLambda.wgsl,
+ * numberDensityCorrect.wgsl).
+ */
+import poseSource from '../collide/pose.wgsl?raw';
+import shapesSource from '../collide/shapes.wgsl?raw';
+import commonSource from '../gpu/common.wgsl?raw';
+import { type GpuPlan, type PassBinding, type PassDefinition, R, W } from '../gpu/passes';
+import { materialVariant } from '../gpu/shaderSource';
+import correctSource from './correct.wgsl?raw';
+import lambdaSource from './lambda.wgsl?raw';
+import numberDensityCorrectSource from './numberDensityCorrect.wgsl?raw';
+import numberDensityLambdaSource from './numberDensityLambda.wgsl?raw';
+import restVolumeSource from './restVolume.wgsl?raw';
+
+/** The wall-weight functions of lambda.wgsl (its part before the entry point), shared with other passes. */
+export const wallFunctionsSource = lambdaSource.slice(0, lambdaSource.indexOf('@compute'));
+/** The artificial pressure function of correct.wgsl (its part before the entry point). */
+const pressureFunctionSource = correctSource.slice(0, correctSource.indexOf('@compute'));
+
+const lambdaBindings: readonly PassBinding[] = [
+  ['scene', R],
+  ['state', R],
+  ['sortedPredicted', R],
+  ['sortedInfo', R],
+  ['buckets', R],
+  ['solve', W],
+  ['wall', W],
+  ['fieldValues', R],
+];
+const correctBindings: readonly PassBinding[] = [
+  ['scene', R],
+  ['state', R],
+  ['sortedPredicted', R],
+  ['sortedInfo', R],
+  ['buckets', R],
+  ['solve', R],
+  ['wall', R],
+  ['delta', W],
+];
+const lambda = commonSource + poseSource + shapesSource + lambdaSource;
+const correct = commonSource + correctSource;
+
+/** The single-fluid density passes, two variants each. */
+export const densityPasses: readonly PassDefinition[] = [
+  {
+    key: 'lambda',
+    name: 'lambda',
+    source: materialVariant(lambda, false),
+    entry: 'main',
+    bindings: lambdaBindings,
+    size: 'particles',
+  },
+  {
+    key: 'lambdaSimple',
+    name: 'lambda',
+    source: materialVariant(lambda, true),
+    entry: 'main',
+    bindings: lambdaBindings,
+    size: 'particles',
+  },
+  {
+    key: 'correct',
+    name: 'correct',
+    source: materialVariant(correct, false),
+    entry: 'main',
+    bindings: correctBindings,
+    size: 'particles',
+  },
+  {
+    key: 'correctSimple',
+    name: 'correct',
+    source: materialVariant(correct, true),
+    entry: 'main',
+    bindings: correctBindings,
+    size: 'particles',
+  },
+];
+
+/** The number-density passes of several fluids (PBF only). */
+export const numberDensityPasses: readonly PassDefinition[] = [
+  {
+    key: 'numberDensityLambda',
+    name: 'numberDensityLambda',
+    source: commonSource + poseSource + shapesSource + wallFunctionsSource + numberDensityLambdaSource,
+    entry: 'main',
+    bindings: lambdaBindings,
+    size: 'particles',
+  },
+  {
+    key: 'restVolume',
+    name: 'restVolume',
+    source: restVolumeSource,
+    entry: 'main',
+    bindings: [
+      ['scene', R],
+      ['state', R],
+      ['sortedInfo', R],
+      ['attributes', R],
+      ['wall', W],
+    ],
+    size: 'particles',
+  },
+  {
+    key: 'numberDensityCorrect',
+    name: 'numberDensityCorrect',
+    source: commonSource + pressureFunctionSource + numberDensityCorrectSource,
+    entry: 'main',
+    bindings: correctBindings,
+    size: 'particles',
+  },
+];
+
+/**
+ * The density solve's passes in a substep of `plan` (densitySystem's order): the rest volumes when several
+ * fluids use the number-density form, then per iteration lambda and correct (their number-density, simple or
+ * general variant), and the collision (with coupled colliders: apply, then the coupled collision).
+ */
+export function densityGpuPasses(plan: GpuPlan): string[] {
+  const list: string[] = [];
+  const numberDensity = plan.features.numberDensity;
+  if (numberDensity) list.push('restVolume');
+  for (let iteration = 0; iteration < plan.iterations; iteration++) {
+    if (numberDensity) list.push('numberDensityLambda', 'numberDensityCorrect');
+    else if (plan.simpleMaterials) list.push('lambdaSimple', 'correctSimple');
+    else list.push('lambda', 'correct');
+    if (plan.coupled) list.push('apply', 'collideCoupled');
+    else list.push('collide');
+  }
+  return list;
+}

@@ -1,0 +1,66 @@
+/**
+ * The GPU passes as data (docs/ARCHITECTURE.md, "A new GPU pass"): each folder's `gpu.ts` defines the passes
+ * of its WGSL files next to the CPU code they mirror, the backend compiles every definition once
+ * (gpu/backend.ts), and the schedule (pipeline.ts) says which passes a step records, in the order of the CPU
+ * systems. Imports types only.
+ */
+import type { MultiFluidFeatures } from '../context';
+import type { Access, BufferName } from './structs';
+
+/**
+ * How many workgroups a pass dispatches, decided when it is dispatched: one thread per live particle, one
+ * workgroup, one thread per queued edit or append, or one per hash bucket (the scan's clear).
+ */
+export type PassSize = 'particles' | 'one' | 'edits' | 'appends' | 'buckets';
+
+/** A storage buffer a pass binds, and how. */
+export type PassBinding = readonly [BufferName, Access];
+
+/** One compute pass: its WGSL, entry point, bindings and dispatch size. */
+export interface PassDefinition {
+  /** The key the schedule names it by (unique). */
+  readonly key: string;
+  /** Its name in shader labels and timings (the variants of one pass share it). */
+  readonly name: string;
+  /** Its WGSL, before the generated preamble (structs, constants, bindings; gpu/structs.ts `passSource`). */
+  readonly source: string;
+  /** Entry point in `source`. */
+  readonly entry: string;
+  /** The buffers it binds, in binding order. */
+  readonly bindings: readonly PassBinding[];
+  /** Workgroups it dispatches. */
+  readonly size: PassSize;
+  /** Buffers bound under another name: the binding name, then the backend's buffer (`scanData` -> `buckets`). */
+  readonly aliases?: Readonly<Partial<Record<BufferName, BufferName>>>;
+}
+
+/** Binds a buffer read-only. */
+export const R = 'read' as const;
+/** Binds a buffer read-write. */
+export const W = 'read_write' as const;
+
+/**
+ * What decides which passes one GPU step records: read by the `gpu` functions of the schedule's entries
+ * (pipeline.ts); the backend fills it before each step and rebuilds its pass lists only when it changed.
+ */
+export interface GpuPlan {
+  /** Density iterations per substep (`settings.iterations`). */
+  readonly iterations: number;
+  /** Some material has a vorticity above 0. */
+  readonly vorticity: boolean;
+  /** One material whose artificial pressure exponent is 4: the `simple` variants (see `materialVariant`). */
+  readonly simpleMaterials: boolean;
+  /** Some collider is coupled with a rigid body: the variants that bind the impulse accumulators. */
+  readonly coupled: boolean;
+  /** The multi-fluid terms in use. */
+  readonly features: MultiFluidFeatures;
+  /** Diffusion parts recorded per substep (see `diffusionSlots`). */
+  readonly diffusionParts: number;
+  /** Collider heat transfer is in use and there are colliders. */
+  readonly colliderHeat: boolean;
+  /** The scan passes of the neighbour search in order (their number depends on the capacity). */
+  readonly scanPasses: readonly string[];
+}
+
+/** The passes of one schedule entry in a step of `plan`, in order. */
+export type GpuPasses = (plan: GpuPlan) => readonly string[];

@@ -1,0 +1,80 @@
+/**
+ * The neighbour search on the GPU (mirroring neighbours/cpu.ts): the bucket counts of `predict` are scanned
+ * (scan.wgsl, one level per block of sums, made by the backend for the capacity from {@link scanPass}), then
+ * each particle finds its place, is scattered into the sorted order, and `finish` closes the step's counters
+ * (sort.wgsl).
+ */
+import commonSource from '../gpu/common.wgsl?raw';
+import { type PassDefinition, R, W } from '../gpu/passes';
+import { entrySection } from '../gpu/shaderSource';
+import scanSource from './scan.wgsl?raw';
+import sortSource from './sort.wgsl?raw';
+
+const sort = (entry: string) => entrySection(sortSource, entry);
+
+/**
+ * A scan level's pass over `scanData` with its block sums `scanSums` (the backend binds each level's buffers):
+ * `scanBlocks` scans each block, `addSums` adds the scanned sums of the level above back.
+ */
+export function scanPass(key: string, entry: 'scanBlocks' | 'addSums'): Omit<PassDefinition, 'size'> {
+  return {
+    key,
+    name: key,
+    source: scanSource,
+    entry,
+    bindings: [
+      ['scanData', W],
+      ['scanSums', W],
+    ],
+  };
+}
+
+/** Destination, scatter and finish, after the scan. */
+export const sortPasses: readonly PassDefinition[] = [
+  {
+    key: 'destination',
+    name: 'destination',
+    source: commonSource + sort('destination'),
+    entry: 'destination',
+    bindings: [
+      ['scene', R],
+      ['state', R],
+      ['cell', W],
+      ['buckets', R],
+      ['info', R],
+      ['sortedInfo', W],
+      ['contact', W],
+      ['removed', W],
+    ],
+    size: 'particles',
+  },
+  {
+    key: 'scatter',
+    name: 'scatter',
+    source: commonSource + sort('scatter'),
+    entry: 'scatter',
+    bindings: [
+      ['scene', R],
+      ['state', R],
+      ['cell', R],
+      ['position', R],
+      ['velocity', R],
+      ['sortedPosition', W],
+      ['sortedVelocity', W],
+      ['sortedPredicted', W],
+    ],
+    size: 'particles',
+  },
+  {
+    key: 'finish',
+    name: 'finish',
+    source: sort('finish'),
+    entry: 'finish',
+    bindings: [
+      ['scene', R],
+      ['state', W],
+      ['buckets', R],
+    ],
+    size: 'one',
+  },
+];

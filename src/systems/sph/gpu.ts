@@ -1,0 +1,62 @@
+/**
+ * The WCSPH passes (`solver: 'sph'`, mirroring sph/cpu.ts): density and pressure (density.wgsl, with the wall
+ * weights of density/lambda.wgsl), accelerations with the leap-frog kick (forces.wgsl), and the end-of-substep
+ * copy of the velocities for the write-back (finish.wgsl).
+ */
+import poseSource from '../collide/pose.wgsl?raw';
+import shapesSource from '../collide/shapes.wgsl?raw';
+import { wallFunctionsSource } from '../density/gpu';
+import commonSource from '../gpu/common.wgsl?raw';
+import { type PassDefinition, R, W } from '../gpu/passes';
+import sphDensitySource from './density.wgsl?raw';
+import sphFinishSource from './finish.wgsl?raw';
+import sphForcesSource from './forces.wgsl?raw';
+
+export const sphPasses: readonly PassDefinition[] = [
+  {
+    key: 'sphDensity',
+    name: 'sphDensity',
+    source: commonSource + poseSource + shapesSource + wallFunctionsSource + sphDensitySource,
+    entry: 'main',
+    bindings: [
+      ['scene', R],
+      ['state', R],
+      ['sortedPredicted', R],
+      ['sortedInfo', R],
+      ['buckets', R],
+      ['solve', W],
+      ['wall', W],
+      ['fieldValues', R],
+    ],
+    size: 'particles',
+  },
+  {
+    key: 'sphForces',
+    name: 'sphForces',
+    source: commonSource + sphForcesSource,
+    entry: 'main',
+    bindings: [
+      ['scene', R],
+      ['state', R],
+      ['sortedPredicted', R],
+      ['buckets', R],
+      ['sortedVelocity', R],
+      ['solve', R],
+      ['wall', R],
+      ['delta', W],
+    ],
+    size: 'particles',
+  },
+  {
+    key: 'sphFinish',
+    name: 'sphFinish',
+    source: sphFinishSource,
+    entry: 'main',
+    bindings: [
+      ['state', R],
+      ['sortedVelocity', R],
+      ['delta', W],
+    ],
+    size: 'particles',
+  },
+];

@@ -1,0 +1,175 @@
+/**
+ * One schedule per solver (src/systems/schedule.ts) drives both backends: the CPU system list and the WebGPU
+ * backend's pass order come from the same entries. These are the orders the WebGPU step records for the
+ * scenes the browser tests run (the parity tests check the results against the CPU): every pass key the
+ * schedule names is compiled, and the order matches the CPU systems' order.
+ */
+import { describe, expect, it } from 'vitest';
+import type { MultiFluidFeatures } from '../src/systems/context';
+import type { GpuPlan } from '../src/systems/gpu/passes';
+import { cpuSystems, sphCpuSystems } from '../src/systems/pipeline';
+import { gpuPassDefinitions, gpuStepOrder, pbfSchedule, sphSchedule } from '../src/systems/schedule';
+
+const NO_FEATURES: MultiFluidFeatures = {
+  numberDensity: false,
+  numberDensityOptIn: false,
+  temperatureDensity: false,
+  interfaceTension: false,
+  surfaceTension: false,
+  temperatureDiffusion: false,
+  colorDiffusion: false,
+  colliderHeat: false,
+  airGeneration: false,
+  boiling: false,
+  artificialBuoyancy: false,
+};
+
+const SCANS = ['scan0', 'scan1', 'scanAdd0'];
+const SORT = ['clear', 'predict', ...SCANS, 'destination', 'scatter', 'finish'];
+
+function plan(overrides: Partial<GpuPlan>): GpuPlan {
+  return {
+    iterations: 3,
+    vorticity: true,
+    simpleMaterials: true,
+    coupled: false,
+    features: NO_FEATURES,
+    diffusionParts: 1,
+    colliderHeat: false,
+    scanPasses: SCANS,
+    ...overrides,
+  };
+}
+
+describe('the schedule', () => {
+  it('gives the CPU systems in the order of the step', () => {
+    expect(cpuSystems.map((system) => system.name)).toEqual([
+      'emit',
+      'gather',
+      'colliderPose',
+      'predict',
+      'neighbours',
+      'projection',
+      'density',
+      'velocity',
+      'viscosityVorticity',
+      'multiFluid',
+      'artificialBuoyancy',
+      'publish',
+      'boiling',
+      'trappedAir',
+    ]);
+    expect(sphCpuSystems.map((system) => system.name)).toEqual([
+      'emit',
+      'gather',
+      'sphSubsteps',
+      'colliderPose',
+      'neighbours',
+      'sphForces',
+      'velocity',
+      'sphFinish',
+      'publish',
+    ]);
+  });
+
+  it('gives the WebGPU pass order of a single-fluid PBF step in the same order', () => {
+    const single = gpuStepOrder('pbf', plan({}));
+    const iteration = ['lambdaSimple', 'correctSimple', 'collide'];
+    const expected = [
+      ...SORT,
+      ...iteration,
+      ...iteration,
+      ...iteration,
+      'velocity',
+      'viscosity',
+      'vorticity',
+      'writeBack',
+      'advance',
+    ];
+    expect(single.substep).toEqual(expected);
+    expect(single.lastSubstep).toEqual(expected);
+    // Several materials and a coupled rigid body: the general variants, and apply before the coupled collision.
+    const coupled = gpuStepOrder(
+      'pbf',
+      plan({ iterations: 2, vorticity: false, simpleMaterials: false, coupled: true }),
+    );
+    const coupledIteration = ['lambda', 'correct', 'apply', 'collideCoupled'];
+    expect(coupled.substep).toEqual([
+      ...SORT,
+      ...coupledIteration,
+      ...coupledIteration,
+      'velocityCoupled',
+      'viscosity',
+      'writeBack',
+      'advance',
+    ]);
+  });
+
+  it('gives the multi-fluid, air and boiling passes where the CPU systems run, the step-end ones last', () => {
+    const features: MultiFluidFeatures = {
+      ...NO_FEATURES,
+      numberDensity: true,
+      interfaceTension: true,
+      temperatureDiffusion: true,
+      colliderHeat: true,
+      airGeneration: true,
+      boiling: true,
+      artificialBuoyancy: true,
+    };
+    const order = gpuStepOrder('pbf', plan({ iterations: 1, features, diffusionParts: 2, colliderHeat: true }));
+    const substep = [
+      ...SORT,
+      'restVolume',
+      'numberDensityLambda',
+      'numberDensityCorrect',
+      'collide',
+      'velocity',
+      'viscosity',
+      'vorticity',
+      'tension',
+      'diffusionRate',
+      'diffusionPlan',
+      'diffusionChange',
+      'diffusionApply',
+      'diffusionNext',
+      'diffusionChange',
+      'diffusionApply',
+      'diffusionNext',
+      'heat',
+      'buoyancy',
+    ];
+    expect(order.substep).toEqual([...substep, 'writeBack', 'advance']);
+    expect(order.lastSubstep).toEqual([...substep, 'boil', 'airFields', 'airDecide', 'writeBack', 'advance']);
+  });
+
+  it('gives the WCSPH pass order', () => {
+    const order = gpuStepOrder('sph', plan({}));
+    const expected = [...SORT, 'sphDensity', 'sphForces', 'collide', 'velocity', 'sphFinish', 'writeBack', 'advance'];
+    expect(order.substep).toEqual(expected);
+    expect(order.lastSubstep).toEqual(expected);
+  });
+
+  it('names only passes that are compiled, each defined once', () => {
+    const everything: MultiFluidFeatures = Object.fromEntries(
+      Object.keys(NO_FEATURES).map((key) => [key, true]),
+    ) as unknown as MultiFluidFeatures;
+    for (const [solver, schedule] of [
+      ['pbf', pbfSchedule],
+      ['sph', sphSchedule],
+    ] as const) {
+      const keys = gpuPassDefinitions(solver).map((definition) => definition.key);
+      expect(new Set(keys).size).toBe(keys.length);
+      const compiled = new Set([...keys, ...SCANS]);
+      for (const variant of [
+        plan({}),
+        plan({ simpleMaterials: false, coupled: true, features: everything, colliderHeat: true }),
+      ]) {
+        const order = gpuStepOrder(solver, variant);
+        for (const key of [...order.substep, ...order.lastSubstep])
+          expect(compiled.has(key), `${solver}: ${key}`).toBe(true);
+      }
+      // Every GPU entry of the schedule is also a CPU system, so the two backends run the same steps.
+      for (const entry of schedule) if (entry.gpu) expect(entry.run, entry.name).toBeDefined();
+    }
+  });
+});
