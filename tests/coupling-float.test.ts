@@ -8,7 +8,7 @@ import { Vector3 } from '@babylonjs/core/Maths/math.vector.js';
 import type { Mesh } from '@babylonjs/core/Meshes/mesh.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FluidPlugin, MATERIAL_DEFAULTS } from '../src';
-import { addBox, createPhysicsScene, fillPool, meanTopCentre, submergedFraction } from './havokScene';
+import { addBox, createPhysicsScene, fillPool, meanTopCenter, submergedFraction } from './havokScene';
 
 const disposers: (() => void)[] = [];
 afterEach(() => {
@@ -29,15 +29,15 @@ interface FloatResult {
   fraction: number;
   /** The same from geometry: the box's volume below the surface (mean top particle + calibrated offset). */
   geometricFraction: number;
-  /** Lowest position of the box's centre during the run (m): how deep the drop plunged. */
+  /** Lowest position of the box's center during the run (m): how deep the drop plunged. */
   lowest: number;
   /** Largest tilt of the box over the last 3 s (rad). */
   tilt: number;
-  /** Largest horizontal distance of the box's centre from the pool's centre over the last 3 s (m). */
+  /** Largest horizontal distance of the box's center from the pool's center over the last 3 s (m). */
   drift: number;
 }
 
-/** The far field: columns more than the box's half diagonal (plus a particle) from the pool's centre. */
+/** The far field: columns more than the box's half diagonal (plus a particle) from the pool's center. */
 const nearBox = (x: number, z: number) => Math.hypot(x - POOL_WIDTH / 2, z - POOL_WIDTH / 2) < 0.18;
 
 const blankLevels = new Map<string, Promise<number>>();
@@ -73,11 +73,11 @@ async function runPool(
   const { surfaceOffset } = fillPool(scene, simulation, POOL_WIDTH, POOL_DEPTH, 0.6, {
     artificialPressureStrength: artificialPressure,
   });
-  const centre = POOL_WIDTH / 2;
+  const center = POOL_WIDTH / 2;
   const box =
     relativeDensity === undefined
       ? undefined
-      : addBox(scene, SIZE, 1000 * relativeDensity, [centre, POOL_DEPTH + SIZE[1] / 2 + dropHeight, centre]);
+      : addBox(scene, SIZE, 1000 * relativeDensity, [center, POOL_DEPTH + SIZE[1] / 2 + dropHeight, center]);
   if (box !== undefined) await fluid.addRigidBody(box.aggregate);
   const frames = 6 * framesPerSecond;
   const averaged = 3 * framesPerSecond;
@@ -92,13 +92,13 @@ async function runPool(
     const mesh = box?.mesh;
     if (mesh !== undefined) lowest = Math.min(lowest, mesh.position.y);
     if (frame >= frames - averaged) {
-      const top = meanTopCentre(simulation, nearBox);
+      const top = meanTopCenter(simulation, nearBox);
       level += top / averaged;
       if (mesh === undefined) continue;
       geometricFraction += submergedFraction(mesh as Mesh, SIZE, top + surfaceOffset) / averaged;
       Vector3.TransformNormalToRef(Vector3.UpReadOnly, mesh.computeWorldMatrix(true), up);
       tilt = Math.max(tilt, Math.acos(Math.min(1, up.normalize().y)));
-      drift = Math.max(drift, Math.hypot(mesh.position.x - centre, mesh.position.z - centre));
+      drift = Math.max(drift, Math.hypot(mesh.position.x - center, mesh.position.z - center));
     }
   }
   fluid.dispose();
@@ -148,7 +148,7 @@ describe('frame rate', () => {
     const results: Record<number, FloatResult> = {};
     for (const framesPerSecond of [30, 60, 120]) results[framesPerSecond] = await floatBox(0.5, framesPerSecond, 0.05);
     const reference = results[60];
-    // The plunge: how far the box's centre went below its resting height... measured from the start.
+    // The plunge: how far the box's center went below its resting height... measured from the start.
     const start = POOL_DEPTH + SIZE[1] / 2 + 0.05;
     for (const framesPerSecond of [30, 120]) {
       const result = results[framesPerSecond];

@@ -8,7 +8,7 @@
 import { Vector3 } from '@babylonjs/core/Maths/math.vector.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FluidPlugin, type FluidSimulation } from '../src';
-import { addBox, createPhysicsScene, fillPool, meanTopCentre } from './havokScene';
+import { addBox, createPhysicsScene, fillPool, meanTopCenter } from './havokScene';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -146,7 +146,7 @@ describe('fluid and body together', () => {
     const fluid = await FluidPlugin.create(scene, { particleRadius: 0.01 });
     const width = 0.48;
     fillPool(scene, fluid.simulation, width, 0.2);
-    const before = meanTopCentre(fluid.simulation);
+    const before = meanTopCenter(fluid.simulation);
     const size = [0.2, 0.12, 0.2] as const;
     const { mesh, aggregate } = addBox(scene, size, 2000, [width / 2, 0.3, width / 2]);
     await fluid.addRigidBody(aggregate);
@@ -156,7 +156,7 @@ describe('fluid and body together', () => {
     const frames = 60;
     for (let frame = 0; frame < frames; frame++) {
       scene.render();
-      rise += (meanTopCentre(fluid.simulation) - before) / frames;
+      rise += (meanTopCenter(fluid.simulation) - before) / frames;
       bottom += (mesh.position.y - size[1] / 2) / frames;
     }
     const expected = (size[0] * size[1] * size[2]) / (width * width);
@@ -195,7 +195,7 @@ describe('fluid and body together', () => {
     expect(hasNonFinite(fluid.simulation)).toBe(false);
     // The displaced water has to go somewhere: squeezed against the box, it pushes the box up and splashes.
     // But nothing blows up: particles stay near the solver's speed limit and below twice the pool's depth,
-    // the box never jumps clear of the water (its centre stays below the surface plus half its height), and
+    // the box never jumps clear of the water (its center stays below the surface plus half its height), and
     // after 2 s water and box are calm again.
     const { Position, Velocity } = fluid.simulation;
     let meanSpeed = 0;
@@ -213,7 +213,7 @@ describe('fluid and body together', () => {
     expect(aggregate.body.getLinearVelocity().length()).toBeLessThan(0.1);
     console.log(
       `overlapping start: fastest particle ${fastest.toFixed(3)} m/s (limit ${fluid.simulation.settings.maxSpeed.toFixed(2)}), ` +
-        `fastest body ${fastestBody.toFixed(3)} m/s (mass ${mass.toFixed(2)} kg), body centre at most ${highestBody.toFixed(3)} m, after 2 s: highest particle ${highest.toFixed(3)} m, mean speed ${meanSpeed.toFixed(4)} m/s`,
+        `fastest body ${fastestBody.toFixed(3)} m/s (mass ${mass.toFixed(2)} kg), body center at most ${highestBody.toFixed(3)} m, after 2 s: highest particle ${highest.toFixed(3)} m, mean speed ${meanSpeed.toFixed(4)} m/s`,
     );
   });
 });

@@ -14,7 +14,7 @@ describe('nozzle emitter', () => {
     const { simulation, water } = scene();
     const emitter = simulation.addEmitter({ material: water, position: [0, 1.5, 0], radius: 0.05, speed: 2 });
     const e = simulation.components.Emitter;
-    // A 0.05 m circle on a 0.05 m lattice: the centre and its four neighbours, 5 per layer.
+    // A 0.05 m circle on a 0.05 m lattice: the center and its four neighbours, 5 per layer.
     // Coherent rate: 5 particles x 2 m/s / 0.05 m = 200 per second.
     expect(e.rate[emitter]).toBeCloseTo(200, 9);
     let emitted = 0;
@@ -142,7 +142,7 @@ describe('volume spawns', () => {
     const { simulation, water } = scene();
     const spacing = 0.05;
     const sphere = simulation.spawn({ shape: 'sphere', center: [0, 1, 0], radius: 0.3, material: water });
-    // Lattice points whose particle lies inside: centres within 0.3 - r, about (4/3) pi 0.275^3 / spacing^3.
+    // Lattice points whose particle lies inside: centers within 0.3 - r, about (4/3) pi 0.275^3 / spacing^3.
     const expected = ((4 / 3) * Math.PI * 0.275 ** 3) / spacing ** 3;
     expect(Math.abs(sphere.length / expected - 1)).toBeLessThan(0.1);
     const field = bakeSignedDistanceField(createSphereMesh(1, 32), { resolution: 40 });

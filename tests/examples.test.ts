@@ -207,13 +207,13 @@ const examples: ExampleCase[] = [
     // Havok bodies coupled both ways (heights in m above the pool's floor; the water's surface is about
     // 0.26 m high with the small particles). The crates are released 2 cm above the surface and the rock
     // from 0.52 m: after 0.6 s of simulated time a crate without the water's impulses would lie on the
-    // floor (centre 0.075 m) and the rock has had time to reach it.
+    // floor (center 0.075 m) and the rock has had time to reach it.
     name: 'pool',
     frames: 30,
     // WebGPU in SwiftShader: about 40 steps at two or more frames each, with the screen-space fluid drawn.
     timeout: 360_000,
     async act(page) {
-      // Click the middle of the view (the water in front of the pool's centre): a crate is thrown there.
+      // Click the middle of the view (the water in front of the pool's center): a crate is thrown there.
       await page.mouse.click(0.5 * viewport.width, 0.5 * viewport.height);
       // On the WebGPU backend the plugin runs one fluid-and-physics pair per frame once the last step's
       // readback has arrived: in SwiftShader that is about two frames a step, so wait for 0.62 s of
@@ -235,17 +235,17 @@ const examples: ExampleCase[] = [
       expect(last.time).toBeGreaterThan(0.6);
       expect(last.waterLevel).toBeGreaterThan(0.2);
       expect(last.waterLevel).toBeLessThan(0.34);
-      // The placed crates (density 500, 0.15 m tall) float half submerged: centre at the surface, within
-      // 0.07 m, under half their height (sunk, a centre would be 0.18 m below the surface; lying on the
+      // The placed crates (density 500, 0.15 m tall) float half submerged: center at the surface, within
+      // 0.07 m, under half their height (sunk, a center would be 0.18 m below the surface; lying on the
       // water without sinking in, 0.075 m above it plus the 2-4 cm by which the measured level, from the
-      // surface particles' centres, lies below the crates' waterline); the lowest well above the rock.
+      // surface particles' centers, lies below the crates' waterline); the lowest well above the rock.
       expect(Math.abs(last.crateHeight - last.waterLevel)).toBeLessThan(0.07);
       expect(last.lowestCrateHeight).toBeGreaterThan(last.waterLevel - 0.07);
       expect(last.lowestCrateHeight).toBeGreaterThan(last.rockHeight + 0.1);
       // The rock (density 2500) sank: its lowest point within 2 cm of the floor.
       expect(last.rockClearance).toBeLessThan(0.02);
       expect(last.rockClearance).toBeGreaterThan(-0.02);
-      // The boat floats upright, partly submerged: its hull's centre from 0.04 m below to 0.08 m above the
+      // The boat floats upright, partly submerged: its hull's center from 0.04 m below to 0.08 m above the
       // measured level (sunk it would be 0.1 m above the floor; lying on the water, with its 6 cm keel
       // out of it, 0.13 m above the level), rocking but tilted less than 1 rad (capsized: over 1.57).
       expect(last.boatHeight - last.waterLevel).toBeGreaterThan(-0.04);

@@ -80,8 +80,8 @@ export function addBox(
   return { mesh, aggregate, mass };
 }
 
-/** Mean of the highest particle centre of every 2r x 2r column of the pool, skipping columns `skip` says. */
-export function meanTopCentre(
+/** Mean of the highest particle center of every 2r x 2r column of the pool, skipping columns `skip` says. */
+export function meanTopCenter(
   simulation: FluidSimulation,
   skip: (x: number, z: number) => boolean = () => false,
 ): number {
@@ -104,7 +104,7 @@ export function meanTopCentre(
 /**
  * A settled pool of water, `depth` deep, in a container [0, width] x [0, height] x [0, width], with static
  * Havok walls around it, of `material` (default: water's defaults). Returns the free-surface offset: how far the water's surface lies above the mean
- * top particle centre, calibrated by volume on the undisturbed pool (N m / rho0 / A is the level).
+ * top particle center, calibrated by volume on the undisturbed pool (N m / rho0 / A is the level).
  */
 export function fillPool(
   scene: Scene,
@@ -121,7 +121,7 @@ export function fillPool(
   for (let step = 0; step < 60; step++) simulation.step();
   const store = simulation.components.FluidMaterial;
   const volume = (simulation.particleCount * store.particleMass[water]) / store.restDensity[water];
-  return { surfaceOffset: volume / (width * width) - meanTopCentre(simulation) };
+  return { surfaceOffset: volume / (width * width) - meanTopCenter(simulation) };
 }
 
 /**

@@ -199,7 +199,7 @@ describe('MPS: hydrostatic column', () => {
       }
       mostIterations = Math.max(mostIterations, simulation.stats.pressureSolveIterations);
       if (frame <= 90) continue;
-      // Bottom layer (centres within r of their resting height r) and the free surface's height: the mean
+      // Bottom layer (centers within r of their resting height r) and the free surface's height: the mean
       // height of the top particles flagged free surface (n* < beta n0), where p = 0 is imposed.
       const s = context.solver;
       let bottomPressure = 0;
@@ -226,7 +226,7 @@ describe('MPS: hydrostatic column', () => {
     const depth = depthSum / samples;
     const expected = 1000 * 9.81 * depth;
     const motion = speeds(simulation);
-    // Measured from the fluid's top instead (surface particle centres + r): rho g (h + r).
+    // Measured from the fluid's top instead (surface particle centers + r): rho g (h + r).
     const toTop = 1000 * 9.81 * (depth + r);
     console.log(
       `hydrostatic column (from the fluid's top: rho g (h + r) = ${toTop.toFixed(0)} Pa, ratio ${(pressure / toTop).toFixed(4)}): PCG up to ${mostIterations} iterations, worst residual ${worstResidual.toExponential(2)} (tolerance ${tolerance}); bottom pressure ${pressure.toFixed(0)} Pa vs rho g h = ${expected.toFixed(0)} Pa (h = ${depth.toFixed(4)} m, ratio ${(pressure / expected).toFixed(4)}); mean speed ${motion.mean.toFixed(4)} m/s, density error mean ${(100 * simulation.stats.meanDensityError).toFixed(2)}%`,
@@ -397,7 +397,7 @@ describe('MPS: mesh and solid colliders', () => {
       maxSpeed = Math.max(maxSpeed, speeds(simulation).max);
     }
     expect(simulation.particleCount).toBe(count);
-    // Centres inside the tank's walls (the sampled field keeps them about, not exactly, r from the walls).
+    // Centers inside the tank's walls (the sampled field keeps them about, not exactly, r from the walls).
     const r = simulation.settings.particleRadius;
     expect(outside(simulation, [-r, -r, -r], [0.6 + r, 0.8 + r, 0.3 + r])).toBe(0);
     console.log(
@@ -530,7 +530,7 @@ describe('MPS: rigid-body coupling', () => {
   /**
    * A 0.6 m x 0.6 m pool 0.3 m deep, with (`density` set) a flat box 0.3 x 0.16 x 0.3 m of that density
    * over its middle, its bottom on the water at rest, integrated here along y only (held level and
-   * centred): v += J / M - g dt with the impulse J the fluid gave it, plus a dashpot to the world (no
+   * centered): v += J / M - g dt with the impulse J the fluid gave it, plus a dashpot to the world (no
    * force at rest, so the equilibrium is unchanged) that damps the bobbing (period about 0.6 s) within the
    * run. Returns the far-field level and the box's bottom, averaged over the last second of four.
    */
@@ -555,7 +555,7 @@ describe('MPS: rigid-body coupling', () => {
         shape: 'box',
         min: [-half[0], -half[1], -half[2]],
         max: half,
-        rigidBody: { centreOfMass: [0, 0, 0] },
+        rigidBody: { centerOfMass: [0, 0, 0] },
       });
       simulation.setColliderTransform(box, { position: [pool / 2, y, pool / 2], teleport: true });
     }

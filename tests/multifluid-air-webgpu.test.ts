@@ -26,7 +26,7 @@ describe('trapped air and boiling on the WebGPU backend in headless Chromium', (
     await gpu?.close();
   });
 
-  it('computes the colour fields and picks the same particles to generate and delete air at step 1', async () => {
+  it('computes the color fields and picks the same particles to generate and delete air at step 1', async () => {
     const result = await gpu.run<AirKernelParityResult>('airKernelParity');
     console.log(
       `slab: ${result.particles} particles; generated ${result.generatedCpu.length} CPU / ${result.generatedGpu.length} GPU, deleted ${result.deletedCpu.length} / ${result.deletedGpu.length}; margins of the differing ones [${result.generatedMargins.join(', ')}] [${result.deletedMargins.join(', ')}]; field differences: grad c^P ${result.maxParticleGradientDifference.toExponential(2)} / h, grad c^S ${result.maxSurfaceGradientDifference.toExponential(2)} / h, number density ${result.maxNumberDensityDifference.toExponential(2)} of the rest lattice's; positions ${result.maxPositionDifference.toExponential(2)} m; air created ${result.airGeneratedCpu} (CPU, step 1) / ${result.airGeneratedGpu} (GPU, step 2)`,
@@ -188,11 +188,11 @@ describe('trapped air and boiling on the WebGPU backend in headless Chromium', (
     expect(result.generatedAwaited).toBeGreaterThan(0);
     expect(result.generatedLagged).toBeLessThanOrEqual(1.15 * result.generatedAwaited);
     // A temperature edit of boiled particles before the boil's readback keeps their vapour material and
-    // colour on the GPU, as the CPU learns them from the readback (p = 1: 15 particles boil at step 1;
+    // color on the GPU, as the CPU learns them from the readback (p = 1: 15 particles boil at step 1;
     // before the fix the edit wrote water back over all 15 on the GPU, vapour on the CPU).
     expect(result.boiledBeforeEdit).toBeGreaterThan(0);
     expect(result.materialMismatchAfterEdit).toBe(0);
-    expect(result.colourMismatchAfterEdit).toBe(0);
+    expect(result.colorMismatchAfterEdit).toBe(0);
     // The boil events of a step whose readback was skipped reach the CPU after boiling was switched off
     // (before the fix: none read, 15 particles vapour on the GPU and water on the CPU).
     expect(result.boiledSkipped).toBeGreaterThan(0);

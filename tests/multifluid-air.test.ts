@@ -39,7 +39,7 @@ interface PourScene {
 function pourScene(capacity: number, trappedAir = true): PourScene {
   const simulation = new FluidSimulation({ particleRadius: RADIUS, capacity, iterations: 4 });
   const water = simulation.addMaterial({ restDensity: 1000, numberDensity: true });
-  const air = simulation.addMaterial({ restDensity: 100, numberDensity: true, surfaceColour: 0, color: [1, 1, 1] });
+  const air = simulation.addMaterial({ restDensity: 100, numberDensity: true, surfaceColor: 0, color: [1, 1, 1] });
   if (trappedAir) {
     const material = simulation.components.FluidMaterial;
     material.airMaterial[water] = air;
@@ -150,13 +150,13 @@ describe('trapped air (section 3.4): a glass filled by a pouring jet', () => {
 
 describe('artificial buoyancy (eq. 17): a bubble at the bottom of a pool', () => {
   /**
-   * A pool 16 cm deep; after 0.5 s of settling, the particles in a 4 cm square at the bottom centre turn
+   * A pool 16 cm deep; after 0.5 s of settling, the particles in a 4 cm square at the bottom center turn
    * into air. Returns the air count and mean height every 0.1 s and the frame the last air left.
    */
   function bubble(buoyancy: number): { heights: number[]; clearedFrame: number; count: number } {
     const simulation = new FluidSimulation({ particleRadius: RADIUS, capacity: 2000, iterations: 4 });
     const water = simulation.addMaterial({ restDensity: 1000, numberDensity: true });
-    const air = simulation.addMaterial({ restDensity: 100, numberDensity: true, surfaceColour: 0 });
+    const air = simulation.addMaterial({ restDensity: 100, numberDensity: true, surfaceColor: 0 });
     const material = simulation.components.FluidMaterial;
     material.airMaterial[water] = air;
     material.artificialBuoyancy[air] = buoyancy;
@@ -226,7 +226,7 @@ describe('boiling (section 4.4): a pot of water on a hot plate', () => {
     const vapour = simulation.addMaterial({
       restDensity: 100,
       numberDensity: true,
-      surfaceColour: 0,
+      surfaceColor: 0,
       diffusivity: 0.0003,
       color: [1, 1, 1],
     });
@@ -371,7 +371,7 @@ describe('validation', () => {
   it('refuses bad values with a FluidError naming the value and the range; a corrected scene steps', () => {
     const simulation = new FluidSimulation({ particleRadius: RADIUS, capacity: 200 });
     const water = simulation.addMaterial({});
-    const air = simulation.addMaterial({ restDensity: 100, surfaceColour: 0 });
+    const air = simulation.addMaterial({ restDensity: 100, surfaceColor: 0 });
     const liquid = simulation.addMaterial({});
     simulation.spawnBlock({ min: [0, 0, 0], max: [0.06, 0.06, 0.06], material: water });
     const material = simulation.components.FluidMaterial;
@@ -445,7 +445,7 @@ describe('validation', () => {
           material.airMaterial[water] = -1;
           material.boilingTemperature[water] = 0;
         },
-        /FluidMaterial\.surfaceColour\[\d+\] is 1; the air material of FluidMaterial\.airMaterial\[\d+\] must have surfaceColour 0/,
+        /FluidMaterial\.surfaceColor\[\d+\] is 1; the air material of FluidMaterial\.airMaterial\[\d+\] must have surfaceColor 0/,
       ],
     ];
     for (const [breakIt, fixIt, message] of cases) {
@@ -467,7 +467,7 @@ describe('validation', () => {
     for (const solver of ['sph', 'mps'] as const) {
       const simulation = new FluidSimulation({ particleRadius: RADIUS, capacity: 200, solver });
       const water = simulation.addMaterial({});
-      const air = simulation.addMaterial({ restDensity: 100, surfaceColour: 0 });
+      const air = simulation.addMaterial({ restDensity: 100, surfaceColor: 0 });
       simulation.spawnBlock({ min: [0, 0, 0], max: [0.06, 0.06, 0.06], material: water });
       const material = simulation.components.FluidMaterial;
       material.airMaterial[water] = air;
@@ -518,7 +518,7 @@ describe('snapshots', () => {
   });
 });
 
-describe("the plugin draws the air in its material's colour (NullEngine, CPU backend, colorBy 'material')", () => {
+describe("the plugin draws the air in its material's color (NullEngine, CPU backend, colorBy 'material')", () => {
   it('the render buffers follow the particles as air appears and leaves; air particles are white', async () => {
     const engine = new NullEngine();
     try {
@@ -535,7 +535,7 @@ describe("the plugin draws the air in its material's colour (NullEngine, CPU bac
       });
       const simulation = fluid.simulation;
       const water = simulation.addMaterial({ restDensity: 1000, numberDensity: true, color: [0.15, 0.4, 0.9] });
-      const air = simulation.addMaterial({ restDensity: 100, numberDensity: true, surfaceColour: 0, color: [1, 1, 1] });
+      const air = simulation.addMaterial({ restDensity: 100, numberDensity: true, surfaceColor: 0, color: [1, 1, 1] });
       const material = simulation.components.FluidMaterial;
       material.airMaterial[water] = air;
       material.airGenerationThreshold[water] = 0.6;

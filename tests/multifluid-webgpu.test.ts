@@ -32,7 +32,7 @@ describe('fluid-fluid interaction on the WebGPU backend in headless Chromium', (
     const result = await gpu.run<MultiFluidParityResult>('multiFluidParity', options);
     for (const step of result.steps) {
       console.log(
-        `${options.scene} step ${step.step}: dx ${step.maxPositionDifference.toExponential(2)} m, dT ${step.maxTemperatureDifference.toExponential(2)} K (CPU moved T by ${step.maxTemperatureChangeCpu.toExponential(2)} K), dColour ${step.maxColourDifference.toExponential(2)}, moved ${step.maxDisplacementCpu.toExponential(2)} m, control dx ${step.maxControlDifference.toExponential(2)} m, T spread ${step.temperatureSpreadCpu.toFixed(3)} K, mean T ${step.meanTemperatureCpu.toFixed(4)}/${step.meanTemperatureGpu.toFixed(4)}, red ${step.meanRedCpu.toFixed(4)}/${step.meanRedGpu.toFixed(4)}, separation ${step.separationCpu.toFixed(3)}/${step.separationGpu.toFixed(3)} (mixed ${result.separationMixed.toFixed(3)}), impulse ${step.impulseCpu.map((v) => v.toExponential(3)).join(' ')} / ${step.impulseGpu.map((v) => v.toExponential(3)).join(' ')} (linear relative ${step.linearImpulseRelative.toExponential(2)}), density error ${step.meanDensityErrorCpu.toExponential(3)}/${step.meanDensityErrorGpu.toExponential(3)} over ${step.fullNeighbourhoodCpu}/${step.fullNeighbourhoodGpu}; worst T [${step.worstTemperature.map((v) => v.toFixed(6)).join(', ')}]`,
+        `${options.scene} step ${step.step}: dx ${step.maxPositionDifference.toExponential(2)} m, dT ${step.maxTemperatureDifference.toExponential(2)} K (CPU moved T by ${step.maxTemperatureChangeCpu.toExponential(2)} K), dColor ${step.maxColorDifference.toExponential(2)}, moved ${step.maxDisplacementCpu.toExponential(2)} m, control dx ${step.maxControlDifference.toExponential(2)} m, T spread ${step.temperatureSpreadCpu.toFixed(3)} K, mean T ${step.meanTemperatureCpu.toFixed(4)}/${step.meanTemperatureGpu.toFixed(4)}, red ${step.meanRedCpu.toFixed(4)}/${step.meanRedGpu.toFixed(4)}, separation ${step.separationCpu.toFixed(3)}/${step.separationGpu.toFixed(3)} (mixed ${result.separationMixed.toFixed(3)}), impulse ${step.impulseCpu.map((v) => v.toExponential(3)).join(' ')} / ${step.impulseGpu.map((v) => v.toExponential(3)).join(' ')} (linear relative ${step.linearImpulseRelative.toExponential(2)}), density error ${step.meanDensityErrorCpu.toExponential(3)}/${step.meanDensityErrorGpu.toExponential(3)} over ${step.fullNeighbourhoodCpu}/${step.fullNeighbourhoodGpu}; worst T [${step.worstTemperature.map((v) => v.toFixed(6)).join(', ')}]`,
       );
     }
     expect(result.backend).toBe('webgpu');
@@ -77,7 +77,7 @@ describe('fluid-fluid interaction on the WebGPU backend in headless Chromium', (
     const heated = await parity({ scene: 'temperature', steps: 10, compareAt: [1, 5, 10], editAfter: 5 });
     expect(heated[0].maxTemperatureDifference).toBeLessThan(0.1);
     expect(heated[2].maxTemperatureDifference).toBeLessThan(2);
-    expect(heated[2].maxColourDifference).toBeLessThan(1e-2);
+    expect(heated[2].maxColorDifference).toBeLessThan(1e-2);
     for (const step of heated) expect(Math.abs(step.meanTemperatureGpu - step.meanTemperatureCpu)).toBeLessThan(0.05);
     expect(heated[2].meanTemperatureGpu).toBeGreaterThan(345);
   }, 300_000);
@@ -161,16 +161,16 @@ describe('fluid-fluid interaction on the WebGPU backend in headless Chromium', (
     }
   }, 300_000);
 
-  it('uses the pair means of tension and of thermal and colour diffusivity between two materials', async () => {
-    // sigma^i 2 and 0 N/m, thermal diffusivity 2e-3 and 5e-4, colour diffusivity 1e-3 and 3e-3 m^2/s;
-    // temperature and colour both vary across the material interface. Measured after steps 1 and 5:
+  it('uses the pair means of tension and of thermal and color diffusivity between two materials', async () => {
+    // sigma^i 2 and 0 N/m, thermal diffusivity 2e-3 and 5e-4, color diffusivity 1e-3 and 3e-3 m^2/s;
+    // temperature and color both vary across the material interface. Measured after steps 1 and 5:
     // positions 3.1e-6 and 9.0e-6 m apart (2.3e-2 m moved), temperatures 1.5e-3 and 1.2e-3 K (11 K moved),
-    // colours 1.5e-4 and 8.1e-5. Tolerances: 1e-4 m (as the tension test), 2e-2 K, 1e-3 (about 10x).
+    // colors 1.5e-4 and 8.1e-5. Tolerances: 1e-4 m (as the tension test), 2e-2 K, 1e-3 (about 10x).
     const steps = await parity({ scene: 'pairs', steps: 5, compareAt: [1, 5] });
     for (const step of steps) {
       expect(step.maxPositionDifference).toBeLessThan(1e-4);
       expect(step.maxTemperatureDifference).toBeLessThan(2e-2);
-      expect(step.maxColourDifference).toBeLessThan(1e-3);
+      expect(step.maxColorDifference).toBeLessThan(1e-3);
     }
   }, 300_000);
 
@@ -205,13 +205,13 @@ describe('fluid-fluid interaction on the WebGPU backend in headless Chromium', (
     expect(gpu.consoleErrors).toEqual([]);
   }, 300_000);
 
-  it('diffuses render colour as the CPU does', async () => {
+  it('diffuses render color as the CPU does', async () => {
     // Red and blue halves: measured 4.9e-5 after step 1, 1.9e-3 after step 10 (per channel, from the
     // float32 positions); the red half's mean red falls from 1 to 0.927 on both, equal to 1e-4.
     // Tolerances: 5e-4 (step 1), 1e-2 (step 10), means 1e-3.
-    const steps = await parity({ scene: 'colour', steps: 10, compareAt: [1, 10] });
-    expect(steps[0].maxColourDifference).toBeLessThan(5e-4);
-    expect(steps[1].maxColourDifference).toBeLessThan(1e-2);
+    const steps = await parity({ scene: 'color', steps: 10, compareAt: [1, 10] });
+    expect(steps[0].maxColorDifference).toBeLessThan(5e-4);
+    expect(steps[1].maxColorDifference).toBeLessThan(1e-2);
     for (const step of steps) expect(Math.abs(step.meanRedGpu - step.meanRedCpu)).toBeLessThan(1e-3);
     expect(steps[1].meanRedGpu).toBeLessThan(0.95);
   }, 300_000);
@@ -229,11 +229,11 @@ describe('fluid-fluid interaction on the WebGPU backend in headless Chromium', (
     expect(result.pbfNextStepError).toBe('');
     expect(result.pbfMoved).toBeGreaterThan(1e-3);
     expect(result.pbfWarmed).toBeGreaterThan(1e-3);
-    // Bad Temperature, Colour and rest density alpha / T of an uploaded particle: refused before the step
+    // Bad Temperature, Color and rest density alpha / T of an uploaded particle: refused before the step
     // changed anything (multifluid/validate.ts, the CPU's step-start check), and the step runs once fixed.
-    const [temperature, colour, restDensity] = result.pbfBadValueErrors;
+    const [temperature, color, restDensity] = result.pbfBadValueErrors;
     expect(temperature).toMatch(/^FluidError: Temperature\[\d+\] is NaN/);
-    expect(colour).toMatch(/^FluidError: Colour\.red\[\d+\] is 2/);
+    expect(color).toMatch(/^FluidError: Color\.red\[\d+\] is 2/);
     expect(restDensity).toMatch(/^FluidError: particle \d+: rest density FluidMaterial\.temperatureDensity/);
     expect(result.pbfBadValueSteps).toBe(0);
     expect(result.pbfCorrectedError).toBe('');

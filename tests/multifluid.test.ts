@@ -220,13 +220,13 @@ describe('diffusion of temperature (eq. 14-15)', () => {
     expect(worst).toBeLessThan(0.05);
   });
 
-  it('keeps the temperatures within the initial range and diffuses colour when asked', () => {
+  it('keeps the temperatures within the initial range and diffuses color when asked', () => {
     const simulation = new FluidSimulation({ particleRadius: 0.025, gravity: [0, 0, 0], capacity: 1024 });
-    const red = simulation.addMaterial({ color: [1, 0, 0], colourDiffusivity: 0.01, diffusivity: 0.5 });
-    const blue = simulation.addMaterial({ color: [0, 0, 1], colourDiffusivity: 0.01, diffusivity: 0.5 });
+    const red = simulation.addMaterial({ color: [1, 0, 0], colorDiffusivity: 0.01, diffusivity: 0.5 });
+    const blue = simulation.addMaterial({ color: [0, 0, 1], colorDiffusivity: 0.01, diffusivity: 0.5 });
     const left = simulation.spawnBlock({ min: [0, 0, 0], max: [0.2, 0.2, 0.2], material: red, temperature: 280 });
     const right = simulation.spawnBlock({ min: [0.2, 0, 0], max: [0.4, 0.2, 0.2], material: blue, temperature: 360 });
-    const { Temperature, Colour } = simulation.components;
+    const { Temperature, Color } = simulation.components;
     // diffusivity 0.5 m^2/s is far past explicit Euler's limit at this h and dt: the substeps are split.
     for (let frame = 0; frame < 10; frame++) simulation.step();
     for (const id of [...left, ...right]) {
@@ -240,13 +240,13 @@ describe('diffusion of temperature (eq. 14-15)', () => {
     console.log(`fast diffusion after 1/6 s: mean ${mean.toFixed(4)} K, max |T - 320 K| ${farthest.toFixed(4)} K`);
     expect(Math.abs(mean - 320)).toBeLessThan(1);
     expect(farthest).toBeLessThan(FAST_DIFFUSION_BOUND);
-    // The dyes mixed at the contact: particles next to the interface carry both colours.
+    // The dyes mixed at the contact: particles next to the interface carry both colors.
     const nearInterface = [...left, ...right].filter(
       (id) => Math.abs(simulation.components.Position.x[id] - 0.2) < 0.05,
     );
     for (const id of nearInterface) {
-      expect(Colour.red[id]).toBeGreaterThan(0.05);
-      expect(Colour.blue[id]).toBeGreaterThan(0.05);
+      expect(Color.red[id]).toBeGreaterThan(0.05);
+      expect(Color.blue[id]).toBeGreaterThan(0.05);
     }
   });
 
@@ -275,8 +275,8 @@ describe('interface tension (eq. 10-11)', () => {
   it('rounds a cube of oil in water towards a sphere', () => {
     const corner = (interfaceTension: number): number => {
       const simulation = new FluidSimulation({ particleRadius: 0.025, gravity: [0, 0, 0], capacity: 4096 });
-      const water = simulation.addMaterial({ interfaceColour: -0.5, interfaceTension });
-      const oil = simulation.addMaterial({ interfaceColour: 0.5, interfaceTension });
+      const water = simulation.addMaterial({ interfaceColor: -0.5, interfaceTension });
+      const oil = simulation.addMaterial({ interfaceColor: 0.5, interfaceTension });
       simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [0.6, 0.6, 0.6], container: true });
       const ids = simulation.spawnBlock({ min: [0, 0, 0], max: [0.6, 0.6, 0.6], material: water });
       const { Particle, Position } = simulation.components;
@@ -289,15 +289,15 @@ describe('interface tension (eq. 10-11)', () => {
         }
       }
       for (let frame = 0; frame < 60; frame++) simulation.step();
-      // Largest over mean distance from the drop's centre: sqrt(3) x 0.75 = 1.3 for a cube's lattice, 1 for a sphere's shell.
-      const centre = [0, 0, 0];
+      // Largest over mean distance from the drop's center: sqrt(3) x 0.75 = 1.3 for a cube's lattice, 1 for a sphere's shell.
+      const center = [0, 0, 0];
       for (const id of drop) {
-        centre[0] += Position.x[id] / drop.length;
-        centre[1] += Position.y[id] / drop.length;
-        centre[2] += Position.z[id] / drop.length;
+        center[0] += Position.x[id] / drop.length;
+        center[1] += Position.y[id] / drop.length;
+        center[2] += Position.z[id] / drop.length;
       }
       const distances = drop.map((id) =>
-        Math.hypot(Position.x[id] - centre[0], Position.y[id] - centre[1], Position.z[id] - centre[2]),
+        Math.hypot(Position.x[id] - center[0], Position.y[id] - center[1], Position.z[id] - center[2]),
       );
       const mean = distances.reduce((sum, d) => sum + d, 0) / distances.length;
       return Math.max(...distances) / mean;
@@ -305,7 +305,7 @@ describe('interface tension (eq. 10-11)', () => {
     const without = corner(0);
     const withTension = corner(5);
     console.log(
-      `largest / mean distance from the drop centre: ${without.toFixed(3)} without tension, ${withTension.toFixed(3)} with 5 N/m`,
+      `largest / mean distance from the drop center: ${without.toFixed(3)} without tension, ${withTension.toFixed(3)} with 5 N/m`,
     );
     expect(withTension).toBeLessThan(without - 0.05);
   });
@@ -323,8 +323,8 @@ describe('interface tension force against eq. 10-11 evaluated directly', () => {
       capacity: 1024,
       projection: false,
     });
-    const water = simulation.addMaterial({ interfaceColour: -0.5 });
-    const oil = simulation.addMaterial({ interfaceColour: 0.5 });
+    const water = simulation.addMaterial({ interfaceColor: -0.5 });
+    const oil = simulation.addMaterial({ interfaceColor: 0.5 });
     const ids = simulation.spawnBlock({ min: [0, 0, 0], max: [0.4, 0.4, 0.4], material: water });
     const { Particle, Position, FluidMaterial } = simulation.components;
     for (const id of ids) {
@@ -345,7 +345,7 @@ describe('interface tension force against eq. 10-11 evaluated directly', () => {
     const k = 945 / (32 * Math.PI * h ** 9);
     const dt = ctx.substepTimeStep;
     const materialOf = (i: number): number => Particle.material[s.entity[i]];
-    const colour = (i: number): number => FluidMaterial.interfaceColour[materialOf(i)];
+    const color = (i: number): number => FluidMaterial.interfaceColor[materialOf(i)];
     const sigma = (i: number): number => FluidMaterial.interfaceTension[materialOf(i)];
     let worst = 0;
     let largest = 0;
@@ -353,13 +353,13 @@ describe('interface tension force against eq. 10-11 evaluated directly', () => {
     for (let i = 0; i < n; i++) {
       const normal = [0, 0, 0];
       // Own term: lap W(0) = -k h^2 (3 h^2).
-      let laplacian = sigma(i) * s.volume[i] * colour(i) * -k * h * h * 3 * h * h;
+      let laplacian = sigma(i) * s.volume[i] * color(i) * -k * h * h * 3 * h * h;
       for (let j = 0; j < n; j++) {
         if (j === i) continue;
         const r = [s.positionX[i] - s.positionX[j], s.positionY[i] - s.positionY[j], s.positionZ[i] - s.positionZ[j]];
         const r2 = r[0] ** 2 + r[1] ** 2 + r[2] ** 2;
         if (r2 >= h * h) continue;
-        const weight = s.volume[j] * colour(j);
+        const weight = s.volume[j] * color(j);
         for (let axis = 0; axis < 3; axis++) normal[axis] += weight * -k * (h * h - r2) ** 2 * r[axis];
         laplacian += 0.5 * (sigma(i) + sigma(j)) * weight * -k * (h * h - r2) * (3 * h * h - 7 * r2);
       }
@@ -391,15 +391,15 @@ describe('interface tension force against eq. 10-11 evaluated directly', () => {
     // -2 sigma / R = -26.67 Pa (0.658: the poly6 Laplacian's lattice second moment is 0.68 of the
     // continuum's), total +1.30 N against the -7.54 N of the continuum surface force.
     const simulation = new FluidSimulation({ particleRadius: 0.0125, gravity: [0, 0, 0], capacity: 16384 });
-    const water = simulation.addMaterial({ interfaceColour: -0.5 });
-    const oil = simulation.addMaterial({ interfaceColour: 0.5 });
-    const centre = 0.3;
+    const water = simulation.addMaterial({ interfaceColor: -0.5 });
+    const oil = simulation.addMaterial({ interfaceColor: 0.5 });
+    const center = 0.3;
     const radius = 0.15;
     const sigma = 2;
     const ids = simulation.spawnBlock({ min: [0, 0, 0], max: [0.6, 0.6, 0.6], material: water });
     const { Particle, Position, FluidMaterial } = simulation.components;
     for (const id of ids) {
-      const r = Math.hypot(Position.x[id] - centre, Position.y[id] - centre, Position.z[id] - centre);
+      const r = Math.hypot(Position.x[id] - center, Position.y[id] - center, Position.z[id] - center);
       if (r < radius) Particle.material[id] = oil;
     }
     simulation.step();
@@ -416,9 +416,9 @@ describe('interface tension force against eq. 10-11 evaluated directly', () => {
     let jump = 0;
     let total = 0;
     for (let i = 0; i < n; i++) {
-      const x = s.positionX[i] - centre;
-      const y = s.positionY[i] - centre;
-      const z = s.positionZ[i] - centre;
+      const x = s.positionX[i] - center;
+      const y = s.positionY[i] - center;
+      const z = s.positionZ[i] - center;
       const r = Math.hypot(x, y, z);
       // The interface's forces reach about h from it; the block's own free surface stays out.
       if (r > radius + 1.2 * h || r === 0) continue;
@@ -447,14 +447,14 @@ describe('surface tension (eq. 12)', () => {
       const ids = simulation.spawnBlock({ min: [0, 0, 0], max: [0.4, 0.4, 0.4], material: water });
       for (let frame = 0; frame < 60; frame++) simulation.step();
       const { Position } = simulation.components;
-      const centre = [0, 0, 0];
+      const center = [0, 0, 0];
       for (const id of ids) {
-        centre[0] += Position.x[id] / ids.length;
-        centre[1] += Position.y[id] / ids.length;
-        centre[2] += Position.z[id] / ids.length;
+        center[0] += Position.x[id] / ids.length;
+        center[1] += Position.y[id] / ids.length;
+        center[2] += Position.z[id] / ids.length;
       }
       const distances = Array.from(ids, (id) =>
-        Math.hypot(Position.x[id] - centre[0], Position.y[id] - centre[1], Position.z[id] - centre[2]),
+        Math.hypot(Position.x[id] - center[0], Position.y[id] - center[1], Position.z[id] - center[2]),
       );
       const mean = distances.reduce((sum, d) => sum + d, 0) / distances.length;
       return Math.max(...distances) / mean;
@@ -462,7 +462,7 @@ describe('surface tension (eq. 12)', () => {
     const without = corner(0);
     const withTension = corner(2);
     console.log(
-      `free cube, largest / mean distance from the centre: ${without.toFixed(3)} without, ${withTension.toFixed(3)} with 2 N/m`,
+      `free cube, largest / mean distance from the center: ${without.toFixed(3)} without, ${withTension.toFixed(3)} with 2 N/m`,
     );
     expect(withTension).toBeLessThan(without - 0.05);
   });
@@ -591,12 +591,12 @@ describe('options and opt-in', () => {
     expect(positions).toEqual(Array.from(reference));
   });
 
-  it('colours, temperatures and zero coefficients change nothing: the step is bit-identical without them', () => {
+  it('colors, temperatures and zero coefficients change nothing: the step is bit-identical without them', () => {
     const run = (withAttributes: boolean): Float64Array => {
       const simulation = new FluidSimulation({ particleRadius: 0.025, capacity: 1024 });
       const water = simulation.addMaterial({});
       const other = simulation.addMaterial(
-        withAttributes ? { interfaceColour: 0.5, surfaceColour: 0.5, initialTemperature: 350, color: [1, 0, 0] } : {},
+        withAttributes ? { interfaceColor: 0.5, surfaceColor: 0.5, initialTemperature: 350, color: [1, 0, 0] } : {},
       );
       simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [0.4, 1, 0.2], container: true });
       simulation.spawnBlock({ min: [0, 0, 0], max: [0.2, 0.3, 0.2], material: water });
@@ -607,11 +607,11 @@ describe('options and opt-in', () => {
     expect(run(true)).toEqual(run(false));
   });
 
-  it('a snapshot keeps temperatures, colours and the new material and collider fields: the restored scene continues bit-identically', () => {
+  it('a snapshot keeps temperatures, colors and the new material and collider fields: the restored scene continues bit-identically', () => {
     const simulation = new FluidSimulation({ particleRadius: 0.025, capacity: 1024 });
-    const shared = { diffusivity: 0.001, colourDiffusivity: 0.001, interfaceTension: 1, numberDensity: true };
-    const water = simulation.addMaterial({ ...shared, interfaceColour: -0.5, color: [0, 0, 1] });
-    const oil = simulation.addMaterial({ ...shared, interfaceColour: 0.5, restDensity: 700, color: [1, 0.8, 0] });
+    const shared = { diffusivity: 0.001, colorDiffusivity: 0.001, interfaceTension: 1, numberDensity: true };
+    const water = simulation.addMaterial({ ...shared, interfaceColor: -0.5, color: [0, 0, 1] });
+    const oil = simulation.addMaterial({ ...shared, interfaceColor: 0.5, restDensity: 700, color: [1, 0.8, 0] });
     simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [0.3, 0.6, 0.2], container: true });
     simulation.addCollider({
       shape: 'box',
@@ -629,7 +629,7 @@ describe('options and opt-in', () => {
       Array.from(target.particles()).flatMap((id) => [
         target.components.Position.y[id],
         target.components.Temperature[id],
-        target.components.Colour.red[id],
+        target.components.Color.red[id],
       ]);
     for (let frame = 0; frame < 10; frame++) simulation.step();
     const restored = FluidSimulation.fromSnapshot(saved);
@@ -640,22 +640,22 @@ describe('options and opt-in', () => {
   });
 
   it('restores a snapshot written before the multi-fluid fields existed: defaults apply, it steps', () => {
-    // Written by the code before the multi-fluid change: 50 particles of one material (colour [0.9, 0.2, 0.1])
-    // in a box container, after one step; no Temperature or Colour store, no new material or collider field.
+    // Written by the code before the multi-fluid change: 50 particles of one material (color [0.9, 0.2, 0.1])
+    // in a box container, after one step; no Temperature or Color store, no new material or collider field.
     const saved = new Uint8Array(
       readFileSync(new URL('./fixtures/snapshot-format1-before-multifluid.bin', import.meta.url)),
     );
     const simulation = FluidSimulation.fromSnapshot(saved);
     const ids = Array.from(simulation.particles());
     expect(ids.length).toBe(50);
-    const { Temperature, Colour, FluidMaterial, Particle, Position } = simulation.components;
+    const { Temperature, Color, FluidMaterial, Particle, Position } = simulation.components;
     const material = Particle.material[ids[0]];
     expect(FluidMaterial.initialTemperature[material]).toBe(293.15);
-    expect(FluidMaterial.surfaceColour[material]).toBe(1);
+    expect(FluidMaterial.surfaceColor[material]).toBe(1);
     for (let frame = 0; frame < 5; frame++) simulation.step();
     for (const id of ids) {
       expect(Temperature[id]).toBe(293.15);
-      expect([Colour.red[id], Colour.green[id], Colour.blue[id]]).toEqual([0.9, 0.2, 0.1]);
+      expect([Color.red[id], Color.green[id], Color.blue[id]]).toEqual([0.9, 0.2, 0.1]);
       expect(Number.isFinite(Position.y[id])).toBe(true);
     }
     // A snapshot of the restored simulation keeps the defaults it was given.
@@ -666,8 +666,8 @@ describe('options and opt-in', () => {
 
   it('validates the new options and component values with FluidError', () => {
     const simulation = new FluidSimulation({ particleRadius: 0.025, capacity: 256 });
-    expect(() => simulation.addMaterial({ interfaceColour: 2 })).toThrowError(
-      /interfaceColour is 2; allowed range is \[-1, 1\]/,
+    expect(() => simulation.addMaterial({ interfaceColor: 2 })).toThrowError(
+      /interfaceColor is 2; allowed range is \[-1, 1\]/,
     );
     expect(() => simulation.addMaterial({ diffusivity: -1 })).toThrowError(/diffusivity is -1; allowed range/);
     expect(() => simulation.addMaterial({ initialTemperature: 0 })).toThrowError(/initialTemperature is 0/);
@@ -677,7 +677,7 @@ describe('options and opt-in', () => {
     const water = simulation.addMaterial({ initialTemperature: 310, color: [0.1, 0.2, 0.3] });
     const ids = simulation.spawnBlock({ min: [0, 0, 0], max: [0.1, 0.1, 0.1], material: water });
     expect(simulation.components.Temperature[ids[0]]).toBe(310);
-    expect(simulation.components.Colour.blue[ids[0]]).toBe(0.3);
+    expect(simulation.components.Color.blue[ids[0]]).toBe(0.3);
     expect(() =>
       simulation.spawnBlock({ min: [0, 0, 0], max: [0.1, 0.1, 0.1], material: water, temperature: -5 }),
     ).toThrowError(/temperature is -5/);
@@ -713,8 +713,8 @@ describe('options and opt-in', () => {
   });
 });
 
-describe("colorBy 'colour': the particles' own Colour in the debug views (NullEngine, CPU backend)", () => {
-  it('feeds each particle its Colour component, switchable at run time; unknown values throw', async () => {
+describe("colorBy 'color': the particles' own Color in the debug views (NullEngine, CPU backend)", () => {
+  it('feeds each particle its Color component, switchable at run time; unknown values throw', async () => {
     const engine = new NullEngine();
     try {
       const scene = new Scene(engine);
@@ -724,36 +724,34 @@ describe("colorBy 'colour': the particles' own Colour in the debug views (NullEn
         capacity: 256,
         useDeltaTime: false,
         renderMode: 'points',
-        colorBy: 'colour',
+        colorBy: 'color',
       });
       const simulation = fluid.simulation;
-      const red = simulation.addMaterial({ color: [1, 0, 0], colourDiffusivity: 0.01 });
-      const blue = simulation.addMaterial({ color: [0, 0, 1], colourDiffusivity: 0.01 });
+      const red = simulation.addMaterial({ color: [1, 0, 0], colorDiffusivity: 0.01 });
+      const blue = simulation.addMaterial({ color: [0, 0, 1], colorDiffusivity: 0.01 });
       simulation.spawnBlock({ min: [0, 0, 0], max: [0.2, 0.2, 0.2], material: red });
       simulation.spawnBlock({ min: [0.2, 0, 0], max: [0.4, 0.2, 0.2], material: blue });
-      const { Colour } = simulation.components;
+      const { Color } = simulation.components;
       const first = simulation.particles()[0];
-      Colour.green[first] = 0.75; // game code dyes one particle
+      Color.green[first] = 0.75; // game code dyes one particle
       scene.render();
       const buffers = fluid.particleBuffers;
       expect(buffers.count).toBe(simulation.particleCount);
       for (let place = 0; place < buffers.count; place++) {
         const eid = buffers.ids[place];
-        expect(buffers.colors[4 * place]).toBeCloseTo(Colour.red[eid], 6);
-        expect(buffers.colors[4 * place + 1]).toBeCloseTo(Colour.green[eid], 6);
-        expect(buffers.colors[4 * place + 2]).toBeCloseTo(Colour.blue[eid], 6);
+        expect(buffers.colors[4 * place]).toBeCloseTo(Color.red[eid], 6);
+        expect(buffers.colors[4 * place + 1]).toBeCloseTo(Color.green[eid], 6);
+        expect(buffers.colors[4 * place + 2]).toBeCloseTo(Color.blue[eid], 6);
       }
       // The dyes mixed at the contact: some particle is neither pure red nor pure blue.
-      expect(Array.from(simulation.particles()).some((id) => Colour.red[id] > 0.01 && Colour.blue[id] > 0.01)).toBe(
-        true,
-      );
+      expect(Array.from(simulation.particles()).some((id) => Color.red[id] > 0.01 && Color.blue[id] > 0.01)).toBe(true);
       fluid.colorBy = 'material';
       scene.render();
       const place = Array.from(buffers.ids.subarray(0, buffers.count)).indexOf(first);
       expect(buffers.colors[4 * place + 1]).toBe(0);
       expect(() => {
         fluid.colorBy = 'color' as never;
-      }).toThrow(/colorBy is 'color'; allowed values are material, speed, density, colour/);
+      }).toThrow(/colorBy is 'color'; allowed values are material, speed, density, color/);
       fluid.dispose();
     } finally {
       engine.dispose();

@@ -74,7 +74,7 @@ function readmeFiveLines(): string {
   return block[1];
 }
 
-/** A Babylon scene with a 20 cm box (`glassMesh`) and, 30 cm above its centre, `tapNode`. */
+/** A Babylon scene with a 20 cm box (`glassMesh`) and, 30 cm above its center, `tapNode`. */
 function sceneSetup(engineLine: string): string {
   return `${engineLine}
 const scene = new Scene(engine);

@@ -205,7 +205,7 @@ describe('FluidPlugin backend', () => {
 });
 
 describe('FluidPlugin debug views', () => {
-  it('feeds positions and colours of every particle to the sphere and point views, switchable at run time', async () => {
+  it('feeds positions and colors of every particle to the sphere and point views, switchable at run time', async () => {
     const { scene } = createScene();
     const fluid = await createWaterPlugin(scene, { useDeltaTime: false, renderMode: 'spheres', colorBy: 'speed' });
     scene.render();

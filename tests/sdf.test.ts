@@ -205,7 +205,7 @@ describe('bakeSignedDistanceField (Harada et al. 2007, section 3: walls as a dis
     const mesh = createTorusMesh(majorRadius, minorRadius, 128, 64);
     const { field, statistics } = bakeSignedDistanceFieldWithStatistics(mesh, { resolution: 64 });
     const h = field.cellSize;
-    // Medial sets: the tube's centre circle (inside) and the y axis (outside).
+    // Medial sets: the tube's center circle (inside) and the y axis (outside).
     const awayFromMedial = (x: number, y: number, z: number): boolean =>
       Math.hypot(Math.hypot(x, z) - majorRadius, y) > 2 * h && Math.hypot(x, z) > 2 * h;
     const result = compare(field, torusDistance, awayFromMedial);
@@ -306,7 +306,7 @@ describe('bakeSignedDistanceField (Harada et al. 2007, section 3: walls as a dis
     const backward = bakeSignedDistanceField(reverse(torus), { resolution: 40 });
     const distanceDifference = maximumDifference(forward, backward, 0);
     // Gradients: equal except where two closest points tie (mirror-symmetric nodes of the symmetric
-    // tessellation, the y axis, the tube's centre circle), where either choice is right.
+    // tessellation, the y axis, the tube's center circle), where either choice is right.
     let differing = 0;
     for (let n = 0; n < forward.values.length; n += 4) {
       let difference = 0;
@@ -410,7 +410,7 @@ describe('bakeSignedDistanceField (Harada et al. 2007, section 3: walls as a dis
         `winding numbers, ${statistics.walkSteps} walk steps, ${statistics.componentCount} components`,
     );
     expect(statistics.triangleCount).toBe(100000);
-    // Away from the medial sets (tube centre circle, y axis), where interpolation rounds the ridge.
+    // Away from the medial sets (tube center circle, y axis), where interpolation rounds the ridge.
     expect(field.sample(majorRadius + 0.06, 0, 0)).toBeCloseTo(-0.06, 3); // inside the tube
     expect(field.sample(0.1, 0, 0)).toBeCloseTo(majorRadius - minorRadius - 0.1, 3); // in the hole
     expect(field.sample(majorRadius + minorRadius + 0.02, 0, 0)).toBeCloseTo(0.02, 3);

@@ -9,7 +9,7 @@ function block(options: ConstructorParameters<typeof FluidSimulation>[0] = {}) {
 }
 
 describe('FluidSimulation API', () => {
-  it('spawns a lattice of spacing 2r centred in the box, as ECS entities with components', () => {
+  it('spawns a lattice of spacing 2r centered in the box, as ECS entities with components', () => {
     const { simulation, water } = block();
     const ids = simulation.spawnBlock({
       min: [-0.1, 0, 0],

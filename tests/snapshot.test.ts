@@ -366,7 +366,7 @@ describe('snapshot and restore on the CPU', () => {
       `snapshot size: ${perParticle.toFixed(2)} bytes per particle (${four.bytes} bytes for ${four.particles} particles, ${one.bytes} for ${one.particles}); a mesh field ${rockBytes} bytes (${rock().values.length / 4} nodes x 16 bytes); the test scene ${saved.length} bytes`,
     );
     // Id 4 + solver order 4 + Position 24 + Velocity 24 + Particle 20 + Density 8 + Temperature 8
-    // + Colour 24 + membership bits (116-118), + the projection's density error 8 (124-126), + its warm
+    // + Color 24 + membership bits (116-118), + the projection's density error 8 (124-126), + its warm
     // start, 12 bytes per solved cell of its grid (at most 1.5 per particle; cells near the surface are not solved).
     expect(perParticle).toBeGreaterThan(124);
     expect(perParticle).toBeLessThan(127.5);

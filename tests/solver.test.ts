@@ -26,7 +26,7 @@ describe('PBF density constraint (Macklin & Müller 2013, eq. 1-14)', () => {
     neighbourSystem(context);
     computeLambda(context);
     const s = context.solver;
-    // The particle at the centre of the 9^3 block has a full neighbourhood.
+    // The particle at the center of the 9^3 block has a full neighbourhood.
     for (let i = 0; i < s.count; i++) {
       if (s.entity[i] !== 4 * 81 + 4 * 9 + 4 + 1) continue;
       expect(Math.abs(s.density[i] / 1000 - 1)).toBeLessThan(1e-9);
@@ -86,7 +86,7 @@ describe('velocity post-processing (eq. 15-17)', () => {
     computeLambda(context); // densities for the volumes
     const s = context.solver;
     for (let i = 0; i < s.count; i++) {
-      // v = Omega x (x - c) with Omega = (0, omega, 0) and c the block centre.
+      // v = Omega x (x - c) with Omega = (0, omega, 0) and c the block center.
       const x = s.predictedX[i] - 0.25;
       const z = s.predictedZ[i] - 0.25;
       s.velocityX[i] = omega * z;

@@ -27,7 +27,7 @@ function particleState(simulation: FluidSimulation) {
   return { ids, maxSpeed, finite };
 }
 
-/** Number of particles whose centre is outside the box [min, max]. */
+/** Number of particles whose center is outside the box [min, max]. */
 function outside(simulation: FluidSimulation, min: number[], max: number[]): number {
   const { Position } = simulation;
   let count = 0;
@@ -356,15 +356,15 @@ describe('WCSPH snapshots', () => {
   });
 });
 
-/** Largest extent of the particles from their centre of mass along each of the 26 lattice directions. */
-function supportExtents(simulation: FluidSimulation): { ratio: number; centre: number[] } {
+/** Largest extent of the particles from their center of mass along each of the 26 lattice directions. */
+function supportExtents(simulation: FluidSimulation): { ratio: number; center: number[] } {
   const { Position } = simulation;
   const ids = simulation.particles();
-  const centre = [0, 0, 0];
+  const center = [0, 0, 0];
   for (const id of ids) {
-    centre[0] += Position.x[id] / ids.length;
-    centre[1] += Position.y[id] / ids.length;
-    centre[2] += Position.z[id] / ids.length;
+    center[0] += Position.x[id] / ids.length;
+    center[1] += Position.y[id] / ids.length;
+    center[2] += Position.z[id] / ids.length;
   }
   let largest = 0;
   let smallest = Number.POSITIVE_INFINITY;
@@ -376,9 +376,9 @@ function supportExtents(simulation: FluidSimulation): { ratio: number; centre: n
         let extent = Number.NEGATIVE_INFINITY;
         for (const id of ids) {
           const projection =
-            ((Position.x[id] - centre[0]) * dx +
-              (Position.y[id] - centre[1]) * dy +
-              (Position.z[id] - centre[2]) * dz) /
+            ((Position.x[id] - center[0]) * dx +
+              (Position.y[id] - center[1]) * dy +
+              (Position.z[id] - center[2]) * dz) /
             length;
           extent = Math.max(extent, projection);
         }
@@ -387,7 +387,7 @@ function supportExtents(simulation: FluidSimulation): { ratio: number; centre: n
       }
     }
   }
-  return { ratio: largest / smallest, centre };
+  return { ratio: largest / smallest, center };
 }
 
 describe('WCSPH viscosity and surface tension', () => {
@@ -445,7 +445,7 @@ describe('WCSPH viscosity and surface tension', () => {
 
   it('surface tension (eq. 15-19) pulls a zero-gravity cube of fluid toward a sphere', () => {
     // An 8^3 cube at rest without gravity. Its shape is measured by the ratio of the largest to the
-    // smallest extent from the centre of mass along the 26 lattice directions: sqrt(3) = 1.73 for the
+    // smallest extent from the center of mass along the 26 lattice directions: sqrt(3) = 1.73 for the
     // cube (corners against faces), 1 for a sphere. sigma = 20 N/m and mu = 50 Pa s make the capillary
     // relaxation of this 0.25 m drop (l = 2 mode, omega^2 = 8 sigma / (rho R^3) = 10 1/s^2) overdamped
     // enough to settle within 1.5 s.

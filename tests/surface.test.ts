@@ -1,5 +1,5 @@
 /**
- * Surface reconstruction (Müller et al. 2003, section 4; Harada et al. 2007, section 5.2): the colour
+ * Surface reconstruction (Müller et al. 2003, section 4; Harada et al. 2007, section 5.2): the color
  * field's isosurface on a sparse grid is closed, consistently oriented and encloses the particles'
  * volume; vertices near walls are fitted onto them; surface particles are found on the outer layer with
  * outward normals; the plugin's 'surface' and 'splats' render modes on a NullEngine.
@@ -27,8 +27,8 @@ import { SurfaceExtractor, type SurfaceMesh } from '../src/systems/surface/march
 import { gatherSurfaceParticles, SurfaceParticleBuffer } from '../src/systems/surface/particles';
 import { SurfaceParticleDetector } from '../src/systems/surface/surfaceParticles';
 
-/** Particles of a cubic lattice of spacing 2r inside a sphere of `radius` about `centre`, volume (2r)^3 each. */
-function sphereOfParticles(r: number, radius: number, centre: [number, number, number]): SurfaceParticleBuffer {
+/** Particles of a cubic lattice of spacing 2r inside a sphere of `radius` about `center`, volume (2r)^3 each. */
+function sphereOfParticles(r: number, radius: number, center: [number, number, number]): SurfaceParticleBuffer {
   const spacing = 2 * r;
   const points: number[] = [];
   const n = Math.ceil(radius / spacing) + 1;
@@ -38,7 +38,7 @@ function sphereOfParticles(r: number, radius: number, centre: [number, number, n
         const x = i * spacing;
         const y = j * spacing;
         const z = k * spacing;
-        if (x * x + y * y + z * z <= radius * radius) points.push(centre[0] + x, centre[1] + y, centre[2] + z);
+        if (x * x + y * y + z * z <= radius * radius) points.push(center[0] + x, center[1] + y, center[2] + z);
       }
   const buffer = new SurfaceParticleBuffer();
   buffer.resize(points.length / 3);
@@ -84,7 +84,7 @@ function enclosedVolume(mesh: SurfaceMesh): number {
   return volume / 6;
 }
 
-describe('marching tetrahedra on the sparse colour-field grid', () => {
+describe('marching tetrahedra on the sparse color-field grid', () => {
   const r = 0.05;
   const particles = sphereOfParticles(r, 0.6, [0.3, 1.1, -0.2]);
   const extractor = new SurfaceExtractor({ particleRadius: r });
@@ -146,7 +146,7 @@ describe('level-set smoothing over time (Premoze et al. 2003, eq. 29)', () => {
       particles.y[p] += (random() - 0.5) * 0.8 * r;
       particles.z[p] += (random() - 0.5) * 0.8 * r;
     }
-    /** Spread of the vertices' distances from the centre (m) and mean 1 - cos(normal, radial direction). */
+    /** Spread of the vertices' distances from the center (m) and mean 1 - cos(normal, radial direction). */
     const roughness = (mesh: SurfaceMesh): [number, number] => {
       let sum = 0;
       let sumSquares = 0;
@@ -350,13 +350,13 @@ describe('surface particles (Müller et al. 2003, eq. 23 and 24)', () => {
       `surface particles: ${found} of ${particles.count}, outer layer ${outer}; |n| h per layer (outer first) ${byLayer.join(', ')}`,
     );
     expect(found).toBe(outer);
-    const centre = ((n - 1) * spacing) / 2;
+    const center = ((n - 1) * spacing) / 2;
     for (let s = 0; s < found; s++) {
       const q = detector.indices[s];
       expect(layer(q)).toBe(0);
-      const dx = particles.x[q] - centre;
-      const dy = particles.y[q] - centre;
-      const dz = particles.z[q] - centre;
+      const dx = particles.x[q] - center;
+      const dy = particles.y[q] - center;
+      const dz = particles.z[q] - center;
       const dot = dx * detector.normals[3 * s] + dy * detector.normals[3 * s + 1] + dz * detector.normals[3 * s + 2];
       expect(dot).toBeGreaterThan(0);
       // On a face (not an edge or corner) the normal is the face's.
@@ -470,7 +470,7 @@ describe("the plugin's 'surface' and 'splats' render modes", () => {
     }
   });
 
-  it("colours the surface and the splats with the first particle's material on the CPU backend", async () => {
+  it("colors the surface and the splats with the first particle's material on the CPU backend", async () => {
     const engine = new NullEngine();
     try {
       const scene = new Scene(engine);
@@ -494,12 +494,12 @@ describe("the plugin's 'surface' and 'splats' render modes", () => {
       fluid.renderMode = 'surface';
       const surfaceMaterial = fluid.surfaceMesh?.material as PBRMaterial | undefined;
       expect(surfaceMaterial).toBeDefined();
-      // The albedo is the base colour times 0.35 (the body colour of water under its reflection).
+      // The albedo is the base color times 0.35 (the body color of water under its reflection).
       expect(surfaceMaterial?.albedoColor.asArray()).toEqual([0.35, 0, 0]);
       fluid.renderMode = 'splats';
       const splatMaterial = fluid.splatMesh?.material as StandardMaterial | undefined;
       expect(splatMaterial?.diffuseColor.asArray()).toEqual([1, 0, 0]);
-      // A view made before any particle exists takes the colour once the first one is there.
+      // A view made before any particle exists takes the color once the first one is there.
       fluid.renderMode = 'none';
       for (const id of fluid.simulation.particles()) fluid.simulation.removeParticle(id);
       fluid.renderMode = 'surface';
@@ -560,7 +560,7 @@ describe('surface particles of scattered particles (hashed cells)', () => {
       particles.volume[p] = (2 * r) ** 3;
     }
     const detector = new SurfaceParticleDetector({ kernelRadius: 4 * r });
-    // Two 2 x 2 x 2 blocks: every particle is on the surface, its normal away from its block's centre.
+    // Two 2 x 2 x 2 blocks: every particle is on the surface, its normal away from its block's center.
     expect(detector.detect(particles)).toBe(16);
     for (let s = 0; s < 16; s++) {
       const p = detector.indices[s];

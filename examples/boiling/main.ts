@@ -75,7 +75,7 @@ const water = simulation.addMaterial({
 const vapour = simulation.addMaterial({
   restDensity: 100,
   numberDensity: true,
-  surfaceColour: 0,
+  surfaceColor: 0,
   diffusivity: 0.0003,
   color: [1, 1, 1],
 });

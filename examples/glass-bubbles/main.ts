@@ -1,7 +1,7 @@
 /**
  * Water poured into a glass, with trapped air (Müller, Solenthaler, Keiser and Gross 2005, sections 3.4
  * and 4.3): where the falling water's front can trap air (the underside of the jet and of its splashes, a
- * large upward gradient of the particles' colour field c^P) the water generates air particles (section
+ * large upward gradient of the particles' color field c^P) the water generates air particles (section
  * 3.4.1); the air bubbles are pushed up by the artificial buoyancy of eq. 17 (b = 5, the paper's) and by
  * their lower rest density (100 kg/m^3 against 1000, the paper's densities, with the multi-fluid density
  * constraint), and are deleted where they no longer matter (section 3.4.2): at the free surface (the
@@ -57,7 +57,7 @@ const fluid = await FluidPlugin.create(scene, {
 const simulation = fluid.simulation;
 // Section 4.3: water 1000 kg/m^3, air 100 kg/m^3 (the same spacing: a tenth of the mass), b = 5.
 const water = simulation.addMaterial({ restDensity: 1000, numberDensity: true, color: [0.15, 0.4, 0.9] });
-const air = simulation.addMaterial({ restDensity: 100, numberDensity: true, surfaceColour: 0, color: [1, 1, 1] });
+const air = simulation.addMaterial({ restDensity: 100, numberDensity: true, surfaceColor: 0, color: [1, 1, 1] });
 const material = simulation.components.FluidMaterial;
 material.airMaterial[water] = air;
 // t_p h: the paper's t_p = 22 1/m with h = 0.045 m is about 1 with its SPH volumes; with the rest-lattice

@@ -89,12 +89,12 @@ const fluid = await FluidPlugin.create(scene, {
 const simulation = fluid.simulation;
 // Section 4.2: opposite polarities, interface tension, temperature diffusion 0.0001, both at 10 degrees.
 const shared = { interfaceTension: 2, diffusivity: 0.0001, initialTemperature: COLD, numberDensity: true };
-const blue = simulation.addMaterial({ ...shared, restDensity: 500, interfaceColour: -0.5, color: [0.15, 0.3, 0.9] });
+const blue = simulation.addMaterial({ ...shared, restDensity: 500, interfaceColor: -0.5, color: [0.15, 0.3, 0.9] });
 const red = simulation.addMaterial({
   ...shared,
   restDensity: 1000, // sets the particle mass (twice the blue one's); the solver uses alpha / T
   temperatureDensity: 1000 * COLD,
-  interfaceColour: 0.5,
+  interfaceColor: 0.5,
   color: [0.95, 0.2, 0.1],
 });
 simulation.addCollider({ shape: 'box', min: [-HALF, 0, -HALF], max: [HALF, HEIGHT, HALF], container: true });

@@ -1,6 +1,6 @@
 /**
  * Oil poured onto water (Müller, Solenthaler, Keiser and Gross 2005, sections 3.1-3.2): a tank holds a
- * layer of water; a tap above pours oil (800 kg/m^3, non-polar, interface colour +0.5) for four seconds.
+ * layer of water; a tap above pours oil (800 kg/m^3, non-polar, interface color +0.5) for four seconds.
  * The oil plunges into the water, rises back through it (buoyancy from the two rest densities, with the
  * number-density constraint that keeps the interface free of false tension) and spreads into a layer on
  * top, held apart from the water by the interface tension of eq. 11 (sigma^i = 0.5 N/m). P pours again,
@@ -52,14 +52,14 @@ const simulation = fluid.simulation;
 const water = simulation.addMaterial({
   restDensity: 1000,
   numberDensity: true,
-  interfaceColour: -0.5,
+  interfaceColor: -0.5,
   interfaceTension: 0.5,
   color: [0.2, 0.45, 0.95],
 });
 const oil = simulation.addMaterial({
   restDensity: 800,
   numberDensity: true,
-  interfaceColour: 0.5,
+  interfaceColor: 0.5,
   interfaceTension: 0.5,
   viscosity: 0.05,
   color: [0.95, 0.72, 0.1],

@@ -96,20 +96,20 @@ export type PoolFigures = {
   time: number;
   /** Dynamic bodies coupled with the water (crates, rock, boat). */
   bodies: number;
-  /** Crates in the pool (placed and thrown) and how many of them float (centre within a crate height of the surface). */
+  /** Crates in the pool (placed and thrown) and how many of them float (center within a crate height of the surface). */
   crates: number;
   floating: number;
   /** Crates thrown so far. */
   thrown: number;
-  /** The water's surface: the median over the pool's columns of the highest particle centre, plus a radius. */
+  /** The water's surface: the median over the pool's columns of the highest particle center, plus a radius. */
   waterLevel: number;
-  /** Mean and lowest centre height of the crates placed at the start (those still in the pool). */
+  /** Mean and lowest center height of the crates placed at the start (those still in the pool). */
   crateHeight: number;
   lowestCrateHeight: number;
-  /** The rock's centre height and its lowest point's height. */
+  /** The rock's center height and its lowest point's height. */
   rockHeight: number;
   rockClearance: number;
-  /** The boat's centre height and tilt (rad, angle of its up axis from the vertical), and the largest tilt so far. */
+  /** The boat's center height and tilt (rad, angle of its up axis from the vertical), and the largest tilt so far. */
   boatHeight: number;
   boatTilt: number;
   largestBoatTilt: number;
@@ -117,7 +117,7 @@ export type PoolFigures = {
 
 /** Options of {@link Pool.create}. */
 export interface PoolOptions {
-  /** Colour of the water (absorption tint), RGB in [0, 1]. */
+  /** Color of the water (absorption tint), RGB in [0, 1]. */
   color?: [number, number, number];
 }
 
@@ -267,13 +267,13 @@ export class Pool {
   private removeParticlesInside(mesh: Mesh, size: readonly [number, number, number], margin: number): void {
     const simulation = this.fluid.simulation;
     const { Position } = simulation;
-    const centre = mesh.position;
+    const center = mesh.position;
     const doomed: number[] = [];
     for (const eid of simulation.particles()) {
       if (
-        Math.abs(Position.x[eid] - centre.x) < size[0] / 2 + margin &&
-        Math.abs(Position.y[eid] - centre.y) < size[1] / 2 + margin &&
-        Math.abs(Position.z[eid] - centre.z) < size[2] / 2 + margin
+        Math.abs(Position.x[eid] - center.x) < size[0] / 2 + margin &&
+        Math.abs(Position.y[eid] - center.y) < size[1] / 2 + margin &&
+        Math.abs(Position.z[eid] - center.z) < size[2] / 2 + margin
       ) {
         doomed.push(eid);
       }
@@ -341,7 +341,7 @@ export class Pool {
 
   /**
    * A small boat lying across the pool (so the waves roll it): a flat hull with a fin keel below, one
-   * closed mesh, half as heavy as the water its hull and keel would displace, with its centre of mass
+   * closed mesh, half as heavy as the water its hull and keel would displace, with its center of mass
    * lowered (ballast in the keel) so it rights itself. A mast and a sail ride along (not part of the body).
    */
   private createBoat(): CoupledBody {
@@ -507,7 +507,7 @@ export class Pool {
 
 /**
  * Launch velocity (m/s) of a ballistic flight from `origin` to `landing`: the shortest flight time, in
- * steps of 0.05 s, at which the crate's centre passes over the pool's walls with {@link THROW}'s clearance
+ * steps of 0.05 s, at which the crate's center passes over the pool's walls with {@link THROW}'s clearance
  * where its path enters the pool from above (x(t) = x0 + v t + g t^2 / 2 reaches `landing` at time T).
  */
 function throwVelocity(origin: Vector3, landing: Vector3): Vector3 {

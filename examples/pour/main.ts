@@ -4,7 +4,7 @@
  * through an emitter that follows a node; water spilled on the floor soaks away through a drain region.
  * Uses only the public API of the library.
  *
- * `?render=surface` (or `?mode=surface`, as in every example) draws the water as the colour field's
+ * `?render=surface` (or `?mode=surface`, as in every example) draws the water as the color field's
  * isosurface mesh (marching tetrahedra on the CPU, fitted to the glass's walls), `?render=splats` (or
  * `?mode=splats`) as discs on the surface particles; the V key switches between the surface mesh and the
  * starting render mode.

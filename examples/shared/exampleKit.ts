@@ -183,7 +183,7 @@ interface SliderSpec {
 /**
  * The live-tuning panel (Babylon GUI): sliders for the material components (viscosity, vorticity,
  * artificial pressure, rest density) and the solver settings (substeps, iterations), and buttons that
- * cycle the render mode and the debug colouring. Edits act on the next step.
+ * cycle the render mode and the debug coloring. Edits act on the next step.
  */
 export function createTuningPanel(scene: Scene, plugin: FluidPlugin, material: number): AdvancedDynamicTexture {
   // The panel lives in a utility layer drawn after the scene, so the water does not refract it.
@@ -285,8 +285,8 @@ export function createTuningPanel(scene: Scene, plugin: FluidPlugin, material: n
   // The surface views come last, after 'none' (they extract on the CPU every frame).
   const modes: FluidRenderMode[] = ['fluid', 'spheres', 'points', 'none', 'surface', 'splats'];
   const modeButton = Button.CreateSimpleButton('renderMode', `render: ${plugin.renderMode}`);
-  const colorings: readonly FluidColorBy[] = ['material', 'speed', 'density', 'colour'];
-  const colorButton = Button.CreateSimpleButton('colorBy', `colour: ${plugin.colorBy}`);
+  const colorings: readonly FluidColorBy[] = ['material', 'speed', 'density', 'color'];
+  const colorButton = Button.CreateSimpleButton('colorBy', `color: ${plugin.colorBy}`);
   for (const button of [modeButton, colorButton]) {
     button.height = '26px';
     button.width = '210px';
@@ -302,7 +302,7 @@ export function createTuningPanel(scene: Scene, plugin: FluidPlugin, material: n
   });
   colorButton.onPointerClickObservable.add(() => {
     plugin.colorBy = colorings[(colorings.indexOf(plugin.colorBy) + 1) % colorings.length];
-    if (colorButton.textBlock) colorButton.textBlock.text = `colour: ${plugin.colorBy}`;
+    if (colorButton.textBlock) colorButton.textBlock.text = `color: ${plugin.colorBy}`;
   });
   return ui;
 }

@@ -14,12 +14,12 @@
 export interface BodyCouplingStore {
   /** 1: the fluid's impulses on this collider are accumulated; 0 (default): the collider is not coupled. */
   readonly coupled: Uint8Array;
-  /** Centre of mass in the collider's local space (local units: times the pose's scale for metres). */
-  readonly centreOfMassX: Float64Array;
-  /** See {@link BodyCouplingStore.centreOfMassX}. */
-  readonly centreOfMassY: Float64Array;
-  /** See {@link BodyCouplingStore.centreOfMassX}. */
-  readonly centreOfMassZ: Float64Array;
+  /** Center of mass in the collider's local space (local units: times the pose's scale for metres). */
+  readonly centerOfMassX: Float64Array;
+  /** See {@link BodyCouplingStore.centerOfMassX}. */
+  readonly centerOfMassY: Float64Array;
+  /** See {@link BodyCouplingStore.centerOfMassX}. */
+  readonly centerOfMassZ: Float64Array;
   /**
    * The body's mass in kg, 0 when unknown (default). With a mass, the coarse pressure projection of the
    * PBF solver moves the body's cells as a fluid of the body's own density (projection/cpu.ts, the "rigid
@@ -33,7 +33,7 @@ export interface BodyCouplingStore {
   readonly impulseY: Float64Array;
   /** See {@link BodyCouplingStore.impulseX}. */
   readonly impulseZ: Float64Array;
-  /** Angular impulse about the centre of mass over the same time (N m s, world space). */
+  /** Angular impulse about the center of mass over the same time (N m s, world space). */
   readonly angularImpulseX: Float64Array;
   /** See {@link BodyCouplingStore.angularImpulseX}. */
   readonly angularImpulseY: Float64Array;
@@ -46,9 +46,9 @@ export function createBodyCouplingStore(size: number): BodyCouplingStore {
   const f = () => new Float64Array(size);
   return {
     coupled: new Uint8Array(size),
-    centreOfMassX: f(),
-    centreOfMassY: f(),
-    centreOfMassZ: f(),
+    centerOfMassX: f(),
+    centerOfMassY: f(),
+    centerOfMassZ: f(),
     mass: f(),
     impulseX: f(),
     impulseY: f(),

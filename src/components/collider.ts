@@ -8,7 +8,7 @@
 export const ColliderShape = {
   /** Axis-aligned box in local space: `a` = min corner, `b` = max corner. */
   box: 0,
-  /** Sphere: `a` = centre, `radius`. */
+  /** Sphere: `a` = center, `radius`. */
   sphere: 1,
   /** Capsule: segment `a`..`b`, `radius`. */
   capsule: 2,
@@ -34,7 +34,7 @@ export interface ColliderStore {
   readonly friction: Float64Array;
   /** Coefficient of restitution in 0..1 for the normal velocity. */
   readonly restitution: Float64Array;
-  /** First shape point (local space, m): box min, sphere centre, capsule end, plane point. */
+  /** First shape point (local space, m): box min, sphere center, capsule end, plane point. */
   readonly ax: Float64Array;
   /** See {@link ColliderStore.ax}. */
   readonly ay: Float64Array;

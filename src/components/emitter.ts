@@ -19,7 +19,7 @@ export interface EmitterStore {
   readonly shape: Uint8Array;
   /** Nozzle radius (circle) or half side (square) in metres. */
   readonly radius: Float64Array;
-  /** Nozzle centre, world space (m). */
+  /** Nozzle center, world space (m). */
   readonly positionX: Float64Array;
   /** See {@link EmitterStore.positionX}. */
   readonly positionY: Float64Array;
@@ -51,7 +51,7 @@ export interface EmitterStore {
 export const DrainShape = {
   /** Axis-aligned box `min`..`max` (world space). */
   box: 0,
-  /** Sphere: centre `min`, radius `radius`. */
+  /** Sphere: center `min`, radius `radius`. */
   sphere: 1,
 } as const;
 
@@ -61,7 +61,7 @@ export interface DrainStore {
   readonly enabled: Uint8Array;
   /** Region shape, see {@link DrainShape}. */
   readonly shape: Uint8Array;
-  /** Box minimum corner or sphere centre, world space (m). */
+  /** Box minimum corner or sphere center, world space (m). */
   readonly minX: Float64Array;
   /** See {@link DrainStore.minX}. */
   readonly minY: Float64Array;

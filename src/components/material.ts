@@ -25,23 +25,23 @@ export interface FluidMaterialStore {
    * of squared constraint gradients (dimensionless, so it does not depend on the particle size).
    */
   readonly relaxation: Float64Array;
-  /** Render colour, red channel in 0..1. */
+  /** Render color, red channel in 0..1. */
   readonly colorRed: Float64Array;
-  /** Render colour, green channel in 0..1. */
+  /** Render color, green channel in 0..1. */
   readonly colorGreen: Float64Array;
-  /** Render colour, blue channel in 0..1. */
+  /** Render color, blue channel in 0..1. */
   readonly colorBlue: Float64Array;
   /**
-   * Interface colour c^i (Müller et al. 2005, section 3.2, Table 2), dimensionless in [-1, 1]: -0.5 for
+   * Interface color c^i (Müller et al. 2005, section 3.2, Table 2), dimensionless in [-1, 1]: -0.5 for
    * polar liquids (water), +0.5 for non-polar ones (oil), 0 for air. Default 0. Its smoothed field's
    * gradient is the interface normal of eq. 10-11.
    */
-  readonly interfaceColour: Float64Array;
+  readonly interfaceColor: Float64Array;
   /**
-   * Surface colour c^s (section 3.2, Table 2), dimensionless in [0, 1]: 1 for liquids, 0 for air.
+   * Surface color c^s (section 3.2, Table 2), dimensionless in [0, 1]: 1 for liquids, 0 for air.
    * Default 1. Its smoothed field gives the free-surface normal and curvature of eq. 12.
    */
-  readonly surfaceColour: Float64Array;
+  readonly surfaceColor: Float64Array;
   /**
    * Interface tension coefficient sigma^i (eq. 11) in N/m, range [0, 1000]: the force on each particle of
    * this material is -sigma^i lap(c^i) n / |n|. Default 0 (off, no cost).
@@ -54,8 +54,8 @@ export interface FluidMaterialStore {
    * between two materials. Default 0 (off, no cost).
    */
   readonly diffusivity: Float64Array;
-  /** Diffusivity of the particles' render colour (eq. 13-15) in m^2/s, range [0, 1]. Default 0 (off). */
-  readonly colourDiffusivity: Float64Array;
+  /** Diffusivity of the particles' render color (eq. 13-15) in m^2/s, range [0, 1]. Default 0 (off). */
+  readonly colorDiffusivity: Float64Array;
   /**
    * Temperature-dependent rest density alpha (eq. 16) in kg K/m^3, range [0, 1e12]: when above 0 the
    * rest density of each particle of this material is alpha / T (T its `Temperature` in kelvin) and
@@ -77,7 +77,7 @@ export interface FluidMaterialStore {
   /**
    * Trapped air and boiling (Müller et al. 2005, sections 3.4 and 4.4): the material entity of the air
    * (or vapour) particles this liquid generates where air is trapped (3.4.1) and turns into when it boils
-   * (4.4). That material should have `surfaceColour` 0 (Table 2: c^s = 0 on air; checked when generation or
+   * (4.4). That material should have `surfaceColor` 0 (Table 2: c^s = 0 on air; checked when generation or
    * boiling is on) and, for its bubbles to rise, a lower `restDensity` (the paper: 100 kg/m^3 against 1000,
    * with `numberDensity` on both) and an `artificialBuoyancy`. While some material generates air or boils,
    * the particles of every material named here are deleted by the criteria of section 3.4.2 (see
@@ -88,7 +88,7 @@ export interface FluidMaterialStore {
   /**
    * Air generation threshold t_p of section 3.4.1, as t_p times the kernel radius h (dimensionless, range
    * [0, 100]): a particle of this liquid generates one air particle (of `airMaterial`) at
-   * x - d grad(c^P) / |grad(c^P)| when the gradient of the implicit colour field c^P (1 on every particle,
+   * x - d grad(c^P) / |grad(c^P)| when the gradient of the implicit color field c^P (1 on every particle,
    * walls included; smoothed as sum_j V_j W_ij) has |grad(c^P)| > t_p / h and an upward component
    * grad(c^P) . e_y > 0 (the underside of a liquid front, where air can be trapped). The paper's
    * t_p = 22 1/m with h = 0.045 m is about 1. Default 0: generation off (no cost).
@@ -96,7 +96,7 @@ export interface FluidMaterialStore {
   readonly airGenerationThreshold: Float64Array;
   /**
    * Distance d of section 3.4.1 at which a generated air particle is placed from its liquid particle,
-   * against the colour gradient, in particle spacings 2r (dimensionless, range [0, 4]). Default 1. (The
+   * against the color gradient, in particle spacings 2r (dimensionless, range [0, 4]). Default 1. (The
    * paper writes x - d grad(c^P), d in m^2; the unit direction makes the distance independent of |grad c^P|.)
    */
   readonly airGenerationDistance: Float64Array;
@@ -161,20 +161,20 @@ export const MATERIAL_DEFAULTS = {
   artificialPressureDistance: 0.2,
   /** CFM relaxation epsilon: 0.01 of the rest-lattice sum of |grad C|^2. */
   relaxation: 0.01,
-  /** Render colour (red, green, blue in [0, 1]): a water blue. */
+  /** Render color (red, green, blue in [0, 1]): a water blue. */
   color: [0.2, 0.45, 0.9] as readonly [number, number, number],
-  /** Interface colour c^i: 0 (neither polar nor non-polar; section 3.2 of Müller et al. 2005). */
-  interfaceColour: 0,
-  /** Surface colour c^s: 1 (a liquid). */
-  surfaceColour: 1,
+  /** Interface color c^i: 0 (neither polar nor non-polar; section 3.2 of Müller et al. 2005). */
+  interfaceColor: 0,
+  /** Surface color c^s: 1 (a liquid). */
+  surfaceColor: 1,
   /** Interface tension sigma^i: 0 N/m (off). */
   interfaceTension: 0,
   /** Surface tension sigma^s: 0 N/m (off). */
   surfaceTension: 0,
   /** Thermal diffusivity: 0 m^2/s (off). */
   diffusivity: 0,
-  /** Colour diffusivity: 0 m^2/s (off). */
-  colourDiffusivity: 0,
+  /** Color diffusivity: 0 m^2/s (off). */
+  colorDiffusivity: 0,
   /** Temperature-dependent rest density alpha: 0 (off; `restDensity` holds). */
   temperatureDensity: 0,
   /** Temperature of new particles: 293.15 K (20 degrees Celsius). */
@@ -221,12 +221,12 @@ export function createFluidMaterialStore(size: number): FluidMaterialStore {
     colorRed: f(),
     colorGreen: f(),
     colorBlue: f(),
-    interfaceColour: filled(d.interfaceColour),
-    surfaceColour: filled(d.surfaceColour),
+    interfaceColor: filled(d.interfaceColor),
+    surfaceColor: filled(d.surfaceColor),
     interfaceTension: filled(d.interfaceTension),
     surfaceTension: filled(d.surfaceTension),
     diffusivity: filled(d.diffusivity),
-    colourDiffusivity: filled(d.colourDiffusivity),
+    colorDiffusivity: filled(d.colorDiffusivity),
     temperatureDensity: filled(d.temperatureDensity),
     initialTemperature: filled(d.initialTemperature),
     numberDensity: new Uint8Array(size).fill(d.numberDensity ? 1 : 0),

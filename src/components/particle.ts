@@ -49,15 +49,15 @@ export interface ParticleComponents {
    */
   readonly Temperature: Float64Array;
   /**
-   * Render colour of each particle (each channel in [0, 1]), set at creation from the material's `color`
-   * or the spawn call's `colour`; diffused between neighbours (eq. 14-15) when the material's
-   * `colourDiffusivity` is above 0, so two dyes mix. Game code may write it.
+   * Render color of each particle (each channel in [0, 1]), set at creation from the material's `color`
+   * or the spawn call's `color`; diffused between neighbours (eq. 14-15) when the material's
+   * `colorDiffusivity` is above 0, so two dyes mix. Game code may write it.
    */
-  readonly Colour: ColourStore;
+  readonly Color: ColorStore;
 }
 
-/** Three `Float64Array`s of colour channels (each in [0, 1]) indexed by entity id. */
-export interface ColourStore {
+/** Three `Float64Array`s of color channels (each in [0, 1]) indexed by entity id. */
+export interface ColorStore {
   /** Red channel per entity. */
   readonly red: Float64Array;
   /** Green channel per entity. */
@@ -73,7 +73,7 @@ export function createVector3Store(size: number): Vector3Store {
 
 /**
  * Allocates the particle stores for entity ids `0 .. size - 1`. `Temperature` starts at the default
- * 293.15 K and `Colour` at the default material colour, the values a snapshot written before these stores
+ * 293.15 K and `Color` at the default material color, the values a snapshot written before these stores
  * existed restores.
  */
 export function createParticleComponents(size: number): ParticleComponents {
@@ -85,6 +85,6 @@ export function createParticleComponents(size: number): ParticleComponents {
     Particle: { material: new Uint32Array(size), age: new Float64Array(size), lifetime: new Float64Array(size) },
     Density: new Float64Array(size),
     Temperature: filled(MATERIAL_DEFAULTS.initialTemperature),
-    Colour: { red: filled(red), green: filled(green), blue: filled(blue) },
+    Color: { red: filled(red), green: filled(green), blue: filled(blue) },
   };
 }

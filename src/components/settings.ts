@@ -10,7 +10,7 @@
 export type FluidBackend = 'cpu' | 'webgpu';
 
 /**
- * Which solver replaces the density solve of the step (DESIGN.md, "The step", step 4):
+ * Which solver replaces the density solve of the step (docs/ARCHITECTURE.md, "The step", step 7):
  * - `'pbf'`: Position Based Fluids (Macklin & Müller 2013), density constraints solved by Jacobi iterations;
  * - `'sph'`: weakly compressible SPH (Müller, Charypar & Gross 2003, section 3): pressure from the equation
  *   of state p = k (rho - rho0) (eq. 12), pressure, viscosity and surface-tension forces (eq. 10, 14, 19),
@@ -71,7 +71,7 @@ export interface FluidSettings {
   sphSpeedOfSound: number;
   /** WCSPH: dynamic viscosity mu in Pa s of the viscosity force (eq. 14). */
   sphViscosity: number;
-  /** WCSPH: surface tension coefficient sigma in N/m of the colour-field force (eq. 15-19). */
+  /** WCSPH: surface tension coefficient sigma in N/m of the color-field force (eq. 15-19). */
   sphSurfaceTension: number;
   /** WCSPH: threshold l on |n| = |grad c_S| in 1/m above which surface tension acts (section 3.3, eq. 23). */
   sphSurfaceThreshold: number;

@@ -92,7 +92,7 @@ export function spikyGradient(rx: number, ry: number, rz: number, h: number, out
  * Coefficient of the poly6 gradient and Laplacian (Müller et al. 2003, eq. 20 differentiated), the
  * positive constant 945 / (32 pi h^9) (1/m^9): grad W(r) = -945 / (32 pi h^9) (h^2 - r^2)^2 r (a vector,
  * 1/m^4) and lap W(r) = -945 / (32 pi h^9) (h^2 - r^2) (3 h^2 - 7 r^2) (1/m^5), both zero for r >= h.
- * The colour field's normal and curvature (eq. 16-17) use them.
+ * The color field's normal and curvature (eq. 16-17) use them.
  */
 export function poly6GradientCoefficient(h: number): number {
   return 945 / (32 * Math.PI * h ** 9);

@@ -1,18 +1,18 @@
 /**
- * The colour maps of the debug views, defined once: the CPU feed (particleFeed.ts) evaluates them with
- * {@link writeColorMap}, and the WebGPU colour pass (particleColours.wgsl) gets them as WGSL constants
- * generated from the same arrays by {@link colorMapsWgsl}, so both backends draw the same colours.
+ * The color maps of the debug views, defined once: the CPU feed (particleFeed.ts) evaluates them with
+ * {@link writeColorMap}, and the WebGPU color pass (particleColors.wgsl) gets them as WGSL constants
+ * generated from the same arrays by {@link colorMapsWgsl}, so both backends draw the same colors.
  */
 
 /**
- * What the debug views colour particles by: `'material'` the material's `color`; `'speed'` and `'density'`
- * colour maps; `'colour'` each particle's own `Colour` component (set from its material's colour or the
- * spawn call's `colour`, diffused between neighbours with a material `colourDiffusivity`, writable by game
- * code). The same on both backends: on WebGPU the colours are computed on the GPU (see `feedGpuColours`).
+ * What the debug views color particles by: `'material'` the material's `color`; `'speed'` and `'density'`
+ * color maps; `'color'` each particle's own `Color` component (set from its material's color or the
+ * spawn call's `color`, diffused between neighbours with a material `colorDiffusivity`, writable by game
+ * code). The same on both backends: on WebGPU the colors are computed on the GPU (see `feedGpuColors`).
  */
-export type FluidColorBy = 'material' | 'speed' | 'density' | 'colour';
+export type FluidColorBy = 'material' | 'speed' | 'density' | 'color';
 
-/** Ranges of the colour maps of `feedParticles`. */
+/** Ranges of the color maps of `feedParticles`. */
 export interface ColorMapRanges {
   /** Speed (m/s) shown at the hot end of the speed map; 0 m/s is the cold end. */
   speed: number;
@@ -20,13 +20,13 @@ export interface ColorMapRanges {
   density: number;
 }
 
-/** Stops of the speed colour map (slow deep blue, through cyan, to white foam), r, g, b each. */
+/** Stops of the speed color map (slow deep blue, through cyan, to white foam), r, g, b each. */
 export const SPEED_STOPS = new Float32Array([0.05, 0.2, 0.6, 0.1, 0.5, 0.95, 0.3, 0.85, 1.0, 1.0, 1.0, 1.0]);
 
 /** Stops of the diverging density map: too thin (blue), at rest (light grey), compressed (red). */
 export const DENSITY_STOPS = new Float32Array([0.15, 0.35, 0.95, 0.85, 0.85, 0.85, 0.95, 0.25, 0.15]);
 
-/** Writes the colour at `t` in [0, 1] along `stops` (3 numbers per stop) to `colors[offset..offset+2]`. */
+/** Writes the color at `t` in [0, 1] along `stops` (3 numbers per stop) to `colors[offset..offset+2]`. */
 export function writeColorMap(stops: Float32Array, t: number, colors: Float32Array, offset: number): void {
   const segments = stops.length / 3 - 1;
   const clamped = t < 0 ? 0 : t > 1 ? 1 : t;

@@ -32,14 +32,14 @@ import type { ColorMapRanges, FluidColorBy } from './colorMaps';
 import { bakeMeshField, createWorldPose, type MeshFieldOptions, readWorldPose, type WorldPose } from './meshCollider';
 import {
   createParticleBuffers,
-  feedGpuColours,
+  feedGpuColors,
   feedParticles,
   type ParticleBuffers,
   recordStep,
-  releaseGpuColours,
+  releaseGpuColors,
 } from './particleFeed';
 import { type FluidLookOptions, type FluidRenderMode, FluidViews, supportsFluidRenderer } from './renderers';
-import { centreOfMassInMesh, RigidBodyBridge, type RigidBodyLike, resolvePhysicsBody } from './rigidBodies';
+import { centerOfMassInMesh, RigidBodyBridge, type RigidBodyLike, resolvePhysicsBody } from './rigidBodies';
 import { checkSurfaceOptions, type FluidSurfaceOptions } from './surfaceRenderer';
 
 /**
@@ -79,18 +79,18 @@ export interface FluidPluginOptions extends Omit<FluidSimulationOptions, 'engine
    */
   renderMode?: FluidRenderMode;
   /**
-   * What the debug views (and the water's tint when not `'material'`) are coloured by. Default `'material'`;
-   * `'colour'` draws each particle's `Colour` component (dyes that mix with a material's `colourDiffusivity`).
+   * What the debug views (and the water's tint when not `'material'`) are colored by. Default `'material'`;
+   * `'color'` draws each particle's `Color` component (dyes that mix with a material's `colorDiffusivity`).
    * The water is tinted per particle when `colorBy` is not `'material'` or the particles are of several
-   * materials, else by `look.color` or the material's colour. The same on both backends: on the WebGPU
-   * backend a small compute pass writes the colours after the frame's steps into a buffer the views draw
-   * from beside the positions (nothing is read back); material colours, speeds, densities and `Colour`
+   * materials, else by `look.color` or the material's color. The same on both backends: on the WebGPU
+   * backend a small compute pass writes the colors after the frame's steps into a buffer the views draw
+   * from beside the positions (nothing is read back); material colors, speeds, densities and `Color`
    * edits (with {@link FluidPlugin.markParticlesChanged}) show from the next step on.
    */
   colorBy?: FluidColorBy;
   /** Camera the screen-space fluid is rendered for. Default: the scene's active camera when first drawn. */
   camera?: Camera;
-  /** Looks of the screen-space water (colour, absorption, refraction, particle size). */
+  /** Looks of the screen-space water (color, absorption, refraction, particle size). */
   look?: FluidLookOptions;
   /**
    * Extraction settings and looks of the `'surface'` (isosurface mesh) and `'splats'` (surface-particle
@@ -126,7 +126,7 @@ export interface PluginRigidBodyOptions extends Omit<PluginMeshColliderOptions, 
    */
   mesh?: AbstractMesh;
   /**
-   * For a body added overlapping the water (some particle centres inside it): seconds over which its
+   * For a body added overlapping the water (some particle centers inside it): seconds over which its
    * collider grows from a tenth of its size to full size, so it pushes the water aside at a finite speed
    * rather than all at once (which would squeeze the displaced water against the body and throw the
    * body out). A body added clear of the water is full size at once. Range [0, 10]; 0 gives the full
@@ -137,14 +137,14 @@ export interface PluginRigidBodyOptions extends Omit<PluginMeshColliderOptions, 
 
 /** Options of {@link FluidPlugin.addEmitter}: the simulation's emitter options, optionally following a node. */
 export interface PluginEmitterOptions extends Omit<EmitterOptions, 'position'> {
-  /** Nozzle centre, world space (m). Required without `node`; with `node` it is ignored. */
+  /** Nozzle center, world space (m). Required without `node`; with `node` it is ignored. */
   position?: Vector3Tuple;
   /**
    * A node the nozzle follows every frame: the nozzle sits at `localPosition` in the node's space and
    * points along `localDirection` turned by the node's world rotation.
    */
   node?: TransformNode;
-  /** Nozzle centre in the node's local space. Default `[0, 0, 0]`. */
+  /** Nozzle center in the node's local space. Default `[0, 0, 0]`. */
   localPosition?: Vector3Tuple;
   /** Direction in the node's local space. Default `[0, -1, 0]` (the node's local -Y). */
   localDirection?: Vector3Tuple;
@@ -225,7 +225,7 @@ function checkBackend(backend: FluidBackend | 'auto', engine: AbstractEngine): F
   }
   return backend;
 }
-const COLOR_BYS: readonly FluidColorBy[] = ['material', 'speed', 'density', 'colour'];
+const COLOR_BYS: readonly FluidColorBy[] = ['material', 'speed', 'density', 'color'];
 
 /**
  * Liquid in a Babylon scene: a {@link FluidSimulation} stepped from the scene's render loop, rendered as
@@ -277,7 +277,7 @@ export class FluidPlugin {
   useDeltaTime: boolean;
   /** True stops stepping (rendering goes on). */
   paused: boolean;
-  /** Ranges of the speed and density colour maps of the debug views. */
+  /** Ranges of the speed and density color maps of the debug views. */
   readonly colorRanges: ColorMapRanges = { speed: 3, density: 0.2 };
   /** Simulated seconds dropped so far because a frame needed more than `maxStepsPerFrame` steps. */
   droppedTime = 0;
@@ -361,7 +361,7 @@ export class FluidPlugin {
       camera,
       look ?? {},
       () => {
-        // The first particle's material colour; a water blue while there is no particle.
+        // The first particle's material color; a water blue while there is no particle.
         const material = this.firstParticleMaterial();
         if (!simulation.isMaterial(material)) return [0.2, 0.45, 0.9];
         return [
@@ -513,7 +513,7 @@ export class FluidPlugin {
 
   /**
    * Tells the simulation that game code changed these particles' `Position`, `Velocity`,
-   * `Particle.material`, `Temperature` or `Colour` components: on the WebGPU backend the next step uploads them (without this call
+   * `Particle.material`, `Temperature` or `Color` components: on the WebGPU backend the next step uploads them (without this call
    * the GPU keeps its own values and the next readback overwrites the edit). Harmless on the CPU backend.
    * Throws {@link FluidError} for an id that is not a live particle.
    */
@@ -533,12 +533,12 @@ export class FluidPlugin {
     if (!this.disposed) this.render();
   }
 
-  /** What the particles are coloured by; switchable at run time, on both backends (see {@link FluidPluginOptions.colorBy}). */
+  /** What the particles are colored by; switchable at run time, on both backends (see {@link FluidPluginOptions.colorBy}). */
   get colorBy(): FluidColorBy {
     return this.coloring;
   }
 
-  /** Switches the colouring; an unknown value throws `FluidError`. */
+  /** Switches the coloring; an unknown value throws `FluidError`. */
   set colorBy(colorBy: FluidColorBy) {
     this.coloring = FluidPlugin.checkColorBy(colorBy);
   }
@@ -587,9 +587,9 @@ export class FluidPlugin {
   }
 
   /**
-   * The particle buffers the renderers read (positions, colours, ids), as of the last frame. On the WebGPU
-   * backend only `count`, `gpuPositions` and, when a view colours particles one by one, `gpuColours` are
-   * written (positions and colours stay on the GPU).
+   * The particle buffers the renderers read (positions, colors, ids), as of the last frame. On the WebGPU
+   * backend only `count`, `gpuPositions` and, when a view colors particles one by one, `gpuColors` are
+   * written (positions and colors stay on the GPU).
    */
   get particleBuffers(): Readonly<ParticleBuffers> {
     return this.buffers;
@@ -625,7 +625,7 @@ export class FluidPlugin {
    * the overlapped particles out without giving them velocity. The fluid pushes back: the impulses of the
    * collisions, the wall-weight pressure and the contact response on the body (Newton's third law: what
    * the body gets, the fluid loses) are applied to it before each physics step, with `applyImpulse` at its
-   * centre of mass and `applyAngularImpulse`. So a body half as dense as the water floats half submerged,
+   * center of mass and `applyAngularImpulse`. So a body half as dense as the water floats half submerged,
    * with no buoyancy factor to tune. On the WebGPU backend the impulses arrive with the step's readback,
    * one or two frames late. The scene must have physics enabled (`scene.enablePhysics`).
    *
@@ -654,7 +654,7 @@ export class FluidPlugin {
       const collider = await this.addFollowedMesh(
         mesh,
         options,
-        { centreOfMass: centreOfMassInMesh(physicsBody, mesh), mass: physicsBody.getMassProperties().mass ?? 0 },
+        { centerOfMass: centerOfMassInMesh(physicsBody, mesh), mass: physicsBody.getMassProperties().mass ?? 0 },
         (collider) => (this.simulation.particlesInsideCollider(collider) > 0 ? steps : 0),
       );
       bodies.add(collider, physicsBody, mesh);
@@ -998,9 +998,9 @@ export class FluidPlugin {
 
   /**
    * Feeds the current mode's view (nothing is read in mode `'none'`). On the WebGPU backend the views draw
-   * from the simulation's position buffer, and, where they colour particles one by one (the debug views;
+   * from the simulation's position buffer, and, where they color particles one by one (the debug views;
    * the water when `colorBy` is not `'material'` or the particles are of several materials), from the
-   * colour buffer the GPU colour pass fills after the steps (`feedGpuColours`).
+   * color buffer the GPU color pass fills after the steps (`feedGpuColors`).
    */
   private render(): void {
     // A lost context draws nothing; views made now would compile effects that Babylon's restoration then
@@ -1013,16 +1013,16 @@ export class FluidPlugin {
       if (!onGpu) this.views.prepare(mode);
       feedParticles(this.simulation, this.buffers, this.coloring, this.colorRanges);
     }
-    // Only the water switches between one tint and per-particle colours; the debug views always colour per particle.
+    // Only the water switches between one tint and per-particle colors; the debug views always color per particle.
     const useDiffuseColors = mode === 'fluid' && (this.coloring !== 'material' || !this.singleMaterial());
     if (fed && onGpu && FluidViews.needsParticleColors(mode, useDiffuseColors)) {
-      feedGpuColours(this.simulation, this.buffers, this.coloring, this.colorRanges, this.scene.getEngine());
+      feedGpuColors(this.simulation, this.buffers, this.coloring, this.colorRanges, this.scene.getEngine());
     }
     this.views.show(mode, useDiffuseColors);
   }
 
   /**
-   * The material of the first live particle (0 when there is none): the colour of the views that take one
+   * The material of the first live particle (0 when there is none): the color of the views that take one
    * (the water's tint when it is not per particle, the surface views). Read from
    * the CPU buffers when the current mode fed them this frame; otherwise (the WebGPU backend, or the
    * `'surface'`, `'splats'` and `'none'` modes, which skip the feed and leave the buffers empty or stale)
@@ -1043,7 +1043,7 @@ export class FluidPlugin {
 
   /**
    * True when every fed particle has the material of the first one (the water tint is that material's
-   * colour). On the WebGPU backend, every live particle (the CPU keeps each particle's material; no readback).
+   * color). On the WebGPU backend, every live particle (the CPU keeps each particle's material; no readback).
    */
   private singleMaterial(): boolean {
     const buffers = this.buffers;
@@ -1086,7 +1086,7 @@ export class FluidPlugin {
     this.bodies?.dispose();
     this.emitters.clear();
     this.views.dispose();
-    releaseGpuColours(this.buffers);
+    releaseGpuColors(this.buffers);
     this.simulation.dispose();
     this.buffers.gpuPositions = undefined;
     this.buffers.steppedSolver = undefined;

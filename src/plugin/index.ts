@@ -12,7 +12,7 @@ export {
   type PluginRigidBodyOptions,
 } from './fluidPlugin';
 export type { MeshFieldOptions } from './meshCollider';
-export type { GpuParticleColours } from './particleColours';
+export type { GpuParticleColors } from './particleColors';
 export type { ParticleBuffers } from './particleFeed';
 export { type FluidLookOptions, type FluidRenderMode, supportsFluidRenderer } from './renderers';
 export type { RigidBodyLike } from './rigidBodies';

@@ -1,11 +1,11 @@
 /**
  * The one place where particle data leaves the simulation for the renderers. On the CPU backend
- * `feedParticles` writes positions, colours and (for the sphere view) instance matrices into buffers
+ * `feedParticles` writes positions, colors and (for the sphere view) instance matrices into buffers
  * allocated once, so a frame allocates nothing. On the WebGPU backend nothing is copied: the feed hands the
  * views the simulation's own position storage buffer (a vec4 per particle, in the GPU's order) and the number
- * of particles to draw from it, so positions never travel through the CPU; when a view colours particles
- * one by one, `feedGpuColours` runs a compute pass that writes their colours, in the same order, into a
- * buffer the views bind beside the positions (particleColours.ts), so colours stay on the GPU too.
+ * of particles to draw from it, so positions never travel through the CPU; when a view colors particles
+ * one by one, `feedGpuColors` runs a compute pass that writes their colors, in the same order, into a
+ * buffer the views bind beside the positions (particleColors.ts), so colors stay on the GPU too.
  */
 import type { DataBuffer } from '@babylonjs/core/Buffers/dataBuffer.js';
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
@@ -13,7 +13,7 @@ import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import type { WebGpuSolver } from '../systems/gpu/backend';
 import type { FluidSimulation } from '../systems/simulation';
 import { type ColorMapRanges, DENSITY_STOPS, type FluidColorBy, SPEED_STOPS, writeColorMap } from './colorMaps';
-import { GpuParticleColours } from './particleColours';
+import { GpuParticleColors } from './particleColors';
 
 /** The particle data the renderers read, sized once for the simulation's capacity. */
 export interface ParticleBuffers {
@@ -46,14 +46,14 @@ export interface ParticleBuffers {
   steppedSolver: WebGpuSolver | undefined;
   /** WebGPU backend: particles on that solver's GPU after that step, at most (the CPU count then). */
   steppedCount: number;
-  /** Steps recorded by `recordStep` so far (the GPU colours are computed again only after a new one). */
+  /** Steps recorded by `recordStep` so far (the GPU colors are computed again only after a new one). */
   stepsRecorded: number;
   /**
-   * WebGPU backend: the per-particle colour pass and its buffer (r, g, b, a per particle, 16 bytes, in the
-   * order of `gpuPositions`), made by the first `feedGpuColours` for the current solver; undefined before
+   * WebGPU backend: the per-particle color pass and its buffer (r, g, b, a per particle, 16 bytes, in the
+   * order of `gpuPositions`), made by the first `feedGpuColors` for the current solver; undefined before
    * and on the CPU backend.
    */
-  gpuColours: GpuParticleColours | undefined;
+  gpuColors: GpuParticleColors | undefined;
 }
 
 /** Allocates the buffers for `capacity` particles (no matrices yet). */
@@ -71,7 +71,7 @@ export function createParticleBuffers(capacity: number): ParticleBuffers {
     steppedSolver: undefined,
     steppedCount: 0,
     stepsRecorded: 0,
-    gpuColours: undefined,
+    gpuColors: undefined,
   };
 }
 
@@ -98,10 +98,10 @@ function gpuDrawCount(simulation: FluidSimulation, solver: WebGpuSolver, buffers
 }
 
 /**
- * CPU backend: copies the live particles of `simulation` into `buffers`: positions, a colour per particle
- * (by material, speed, density or the particle's own `Colour`) and, when `buffers.matrices` exists, instance matrices. WebGPU backend:
+ * CPU backend: copies the live particles of `simulation` into `buffers`: positions, a color per particle
+ * (by material, speed, density or the particle's own `Color`) and, when `buffers.matrices` exists, instance matrices. WebGPU backend:
  * points `buffers.gpuPositions` at the simulation's position storage buffer and sets the count to draw;
- * nothing is copied (per-particle colours come from `feedGpuColours`). Allocates nothing.
+ * nothing is copied (per-particle colors come from `feedGpuColors`). Allocates nothing.
  *
  * @returns The number of particles to draw (also stored in `buffers.count`).
  */
@@ -115,11 +115,11 @@ export function feedParticles(
   if (solver !== undefined) {
     buffers.gpuPositions = solver.positionBuffer.getBuffer();
     buffers.count = gpuDrawCount(simulation, solver, buffers);
-    if (buffers.gpuColours !== undefined && buffers.gpuColours.solver !== solver) releaseGpuColours(buffers);
+    if (buffers.gpuColors !== undefined && buffers.gpuColors.solver !== solver) releaseGpuColors(buffers);
     return buffers.count;
   }
   buffers.gpuPositions = undefined;
-  releaseGpuColours(buffers);
+  releaseGpuColors(buffers);
   const count = Math.min(simulation.particleCount, buffers.capacity);
   const ids = simulation.particleCount <= buffers.capacity ? simulation.particles(buffers.ids) : buffers.ids;
   const { Position } = simulation.components;
@@ -160,11 +160,11 @@ export function feedParticles(
 }
 
 /**
- * Writes the colour of particle `eid` of `simulation` by `colorBy` (r, g, b, a = 1) to
- * `colors[offset..offset+3]`, from its components: the material's `color`, its own `Colour`, or the speed
+ * Writes the color of particle `eid` of `simulation` by `colorBy` (r, g, b, a = 1) to
+ * `colors[offset..offset+3]`, from its components: the material's `color`, its own `Color`, or the speed
  * (|Velocity| times `inverseSpeedRange`) or density (Density / rest density - 1, times `inverseDensityRange`,
- * centred) colour map. The CPU feed's colours, and the reference of the WebGPU colour pass
- * (particleColours.wgsl).
+ * centered) color map. The CPU feed's colors, and the reference of the WebGPU color pass
+ * (particleColors.wgsl).
  */
 export function writeParticleColor(
   simulation: FluidSimulation,
@@ -175,17 +175,17 @@ export function writeParticleColor(
   colors: Float32Array,
   offset: number,
 ): void {
-  const { Velocity, Density, Particle, FluidMaterial, Colour } = simulation.components;
+  const { Velocity, Density, Particle, FluidMaterial, Color } = simulation.components;
   const c = offset;
   const material = Particle.material[eid];
   if (colorBy === 'material') {
     colors[c] = FluidMaterial.colorRed[material];
     colors[c + 1] = FluidMaterial.colorGreen[material];
     colors[c + 2] = FluidMaterial.colorBlue[material];
-  } else if (colorBy === 'colour') {
-    colors[c] = Colour.red[eid];
-    colors[c + 1] = Colour.green[eid];
-    colors[c + 2] = Colour.blue[eid];
+  } else if (colorBy === 'color') {
+    colors[c] = Color.red[eid];
+    colors[c + 1] = Color.green[eid];
+    colors[c + 2] = Color.blue[eid];
   } else if (colorBy === 'speed') {
     const speed = Math.hypot(Velocity.x[eid], Velocity.y[eid], Velocity.z[eid]);
     writeColorMap(SPEED_STOPS, speed * inverseSpeedRange, colors, c);
@@ -198,32 +198,32 @@ export function writeParticleColor(
 }
 
 /**
- * WebGPU backend, after `feedParticles`: makes sure the colour buffer `buffers.gpuColours` holds the colours
- * by `colorBy` of the `buffers.count` particles to draw, in their draw order, by recording the colour pass
+ * WebGPU backend, after `feedParticles`: makes sure the color buffer `buffers.gpuColors` holds the colors
+ * by `colorBy` of the `buffers.count` particles to draw, in their draw order, by recording the color pass
  * when they may have changed (a step recorded since, another `colorBy`, other `ranges` or count; once per
  * frame at most). The first call for a solver makes the pass and its buffer; nothing is made per frame and
  * nothing is read back. `engine` is the simulation's (the scene's) WebGPU engine. Does nothing on the CPU
  * backend.
  *
- * @returns The colour buffer (undefined on the CPU backend).
+ * @returns The color buffer (undefined on the CPU backend).
  */
-export function feedGpuColours(
+export function feedGpuColors(
   simulation: FluidSimulation,
   buffers: ParticleBuffers,
   colorBy: FluidColorBy,
   ranges: ColorMapRanges,
   engine: AbstractEngine,
-): GpuParticleColours | undefined {
+): GpuParticleColors | undefined {
   const solver = simulation.gpuSolver;
   if (solver === undefined || !engine.isWebGPU) return undefined;
-  if (buffers.gpuColours !== undefined && buffers.gpuColours.solver !== solver) releaseGpuColours(buffers);
-  buffers.gpuColours ??= new GpuParticleColours(engine as WebGPUEngine, solver, buffers.capacity);
-  buffers.gpuColours.update(colorBy, ranges, buffers.count, buffers.stepsRecorded);
-  return buffers.gpuColours;
+  if (buffers.gpuColors !== undefined && buffers.gpuColors.solver !== solver) releaseGpuColors(buffers);
+  buffers.gpuColors ??= new GpuParticleColors(engine as WebGPUEngine, solver, buffers.capacity);
+  buffers.gpuColors.update(colorBy, ranges, buffers.count, buffers.stepsRecorded);
+  return buffers.gpuColors;
 }
 
-/** Disposes the colour pass of a former solver (the views made over its buffer are made again). */
-export function releaseGpuColours(buffers: ParticleBuffers): void {
-  buffers.gpuColours?.dispose();
-  buffers.gpuColours = undefined;
+/** Disposes the color pass of a former solver (the views made over its buffer are made again). */
+export function releaseGpuColors(buffers: ParticleBuffers): void {
+  buffers.gpuColors?.dispose();
+  buffers.gpuColors = undefined;
 }

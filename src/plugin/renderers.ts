@@ -4,9 +4,9 @@
  * the surface views (`'surface'`, `'splats'`, see surfaceRenderer.ts) read the simulation's components
  * instead, on the CPU. On the WebGPU backend the views draw straight from the simulation's
  * position storage buffer (`ParticleBuffers.gpuPositions`) through vertex buffers over it (stride 16 bytes,
- * xyz read), and take per-particle colours from the colour buffer the GPU colour pass writes in the same
- * order (`ParticleBuffers.gpuColours`, see particleColours.ts), bound the same way as an instanced (spheres,
- * water) or per-vertex (points) colour attribute: no position or colour is read back or uploaded per frame.
+ * xyz read), and take per-particle colors from the color buffer the GPU color pass writes in the same
+ * order (`ParticleBuffers.gpuColors`, see particleColors.ts), bound the same way as an instanced (spheres,
+ * water) or per-vertex (points) color attribute: no position or color is read back or uploaded per frame.
  * Their GPU objects are made once per storage buffer (again only when the backend changes, e.g. after a
  * lost device).
  */
@@ -33,7 +33,7 @@ import type { BaseTexture } from '@babylonjs/core/Materials/Textures/baseTexture
 import type { FluidRenderingObjectCustomParticles } from '@babylonjs/core/Rendering/fluidRenderer/fluidRenderingObjectCustomParticles.js';
 import type { Scene } from '@babylonjs/core/scene.js';
 // Babylon's fluid renderer loads its shaders lazily, and some of them (the blur passes' fragments, the
-// per-particle colour pass's vertex shader, the full-screen vertex shader) arrive after the effect asked
+// per-particle color pass's vertex shader, the full-screen vertex shader) arrive after the effect asked
 // for them and are then fetched as files, which fails. Register them all up front.
 import '@babylonjs/core/Shaders/fluidRenderingBilateralBlur.fragment.js';
 import '@babylonjs/core/Shaders/fluidRenderingParticleDepth.fragment.js';
@@ -62,9 +62,9 @@ import { type FluidSurfaceOptions, SplatView, SurfaceMeshView } from './surfaceR
 
 /**
  * How the plugin draws the fluid: `'fluid'` is Babylon's screen-space fluid renderer (a water surface),
- * `'surface'` a triangle mesh of the colour field's isosurface (marching tetrahedra, fitted to the
+ * `'surface'` a triangle mesh of the color field's isosurface (marching tetrahedra, fitted to the
  * colliders' walls), `'splats'` oriented discs on the surface particles (point splatting), `'points'` and
- * `'spheres'` are debug views coloured by `colorBy`, `'none'` draws nothing. `'surface'` and `'splats'` are
+ * `'spheres'` are debug views colored by `colorBy`, `'none'` draws nothing. `'surface'` and `'splats'` are
  * extracted on the CPU from the particle components (mirrored by readbacks on the WebGPU backend).
  */
 export type FluidRenderMode = 'fluid' | 'surface' | 'splats' | 'points' | 'spheres' | 'none';
@@ -111,24 +111,24 @@ function storagePositions(engine: AbstractEngine, storage: DataBuffer, kind: str
 }
 
 /**
- * A vertex buffer of `kind` reading r, g, b, a from the colour storage buffer `storage` (one vec4 per
- * particle, see particleColours.ts); it takes a reference to `storage` as {@link storagePositions} does.
+ * A vertex buffer of `kind` reading r, g, b, a from the color storage buffer `storage` (one vec4 per
+ * particle, see particleColors.ts); it takes a reference to `storage` as {@link storagePositions} does.
  */
 function storageColors(engine: AbstractEngine, storage: DataBuffer, kind: string, instanced: boolean): VertexBuffer {
   storage.references++;
   return new VertexBuffer(engine, storage, kind, false, false, 4, instanced, 0, 4);
 }
 
-/** The GPU colour buffer of `buffers` (undefined on the CPU backend or before the GPU colour pass was made). */
+/** The GPU color buffer of `buffers` (undefined on the CPU backend or before the GPU color pass was made). */
 function gpuColorBuffer(buffers: ParticleBuffers): DataBuffer | undefined {
-  return buffers.gpuColours?.colorBuffer.getBuffer();
+  return buffers.gpuColors?.colorBuffer.getBuffer();
 }
 
 /** Looks of the screen-space water; every field is optional. */
 export interface FluidLookOptions {
   /**
-   * Colour whose complement the fluid absorbs with depth (Beer-Lambert: transmitted light is
-   * `exp(-density * thickness * (1 - color))`). Default: the first material's colour.
+   * Color whose complement the fluid absorbs with depth (Beer-Lambert: transmitted light is
+   * `exp(-density * thickness * (1 - color))`). Default: the first material's color.
    */
   color?: [number, number, number];
   /** Absorption strength. Default 1.6. */
@@ -153,7 +153,7 @@ class ScreenSpaceFluidView {
   private renderObject: IFluidRenderingRenderObject | undefined;
   /** The storage buffer the render object draws from (undefined: the CPU buffers). */
   private source: DataBuffer | undefined;
-  /** On the GPU: the colour storage buffer the render object's colour vertex buffer reads (if any). */
+  /** On the GPU: the color storage buffer the render object's color vertex buffer reads (if any). */
   private colorSource: DataBuffer | undefined;
   private readonly fluidRenderer: FluidRenderer;
   private diffuse = false;
@@ -241,9 +241,9 @@ class ScreenSpaceFluidView {
   }
 
   /**
-   * Uploads the first `buffers.count` particles; `useDiffuseColors` renders the per-particle colours. On the
+   * Uploads the first `buffers.count` particles; `useDiffuseColors` renders the per-particle colors. On the
    * GPU (`buffers.gpuPositions` set) nothing is uploaded: the render object reads the storage buffer (and,
-   * with `useDiffuseColors`, the GPU colour buffer), and is made again only when that buffer changes (a new
+   * with `useDiffuseColors`, the GPU color buffer), and is made again only when that buffer changes (a new
    * backend).
    */
   update(useDiffuseColors: boolean): void {
@@ -267,8 +267,8 @@ class ScreenSpaceFluidView {
   }
 
   /**
-   * On the GPU: points the render object's instanced colour vertex buffer at the GPU colour buffer (once
-   * per colour buffer; the diffuse pass reads it when `useDiffuseColors` is on).
+   * On the GPU: points the render object's instanced color vertex buffer at the GPU color buffer (once
+   * per color buffer; the diffuse pass reads it when `useDiffuseColors` is on).
    */
   private bindGpuColors(object: FluidRenderingObjectCustomParticles): void {
     const colors = gpuColorBuffer(this.buffers);
@@ -302,12 +302,12 @@ class ScreenSpaceFluidView {
   }
 }
 
-/** The point-cloud debug view: one vertex per particle, coloured per vertex. */
+/** The point-cloud debug view: one vertex per particle, colored per vertex. */
 class PointsView {
   readonly mesh: Mesh;
   /** It reads the CPU buffers. */
   readonly source: DataBuffer | undefined = undefined;
-  /** Its colours are the CPU buffers' too. */
+  /** Its colors are the CPU buffers' too. */
   readonly colorSource: DataBuffer | undefined = undefined;
   private readonly material: StandardMaterial;
 
@@ -363,7 +363,7 @@ class SpheresView {
   readonly mesh: Mesh;
   /** It reads the CPU buffers. */
   readonly source: DataBuffer | undefined = undefined;
-  /** Its colours are the CPU buffers' too. */
+  /** Its colors are the CPU buffers' too. */
   readonly colorSource: DataBuffer | undefined = undefined;
   private readonly material: StandardMaterial;
 
@@ -412,8 +412,8 @@ class SpheresView {
 }
 
 /**
- * The point-cloud view on the GPU: one vertex per particle read from the position storage buffer, coloured
- * per vertex from the GPU colour buffer.
+ * The point-cloud view on the GPU: one vertex per particle read from the position storage buffer, colored
+ * per vertex from the GPU color buffer.
  */
 class GpuPointsView {
   readonly mesh: Mesh;
@@ -441,7 +441,7 @@ class GpuPointsView {
     this.mesh.alwaysSelectAsActiveMesh = true;
     this.mesh.isPickable = false;
     this.mesh.doNotSyncBoundingInfo = true;
-    // As the CPU view: a white emissive material multiplied by the vertex colours.
+    // As the CPU view: a white emissive material multiplied by the vertex colors.
     this.material = new StandardMaterial('fluidPointsMaterial', scene);
     this.material.pointsCloud = true;
     this.material.pointSize = 4;
@@ -491,7 +491,7 @@ fn main(input : VertexInputs) -> FragmentInputs {
 }
 `;
 
-/** The GPU sphere view's fragment shader: the particle's colour, lit by a fixed sky light. */
+/** The GPU sphere view's fragment shader: the particle's color, lit by a fixed sky light. */
 const GPU_SPHERE_FRAGMENT = /* wgsl */ `
 varying vNormal : vec3f;
 varying vColor : vec3f;
@@ -506,7 +506,7 @@ fn main(input : FragmentInputs) -> FragmentOutputs {
 
 /**
  * The sphere view on the GPU: a low-poly sphere drawn once per particle (instanced), each instance placed
- * by a vertex buffer over the position storage buffer and coloured by one over the GPU colour buffer.
+ * by a vertex buffer over the position storage buffer and colored by one over the GPU color buffer.
  */
 class GpuSpheresView {
   readonly mesh: Mesh;
@@ -578,7 +578,7 @@ export class FluidViews {
   private spheres: SpheresView | GpuSpheresView | undefined;
   private surface: SurfaceMeshView | undefined;
   private splats: SplatView | undefined;
-  /** True while the surface view was coloured with no particle to take the colour from. */
+  /** True while the surface view was colored with no particle to take the color from. */
   private surfaceColorPending = false;
   private shown: FluidRenderMode = 'none';
 
@@ -598,9 +598,9 @@ export class FluidViews {
   }
 
   /**
-   * True if the view of `mode` draws per-particle colours: the debug views always, the water when
+   * True if the view of `mode` draws per-particle colors: the debug views always, the water when
    * `useDiffuseColors` (the plugin's `colorBy` is not `'material'`, or the particles are of several materials).
-   * On the WebGPU backend the plugin then runs the GPU colour pass (`feedGpuColours`) before `show`.
+   * On the WebGPU backend the plugin then runs the GPU color pass (`feedGpuColors`) before `show`.
    */
   static needsParticleColors(mode: FluidRenderMode, useDiffuseColors: boolean): boolean {
     return mode === 'points' || mode === 'spheres' || (mode === 'fluid' && useDiffuseColors);
@@ -666,7 +666,7 @@ export class FluidViews {
         this.fluid.update(useDiffuseColors);
         break;
       case 'points':
-        // On the GPU the view needs the colour buffer (the plugin makes it first with `feedGpuColours`).
+        // On the GPU the view needs the color buffer (the plugin makes it first with `feedGpuColors`).
         if (storage === undefined) this.points ??= new PointsView(this.scene, this.buffers);
         else if (colors !== undefined) this.points ??= new GpuPointsView(this.scene, this.buffers, storage, colors);
         this.points?.update();
@@ -690,7 +690,7 @@ export class FluidViews {
           this.splats ??= this.makeSurfaceView(SplatView, source);
           view = this.splats;
         }
-        // A view made before the first particle took the fallback colour: recolour it once one exists.
+        // A view made before the first particle took the fallback color: recolor it once one exists.
         if (this.surfaceColorPending && source.simulation.particleCount > 0) {
           view.setColor(this.defaultColor());
           this.surfaceColorPending = false;
@@ -703,7 +703,7 @@ export class FluidViews {
     }
   }
 
-  /** Makes a surface or splat view, coloured as the first particle's material (or the fallback). */
+  /** Makes a surface or splat view, colored as the first particle's material (or the fallback). */
   private makeSurfaceView<View>(
     type: new (
       scene: Scene,

@@ -1,7 +1,7 @@
 /**
  * The Havok bridge of two-way rigid-body coupling: hands the impulses the fluid gave each coupled body
  * (the `BodyCoupling` accumulators, filled by the solver) to Havok once per physics step, and keeps each
- * body's centre of mass in its collider's local space. The fluid-on-body numerics live in
+ * body's center of mass in its collider's local space. The fluid-on-body numerics live in
  * `src/systems/couple`; the body-on-fluid half is the collider following the body's mesh.
  */
 import { Vector3 } from '@babylonjs/core/Maths/math.vector.js';
@@ -40,21 +40,21 @@ export interface CoupledBody {
 }
 
 const scratchImpulse: BodyImpulse = { impulse: [0, 0, 0], angularImpulse: [0, 0, 0] };
-const scratchCentre = new Vector3();
+const scratchCenter = new Vector3();
 const scratchVector = new Vector3();
 const scratchPose: WorldPose = createWorldPose();
 
 /**
- * The body's centre of mass in the local space of `mesh` (the collider's space, local units), from
- * Havok's world-space centre and the mesh's world pose.
+ * The body's center of mass in the local space of `mesh` (the collider's space, local units), from
+ * Havok's world-space center and the mesh's world pose.
  */
-export function centreOfMassInMesh(body: PhysicsBody, mesh: AbstractMesh): Vector3Tuple {
-  body.getObjectCenterWorldToRef(scratchCentre);
+export function centerOfMassInMesh(body: PhysicsBody, mesh: AbstractMesh): Vector3Tuple {
+  body.getObjectCenterWorldToRef(scratchCenter);
   const pose = readWorldPose(mesh, scratchPose);
   const [qx, qy, qz, qw] = pose.rotation;
-  const dx = scratchCentre.x - pose.position[0];
-  const dy = scratchCentre.y - pose.position[1];
-  const dz = scratchCentre.z - pose.position[2];
+  const dx = scratchCenter.x - pose.position[0];
+  const dy = scratchCenter.y - pose.position[1];
+  const dz = scratchCenter.z - pose.position[2];
   // Rotate by the inverse quaternion: v' = v + 2 w (q x v)... with q = (-qx, -qy, -qz, qw).
   const ix = -qx;
   const iy = -qy;
@@ -74,7 +74,7 @@ export function centreOfMassInMesh(body: PhysicsBody, mesh: AbstractMesh): Vecto
  * itself, in pairs with the fluid's steps of the same length (Babylon's render loop is kept from stepping
  * it): a fluid step, in which each body's collider moves as Havok moved the body in the last physics step;
  * then {@link RigidBodyBridge.applyImpulses} hands the bodies what the fluid gave them (the linear impulse
- * at the centre of mass and the angular impulse about it, with `applyImpulse` and `applyAngularImpulse`);
+ * at the center of mass and the angular impulse about it, with `applyImpulse` and `applyAngularImpulse`);
  * then {@link RigidBodyBridge.stepPhysics}. Impulses, not forces: Babylon's `applyForce` converts with the
  * plugin's fixed time step, not the time the fluid actually covered. The coupling is explicit with a lag
  * of one physics step, and every step has the fluid's fixed length, so 30, 60 and 120 frames per second
@@ -187,18 +187,18 @@ export class RigidBodyBridge {
       const { collider, body, mesh } = coupled;
       if (body.isDisposed || !simulation.isCollider(collider)) continue;
       const { impulse, angularImpulse } = simulation.takeBodyImpulse(collider, scratchImpulse);
-      body.getObjectCenterWorldToRef(scratchCentre);
+      body.getObjectCenterWorldToRef(scratchCenter);
       if (impulse[0] !== 0 || impulse[1] !== 0 || impulse[2] !== 0) {
-        body.applyImpulse(scratchVector.set(impulse[0], impulse[1], impulse[2]), scratchCentre);
+        body.applyImpulse(scratchVector.set(impulse[0], impulse[1], impulse[2]), scratchCenter);
       }
       if (angularImpulse[0] !== 0 || angularImpulse[1] !== 0 || angularImpulse[2] !== 0) {
         body.applyAngularImpulse(scratchVector.set(angularImpulse[0], angularImpulse[1], angularImpulse[2]));
       }
-      // The centre of mass may change (computeMassProperties, setMassProperties): keep it current.
-      const centre = centreOfMassInMesh(body, mesh);
-      coupling.centreOfMassX[collider] = centre[0];
-      coupling.centreOfMassY[collider] = centre[1];
-      coupling.centreOfMassZ[collider] = centre[2];
+      // The center of mass may change (computeMassProperties, setMassProperties): keep it current.
+      const center = centerOfMassInMesh(body, mesh);
+      coupling.centerOfMassX[collider] = center[0];
+      coupling.centerOfMassY[collider] = center[1];
+      coupling.centerOfMassZ[collider] = center[2];
       coupling.mass[collider] = body.getMassProperties().mass ?? 0;
     }
   }

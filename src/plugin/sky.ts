@@ -6,7 +6,7 @@ import { Constants } from '@babylonjs/core/Engines/constants.js';
 import { RawCubeTexture } from '@babylonjs/core/Materials/Textures/rawCubeTexture.js';
 import type { Scene } from '@babylonjs/core/scene.js';
 
-/** Colour of the sky at elevation `e` (sine of the angle above the horizon, in [-1, 1]), 0..255 each. */
+/** Color of the sky at elevation `e` (sine of the angle above the horizon, in [-1, 1]), 0..255 each. */
 function skyColor(e: number, out: Uint8Array, offset: number): void {
   let r: number;
   let g: number;

@@ -1,5 +1,5 @@
 /**
- * The surface views of the fluid: the colour-field isosurface as a Babylon mesh (`renderMode: 'surface'`,
+ * The surface views of the fluid: the color-field isosurface as a Babylon mesh (`renderMode: 'surface'`,
  * Müller et al. 2003, section 4.2, fitted to the colliders' walls as in Harada et al. 2007, section 5.2) and
  * the surface particles as oriented discs (`renderMode: 'splats'`, point splatting, Müller et al. 2003,
  * section 4.1).
@@ -38,7 +38,7 @@ import { createSkyTexture } from './sky';
 
 /** Settings and looks of the `'surface'` and `'splats'` render modes; every field is optional. */
 export interface FluidSurfaceOptions {
-  /** Iso-level of the colour field, in (0, 1). Default 0.5 (see `SurfaceExtractionOptions.isoLevel`). */
+  /** Iso-level of the color field, in (0, 1). Default 0.5 (see `SurfaceExtractionOptions.isoLevel`). */
   isoLevel?: number;
   /** Grid cell size of the extraction (m). Default 1.5 x the particle radius; range [h / 16, h]. */
   cellSize?: number;
@@ -53,7 +53,7 @@ export interface FluidSurfaceOptions {
    */
   fitDistance?: number;
   /**
-   * Base colour of the water, r, g, b in [0, 1]. Default: the colour of the first live particle's material
+   * Base color of the water, r, g, b in [0, 1]. Default: the color of the first live particle's material
    * (a water blue while there is no particle), read when the view is made (on entering the mode), on
    * either backend.
    */
@@ -144,7 +144,7 @@ export function checkSurfaceOptions(options: FluidSurfaceOptions, particleRadius
   if (options.color !== undefined) checkColor('surface color', options.color);
 }
 
-/** Checks an [r, g, b] colour with each in [0, 1]. */
+/** Checks an [r, g, b] color with each in [0, 1]. */
 function checkColor(name: string, color: readonly number[]): void {
   if (!Array.isArray(color) || color.length !== 3) {
     throw new FluidError(`${name} is ${String(color)}; it must be [r, g, b] with each in [0, 1]`);
@@ -171,7 +171,7 @@ export class SurfaceMeshView {
   private readonly boundsMin = new Vector3();
   private readonly boundsMax = new Vector3();
   private bounds: BoundingInfo | undefined;
-  /** True when `options.color` set the colour (then {@link SurfaceMeshView.setColor} is ignored). */
+  /** True when `options.color` set the color (then {@link SurfaceMeshView.setColor} is ignored). */
   private readonly fixedColor: boolean;
 
   /**
@@ -186,9 +186,9 @@ export class SurfaceMeshView {
    * @param interval - The surface is extracted on the first {@link SurfaceMeshView.update} and on every
    *   `interval`-th one after (an integer in [1, 1000], in updates, i.e. frames; the plugin's
    *   `surfaceUpdateInterval`, default 1).
-   * @param color - Base colour of the water (r, g, b in [0, 1]) when `options.color` is unset; the plugin
-   *   passes the first particle's material colour. The albedo is this colour times 0.35 (the darker body
-   *   colour of water seen through its reflection).
+   * @param color - Base color of the water (r, g, b in [0, 1]) when `options.color` is unset; the plugin
+   *   passes the first particle's material color. The albedo is this color times 0.35 (the darker body
+   *   color of water seen through its reflection).
    */
   constructor(
     private readonly scene: Scene,
@@ -314,7 +314,7 @@ export class SurfaceMeshView {
   }
 
   /**
-   * Sets the base colour (r, g, b in [0, 1]; the albedo is 0.35 times it) unless `options.color` fixed it.
+   * Sets the base color (r, g, b in [0, 1]; the albedo is 0.35 times it) unless `options.color` fixed it.
    * The plugin calls it once the first particle exists when the view was made before any.
    */
   setColor(color: [number, number, number]): void {
@@ -338,7 +338,7 @@ export class SurfaceMeshView {
 
 /**
  * The point-splat view (`renderMode: 'splats'`): one disc per surface particle (|grad c_S| > l, eq. 23),
- * facing along its outward normal (eq. 24) and placed a particle radius out from the particle centre (where
+ * facing along its outward normal (eq. 24) and placed a particle radius out from the particle center (where
  * the surface is), as thin instances of one disc mesh.
  */
 export class SplatView {
@@ -351,7 +351,7 @@ export class SplatView {
   private readonly diameter: number;
   private readonly offset: number;
   private updates = 0;
-  /** True when `options.color` set the colour (then {@link SplatView.setColor} is ignored). */
+  /** True when `options.color` set the color (then {@link SplatView.setColor} is ignored). */
   private readonly fixedColor: boolean;
 
   /**
@@ -366,8 +366,8 @@ export class SplatView {
    * @param interval - The splats are placed again on the first {@link SplatView.update} and on every
    *   `interval`-th one after (an integer in [1, 1000], in updates, i.e. frames; the plugin's
    *   `surfaceUpdateInterval`, default 1).
-   * @param color - Diffuse colour of the discs (r, g, b in [0, 1]) when `options.color` is unset; the plugin
-   *   passes the first particle's material colour.
+   * @param color - Diffuse color of the discs (r, g, b in [0, 1]) when `options.color` is unset; the plugin
+   *   passes the first particle's material color.
    */
   constructor(
     scene: Scene,
@@ -473,7 +473,7 @@ export class SplatView {
   }
 
   /**
-   * Sets the discs' diffuse colour (r, g, b in [0, 1]) unless `options.color` fixed it. The plugin calls it
+   * Sets the discs' diffuse color (r, g, b in [0, 1]) unless `options.color` fixed it. The plugin calls it
    * once the first particle exists when the view was made before any.
    */
   setColor(color: [number, number, number]): void {

@@ -83,7 +83,7 @@ export interface FluidStats {
   /** Liquid particles that turned into vapour (boiled, section 4.4) at the end of the last step. */
   boiledCount: number;
   /**
-   * WebGPU backend (0 on the CPU backend): substeps since creation whose diffusion of temperature and colour
+   * WebGPU backend (0 on the CPU backend): substeps since creation whose diffusion of temperature and color
    * (Müller et al. 2005, eq. 15) needed more explicit parts than the step recorded from its estimate
    * (`diffusionSlots` in gpu/backend.ts), so that the GPU diffused less in them than the CPU would. Counted
    * as readbacks bring it (a console warning is printed the first time); should stay 0.
@@ -148,8 +148,8 @@ export interface MultiFluidFeatures {
   surfaceTension: boolean;
   /** Some material has a thermal diffusivity (eq. 14) above 0. */
   temperatureDiffusion: boolean;
-  /** Some material has a colour diffusivity (eq. 14) above 0. */
-  colourDiffusion: boolean;
+  /** Some material has a color diffusivity (eq. 14) above 0. */
+  colorDiffusion: boolean;
   /** Some collider has a heat-transfer rate above 0. */
   colliderHeat: boolean;
   /** Some material generates trapped air (section 3.4.1): `airGenerationThreshold` above 0. */
@@ -362,14 +362,14 @@ export interface MultiFluidState {
   readonly restVolume: Float64Array;
   /** sum_j m_j W_ij, then the neighbourhood's mean mass over the particle's own, mbar_i / m_i. */
   readonly neighbourhoodMass: Float64Array;
-  /** Colour-field gradient n (1/m, eq. 3). */
+  /** Color-field gradient n (1/m, eq. 3). */
   readonly normalX: Float64Array;
   readonly normalY: Float64Array;
   readonly normalZ: Float64Array;
-  /** Colour-field Laplacian (1/m^2, eq. 4). */
+  /** Color-field Laplacian (1/m^2, eq. 4). */
   readonly laplacian: Float64Array;
-  /** The particle's material colour c of the field being smoothed. */
-  readonly colour: Float64Array;
+  /** The particle's material color c of the field being smoothed. */
+  readonly color: Float64Array;
   /** Largest diffusivity of the particle's material over the diffused channels (m^2/s). */
   readonly coefficient: Float64Array;
   /** Explicit diffusion rate sum_j c_ij V_j lap W_ij (1/s). */
@@ -421,7 +421,7 @@ export function createMultiFluidState(capacity: number): MultiFluidState {
       interfaceTension: false,
       surfaceTension: false,
       temperatureDiffusion: false,
-      colourDiffusion: false,
+      colorDiffusion: false,
       colliderHeat: false,
       airGeneration: false,
       boiling: false,
@@ -433,7 +433,7 @@ export function createMultiFluidState(capacity: number): MultiFluidState {
     normalY: f(),
     normalZ: f(),
     laplacian: f(),
-    colour: f(),
+    color: f(),
     coefficient: f(),
     rate: f(),
     change: [f(), f(), f(), f()],

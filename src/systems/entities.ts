@@ -37,13 +37,13 @@ export function createParticle(
   addComponent(ctx.world, eid, Velocity);
   addComponent(ctx.world, eid, Particle);
   addComponent(ctx.world, eid, Density);
-  const { Temperature, Colour, FluidMaterial } = ctx.components;
+  const { Temperature, Color, FluidMaterial } = ctx.components;
   addComponent(ctx.world, eid, Temperature);
-  addComponent(ctx.world, eid, Colour);
+  addComponent(ctx.world, eid, Color);
   Temperature[eid] = FluidMaterial.initialTemperature[material];
-  Colour.red[eid] = FluidMaterial.colorRed[material];
-  Colour.green[eid] = FluidMaterial.colorGreen[material];
-  Colour.blue[eid] = FluidMaterial.colorBlue[material];
+  Color.red[eid] = FluidMaterial.colorRed[material];
+  Color.green[eid] = FluidMaterial.colorGreen[material];
+  Color.blue[eid] = FluidMaterial.colorBlue[material];
   Position.x[eid] = x;
   Position.y[eid] = y;
   Position.z[eid] = z;

@@ -6,6 +6,7 @@
 import { ColliderShape } from '../components';
 import { FluidError } from '../core/errors';
 import { poly6 } from '../core/kernels';
+import { MATERIAL_OPTIONS } from '../core/schema';
 import type { SimulationContext } from './context';
 
 function checkMaterialValue(name: string, eid: number, value: number, min: number, max: number): void {
@@ -13,6 +14,18 @@ function checkMaterialValue(name: string, eid: number, value: number, min: numbe
     throw new FluidError(`FluidMaterial.${name}[${eid}] is ${value}; allowed range is [${min}, ${max}]`);
   }
 }
+
+/** The PBF material fields the gather checks (core/schema.ts has their rules), in the order of the messages. */
+const PBF_MATERIAL_NAMES = [
+  'restDensity',
+  'particleMass',
+  'viscosity',
+  'vorticity',
+  'artificialPressureStrength',
+  'artificialPressureExponent',
+  'artificialPressureDistance',
+  'relaxation',
+] as const;
 
 /** Gathers and validates materials into the material table. */
 export function gatherMaterials(ctx: SimulationContext): void {
@@ -22,14 +35,10 @@ export function gatherMaterials(ctx: SimulationContext): void {
   for (let slot = 0; slot < m.count; slot++) {
     const eid = m.entity[slot];
     const rho0 = store.restDensity[eid];
-    checkMaterialValue('restDensity', eid, rho0, 1e-6, 1e9);
-    checkMaterialValue('particleMass', eid, store.particleMass[eid], 1e-15, 1e12);
-    checkMaterialValue('viscosity', eid, store.viscosity[eid], 0, 1);
-    checkMaterialValue('vorticity', eid, store.vorticity[eid], 0, 1e3);
-    checkMaterialValue('artificialPressureStrength', eid, store.artificialPressureStrength[eid], 0, 10);
-    checkMaterialValue('artificialPressureExponent', eid, store.artificialPressureExponent[eid], 1, 16);
-    checkMaterialValue('artificialPressureDistance', eid, store.artificialPressureDistance[eid], 0, 0.99);
-    checkMaterialValue('relaxation', eid, store.relaxation[eid], 1e-9, 1e6);
+    for (const name of PBF_MATERIAL_NAMES) {
+      const rule = MATERIAL_OPTIONS[name];
+      checkMaterialValue(name, eid, store[name][eid], rule.min, rule.max);
+    }
     m.inverseRestDensity[slot] = 1 / rho0;
     m.mass[slot] = store.particleMass[eid];
     m.viscosity[slot] = store.viscosity[eid];

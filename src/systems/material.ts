@@ -4,13 +4,14 @@
  */
 import type { FluidMaterialStore } from '../components';
 import { MATERIAL_DEFAULTS } from '../components';
-import { checkNumber, checkVector3, type Vector3Tuple, withDefault } from '../core/checks';
+import { checkInteger, checkNumber, checkVector3, type Vector3Tuple, withDefault } from '../core/checks';
 import { FluidError } from '../core/errors';
+import { checkOption, MATERIAL_OPTIONS } from '../core/schema';
 import type { MaterialTable } from './context';
-import { MULTI_FLUID_MATERIAL_RANGES } from './multifluid/validate';
+import { MULTI_FLUID_MATERIAL_NAMES } from './multifluid/validate';
 
-/** Names of the numeric multi-fluid material fields (interface colour to air deletion thresholds). */
-type MultiFluidNumber = (typeof MULTI_FLUID_MATERIAL_RANGES)[number][0];
+/** Names of the numeric multi-fluid material fields (interface color to air deletion thresholds). */
+type MultiFluidNumber = (typeof MULTI_FLUID_MATERIAL_NAMES)[number];
 
 /** Options of `FluidSimulation.addMaterial`; defaults from Macklin & Müller 2013 (water). */
 export interface FluidMaterialOptions {
@@ -33,23 +34,23 @@ export interface FluidMaterialOptions {
   relaxation?: number;
   /** Particle mass in kg. Default: rho0 divided by the poly6 sum of the spawn lattice, so a spawned block sits at rest density. */
   particleMass?: number;
-  /** Render colour `[red, green, blue]`, each in [0, 1]. Default `[0.2, 0.45, 0.9]`. */
+  /** Render color `[red, green, blue]`, each in [0, 1]. Default `[0.2, 0.45, 0.9]`. */
   color?: Vector3Tuple;
   /**
-   * Interface colour c^i (Müller et al. 2005, section 3.2, Table 2): -0.5 polar (water), +0.5 non-polar
+   * Interface color c^i (Müller et al. 2005, section 3.2, Table 2): -0.5 polar (water), +0.5 non-polar
    * (oil), 0 air. Range [-1, 1]. Default 0.
    */
-  interfaceColour?: number;
-  /** Surface colour c^s (section 3.2): 1 liquid, 0 air. Range [0, 1]. Default 1. */
-  surfaceColour?: number;
+  interfaceColor?: number;
+  /** Surface color c^s (section 3.2): 1 liquid, 0 air. Range [0, 1]. Default 1. */
+  surfaceColor?: number;
   /** Interface tension sigma^i (eq. 11) in N/m. Range [0, 1000]. Default 0 (off). */
   interfaceTension?: number;
   /** Surface tension sigma^s (eq. 12) in N/m. Range [0, 1000]. Default 0 (off). */
   surfaceTension?: number;
   /** Thermal diffusivity c (eq. 13-15) in m^2/s. Range [0, 1]. Default 0 (off). */
   diffusivity?: number;
-  /** Diffusivity of the particles' render colour (eq. 13-15) in m^2/s. Range [0, 1]. Default 0 (off). */
-  colourDiffusivity?: number;
+  /** Diffusivity of the particles' render color (eq. 13-15) in m^2/s. Range [0, 1]. Default 0 (off). */
+  colorDiffusivity?: number;
   /**
    * Temperature-dependent rest density alpha (eq. 16) in kg K/m^3: above 0, each particle's rest density
    * is alpha / T. Range [0, 1e12]. Default 0 (off: `restDensity` holds).
@@ -67,7 +68,7 @@ export interface FluidMaterialOptions {
   /**
    * Trapped air and boiling (Müller et al. 2005, sections 3.4 and 4.4): the material entity id (from
    * `addMaterial`) of the air or vapour particles this liquid generates where air is trapped and turns into
-   * when it boils. That material needs `surfaceColour: 0`, and for rising bubbles a low `restDensity` (the
+   * when it boils. That material needs `surfaceColor: 0`, and for rising bubbles a low `restDensity` (the
    * paper: 100 kg/m^3) and an `artificialBuoyancy`. Default -1 (none). See `FluidMaterialStore.airMaterial`.
    */
   airMaterial?: number;
@@ -107,37 +108,32 @@ function checkBoolean(name: string, value: unknown): boolean {
  */
 export function resolveMaterial(options: FluidMaterialOptions, latticeKernelSum: number): ResolvedMaterial {
   const d = MATERIAL_DEFAULTS;
-  const restDensity = checkNumber('restDensity', withDefault(options.restDensity, d.restDensity), 0.001, 1e9);
+  const rules = MATERIAL_OPTIONS;
+  const restDensity = checkOption('restDensity', rules.restDensity, withDefault(options.restDensity, d.restDensity));
   const color = checkVector3('color', withDefault<Vector3Tuple>(options.color, d.color), 1);
   for (let k = 0; k < 3; k++) checkNumber(`color[${k}]`, color[k], 0, 1);
+  /** A PBF material option with its default, checked against its rule. */
+  const option = (
+    name:
+      | 'viscosity'
+      | 'vorticity'
+      | 'artificialPressureStrength'
+      | 'artificialPressureExponent'
+      | 'artificialPressureDistance'
+      | 'relaxation',
+  ) => checkOption(name, rules[name], withDefault(options[name], d[name]));
   return {
     restDensity,
-    viscosity: checkNumber('viscosity', withDefault(options.viscosity, d.viscosity), 0, 1),
-    vorticity: checkNumber('vorticity', withDefault(options.vorticity, d.vorticity), 0, 1000),
-    artificialPressureStrength: checkNumber(
-      'artificialPressureStrength',
-      withDefault(options.artificialPressureStrength, d.artificialPressureStrength),
-      0,
-      10,
-    ),
-    artificialPressureExponent: checkNumber(
-      'artificialPressureExponent',
-      withDefault(options.artificialPressureExponent, d.artificialPressureExponent),
-      1,
-      16,
-    ),
-    artificialPressureDistance: checkNumber(
-      'artificialPressureDistance',
-      withDefault(options.artificialPressureDistance, d.artificialPressureDistance),
-      0,
-      0.99,
-    ),
-    relaxation: checkNumber('relaxation', withDefault(options.relaxation, d.relaxation), 1e-9, 1e6),
-    particleMass: checkNumber(
+    viscosity: option('viscosity'),
+    vorticity: option('vorticity'),
+    artificialPressureStrength: option('artificialPressureStrength'),
+    artificialPressureExponent: option('artificialPressureExponent'),
+    artificialPressureDistance: option('artificialPressureDistance'),
+    relaxation: option('relaxation'),
+    particleMass: checkOption(
       'particleMass',
+      rules.particleMass,
       withDefault(options.particleMass, restDensity / latticeKernelSum),
-      1e-15,
-      1e12,
     ),
     color,
     numberDensity: checkBoolean('numberDensity', withDefault<unknown>(options.numberDensity, d.numberDensity)),
@@ -146,19 +142,13 @@ export function resolveMaterial(options: FluidMaterialOptions, latticeKernelSum:
   };
 }
 
-/** The numeric multi-fluid options with their defaults, each checked against {@link MULTI_FLUID_MATERIAL_RANGES}. */
+/** The numeric multi-fluid options with their defaults, each checked against its rule in `MATERIAL_OPTIONS`. */
 function resolveMultiFluidNumbers(options: FluidMaterialOptions): Record<MultiFluidNumber, number> {
   const values = {} as Record<MultiFluidNumber, number>;
-  for (const [name, min, max] of MULTI_FLUID_MATERIAL_RANGES) {
-    values[name] = checkNumber(name, withDefault(options[name], MATERIAL_DEFAULTS[name]), min, max);
+  for (const name of MULTI_FLUID_MATERIAL_NAMES) {
+    values[name] = checkOption(name, MATERIAL_OPTIONS[name], withDefault(options[name], MATERIAL_DEFAULTS[name]));
   }
   return values;
-}
-
-function checkInteger(name: string, value: number, min: number, max: number): number {
-  checkNumber(name, value, min, max);
-  if (!Number.isInteger(value)) throw new FluidError(`${name} is ${value}; it must be an integer in [${min}, ${max}]`);
-  return value;
 }
 
 /**
@@ -172,7 +162,7 @@ export function unsupportedMultiFluidOptions(values: ResolvedMaterial): string[]
   if (values.interfaceTension > 0) names.push('interfaceTension');
   if (values.surfaceTension > 0) names.push('surfaceTension');
   if (values.diffusivity > 0) names.push('diffusivity');
-  if (values.colourDiffusivity > 0) names.push('colourDiffusivity');
+  if (values.colorDiffusivity > 0) names.push('colorDiffusivity');
   if (values.temperatureDensity > 0) names.push('temperatureDensity');
   if (values.numberDensity) names.push('numberDensity');
   if (values.airGenerationThreshold > 0) names.push('airGenerationThreshold');
@@ -194,7 +184,7 @@ export function writeMaterial(store: FluidMaterialStore, eid: number, values: Re
   store.colorRed[eid] = values.color[0];
   store.colorGreen[eid] = values.color[1];
   store.colorBlue[eid] = values.color[2];
-  for (const [name] of MULTI_FLUID_MATERIAL_RANGES) store[name][eid] = values[name];
+  for (const name of MULTI_FLUID_MATERIAL_NAMES) store[name][eid] = values[name];
   store.numberDensity[eid] = values.numberDensity ? 1 : 0;
   store.airMaterial[eid] = values.airMaterial;
 }

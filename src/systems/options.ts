@@ -13,7 +13,7 @@ import type { SphOptions } from './sph/settings';
 
 /** Options of {@link FluidSimulation}. Every option has a default giving stable water at 1/60 s. */
 export interface FluidSimulationOptions {
-  /** Particle radius r in metres; particles spawn on a lattice of spacing 2r. Range (0.0001, 100]. Default 0.025. */
+  /** Particle radius r in metres; particles spawn on a lattice of spacing 2r. Range [0.0001, 100]. Default 0.025. */
   particleRadius?: number;
   /** Kernel radius h in metres. Range [3r, 8r]. Default 4r (about 30 neighbours per particle). */
   kernelRadius?: number;
@@ -27,7 +27,7 @@ export interface FluidSimulationOptions {
   maxEmitters?: number;
   /** Gravity in m/s^2, `[x, y, z]`, each component in [-1000, 1000]. Default `[0, -9.81, 0]`. */
   gravity?: Vector3Tuple;
-  /** Step duration in seconds used by `step()` without argument. Range (0, 0.1]. Default 1/60. */
+  /** Step duration in seconds used by `step()` without argument. Range [0.000001, 0.1]. Default 1/60. */
   timeStep?: number;
   /** Substeps per step. Integer in [1, 32]. Default 2. */
   substeps?: number;
@@ -41,7 +41,7 @@ export interface FluidSimulationOptions {
    * than about one kernel radius per substep (neighbour search and collisions stay valid). The velocity
    * after a step can exceed it by what the solve adds: at most one particle radius of correction per
    * iteration, and the surface speed of a moving collider.
-   * Range (0, 10000]. Default h / (timeStep / substeps), 12 m/s for the defaults.
+   * Range [0.000001, 10000]. Default h / (timeStep / substeps) (at most 10000), 12 m/s for the defaults.
    */
   maxSpeed?: number;
   /**
@@ -150,8 +150,8 @@ export interface ColliderCommonOptions {
 
 /** Options of a collider coupled with a rigid body. */
 export interface RigidBodyCouplingOptions {
-  /** The body's centre of mass in the collider's local space (local units). Default [0, 0, 0]. */
-  centreOfMass?: Vector3Tuple;
+  /** The body's center of mass in the collider's local space (local units). Default [0, 0, 0]. */
+  centerOfMass?: Vector3Tuple;
   /**
    * The body's mass in kg (editable later in `components.BodyCoupling.mass`). Range [0, 1e9]. Default 0:
    * unknown. With a mass, the PBF solver's coarse pressure projection treats the body's cells as a fluid of
@@ -167,7 +167,7 @@ export interface RigidBodyCouplingOptions {
 export interface BodyImpulse {
   /** Linear impulse (N s, world space). */
   impulse: [number, number, number];
-  /** Angular impulse about the centre of mass (N m s, world space). */
+  /** Angular impulse about the center of mass (N m s, world space). */
   angularImpulse: [number, number, number];
 }
 
@@ -185,7 +185,7 @@ export interface BoxColliderOptions extends ColliderCommonOptions {
 export interface SphereColliderOptions extends ColliderCommonOptions {
   /** Shape tag. */
   shape: 'sphere';
-  /** Centre (m, local space). */
+  /** Center (m, local space). */
   center: Vector3Tuple;
   /** Radius (m), > 0. */
   radius: number;
@@ -266,15 +266,15 @@ export interface SpawnBlockOptions {
   velocity?: Vector3Tuple;
   /** Initial `Temperature` of the particles in kelvin. Range [0.001, 1e6]. Default: the material's `initialTemperature`. */
   temperature?: number;
-  /** Initial render `Colour` `[red, green, blue]`, each in [0, 1]. Default: the material's `color`. */
-  colour?: Vector3Tuple;
+  /** Initial render `Color` `[red, green, blue]`, each in [0, 1]. Default: the material's `color`. */
+  color?: Vector3Tuple;
 }
 
 /** Options of {@link FluidSimulation.addEmitter}: a nozzle that pours particles during the game. */
 export interface EmitterOptions {
   /** Material entity id of the emitted particles. */
   material: number;
-  /** Nozzle centre, world space (m). */
+  /** Nozzle center, world space (m). */
   position: Vector3Tuple;
   /** Emission direction, world space (normalised here). Default `[0, -1, 0]` (pouring down). */
   direction?: Vector3Tuple;
@@ -317,7 +317,7 @@ export type DrainOptions =
   | {
       /** Shape tag. */
       shape: 'sphere';
-      /** Centre, world space (m). */
+      /** Center, world space (m). */
       center: Vector3Tuple;
       /** Radius (m), > 0. */
       radius: number;
@@ -334,7 +334,7 @@ export type SpawnOptions =
   | {
       /** Shape tag. */
       shape: 'sphere';
-      /** Centre (m). */
+      /** Center (m). */
       center: Vector3Tuple;
       /** Radius (m), at least one particle radius. */
       radius: number;

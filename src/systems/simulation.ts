@@ -27,7 +27,6 @@ import {
   type Vector3Store,
 } from '../components';
 import {
-  checkInteger,
   checkNumber,
   checkQuaternion,
   checkVector3,
@@ -36,6 +35,13 @@ import {
   withDefault,
 } from '../core/checks';
 import { FluidCapacityError, FluidError } from '../core/errors';
+import {
+  checkOption,
+  KERNEL_RADIUS_RANGE,
+  PROJECTION_OPTIONS,
+  SIMULATION_OPTIONS,
+  TEMPERATURE_RULE,
+} from '../core/schema';
 import { commitColliderPose, countParticlesInside, writePose } from './collide/cpu';
 import { createSimulationContext, type FluidStats, POSE_SIZE, type SimulationContext } from './context';
 import { nozzleLayer } from './emit/cpu';
@@ -51,7 +57,6 @@ import {
   writeMaterial,
 } from './material';
 import { checkMpsSettings, configureMps, type MpsSettings, mpsState, resolveMpsSettings } from './mps/cpu';
-import { TEMPERATURE_RANGE } from './multifluid/validate';
 import type {
   BackendChange,
   BodyImpulse,
@@ -76,9 +81,9 @@ import {
   snapshotSimulationOptions,
   writeSnapshot,
 } from './snapshot';
-import { checkSphSettings, resolveSphSettings } from './sph/settings';
+import { resolveSphSettings } from './sph/settings';
 import type { FluidSystem } from './system';
-import { checkComponents, maximumNozzleRadius } from './validate';
+import { checkComponents, checkLiveSettings, maximumNozzleRadius } from './validate';
 
 /** Resolves and checks the `projection` option into the flat `projection*` settings. */
 function resolveProjectionOptions(
@@ -88,12 +93,13 @@ function resolveProjectionOptions(
   FluidSettings,
   'projection' | 'projectionTolerance' | 'projectionMaxIterations' | 'projectionDensityRelaxation'
 > {
+  const rules = PROJECTION_OPTIONS;
   if (options === false) {
     return {
       projection: false,
-      projectionTolerance: 1e-3,
-      projectionMaxIterations: 200,
-      projectionDensityRelaxation: 0.2,
+      projectionTolerance: rules.tolerance.default,
+      projectionMaxIterations: rules.maxIterations.default,
+      projectionDensityRelaxation: rules.densityRelaxation.default,
     };
   }
   if (options !== undefined && (typeof options !== 'object' || options === null)) {
@@ -103,37 +109,27 @@ function resolveProjectionOptions(
   return {
     // Not ported to the WebGPU backend yet: there it reads false (the options are still checked).
     projection: backend === 'cpu',
-    projectionTolerance: checkNumber('projection.tolerance', withDefault(o.tolerance, 1e-3), 1e-8, 0.5),
-    projectionMaxIterations: checkInteger('projection.maxIterations', withDefault(o.maxIterations, 200), 1, 10000),
-    projectionDensityRelaxation: checkNumber(
+    projectionTolerance: checkOption(
+      'projection.tolerance',
+      rules.tolerance,
+      withDefault(o.tolerance, rules.tolerance.default),
+    ),
+    projectionMaxIterations: checkOption(
+      'projection.maxIterations',
+      rules.maxIterations,
+      withDefault(o.maxIterations, rules.maxIterations.default),
+    ),
+    projectionDensityRelaxation: checkOption(
       'projection.densityRelaxation',
-      withDefault(o.densityRelaxation, 0.2),
-      0,
-      1,
+      rules.densityRelaxation,
+      withDefault(o.densityRelaxation, rules.densityRelaxation.default),
     ),
   };
-}
-
-/** Checks the projection settings game code may have edited (before a step changes anything). */
-function checkProjectionSettings(settings: FluidSettings, backend: FluidBackend): void {
-  if (typeof settings.projection !== 'boolean') {
-    throw new FluidError(`settings.projection is ${String(settings.projection)}; it must be true or false`);
-  }
-  if (settings.projection && backend === 'webgpu') {
-    throw new FluidError(
-      'settings.projection is true, but the coarse pressure projection runs on the CPU backend only (not yet on WebGPU); the only allowed value here is false',
-    );
-  }
-  checkNumber('settings.projectionTolerance', settings.projectionTolerance, 1e-8, 0.5);
-  checkInteger('settings.projectionMaxIterations', settings.projectionMaxIterations, 1, 10000);
-  checkNumber('settings.projectionDensityRelaxation', settings.projectionDensityRelaxation, 0, 1);
 }
 
 /** Why a collider coupled with a rigid body is refused in a WCSPH simulation on the WebGPU backend. */
 const WCSPH_GPU_COUPLING =
   "rigidBody coupling with solver 'sph' is not implemented on the WebGPU backend yet; use backend 'cpu' or solver 'pbf'";
-
-const DEFAULT_PARTICLE_RADIUS = 0.025;
 
 /** Most lattice points `spawn` tests against a sphere or a mesh (a larger volume is refused, not searched). */
 const MAX_SPAWN_SEARCH = 1e8;
@@ -203,31 +199,32 @@ export class FluidSimulation {
   /** Creates a simulation; throws {@link FluidError} naming any invalid option and its allowed range. */
   constructor(options: FluidSimulationOptions = {}) {
     if (typeof options !== 'object' || options === null) throw new FluidError('options must be an object');
-    const particleRadius = checkNumber(
-      'particleRadius',
-      withDefault(options.particleRadius, DEFAULT_PARTICLE_RADIUS),
-      0.0001,
-      100,
-    );
+    const rules = SIMULATION_OPTIONS;
+    /** A constant-default option of the schema, checked. */
+    const option = (
+      name: 'particleRadius' | 'capacity' | 'maxMaterials' | 'maxColliders' | 'maxEmitters' | 'timeStep' | 'substeps',
+    ) => checkOption(name, rules[name], withDefault(options[name], rules[name].default));
+    const particleRadius = option('particleRadius');
     const kernelRadius = checkNumber(
       'kernelRadius',
-      withDefault(options.kernelRadius, 4 * particleRadius),
-      3 * particleRadius,
-      8 * particleRadius,
+      withDefault(options.kernelRadius, KERNEL_RADIUS_RANGE.default * particleRadius),
+      KERNEL_RADIUS_RANGE.min * particleRadius,
+      KERNEL_RADIUS_RANGE.max * particleRadius,
     );
-    const capacity = checkInteger('capacity', withDefault(options.capacity, 32768), 1, 4194304);
-    const maxMaterials = checkInteger('maxMaterials', withDefault(options.maxMaterials, 16), 1, 1024);
-    const maxColliders = checkInteger('maxColliders', withDefault(options.maxColliders, 64), 1, 4096);
-    const maxEmitters = checkInteger('maxEmitters', withDefault(options.maxEmitters, 64), 1, 4096);
-    const gravity = checkVector3('gravity', withDefault<Vector3Tuple>(options.gravity, [0, -9.81, 0]), 1000);
-    const timeStep = checkNumber('timeStep', withDefault(options.timeStep, 1 / 60), 1e-6, 0.1);
-    const substeps = checkInteger('substeps', withDefault(options.substeps, 2), 1, 32);
-    const maxSpeed = checkNumber(
-      'maxSpeed',
-      withDefault(options.maxSpeed, kernelRadius / (timeStep / substeps)),
-      1e-6,
-      10000,
+    const capacity = option('capacity');
+    const maxMaterials = option('maxMaterials');
+    const maxColliders = option('maxColliders');
+    const maxEmitters = option('maxEmitters');
+    const gravity = checkVector3(
+      'gravity',
+      withDefault<Vector3Tuple>(options.gravity, [0, -9.81, 0]),
+      rules.gravity.max,
     );
+    const timeStep = option('timeStep');
+    const substeps = option('substeps');
+    // One kernel radius per substep, at most the largest allowed speed (a tiny timeStep alone must not fail).
+    const defaultMaxSpeed = Math.min(kernelRadius / (timeStep / substeps), rules.maxSpeed.max);
+    const maxSpeed = checkOption('maxSpeed', rules.maxSpeed, withDefault(options.maxSpeed, defaultMaxSpeed));
     const requested = withDefault<string>(options.backend, 'cpu');
     if (requested !== 'cpu' && requested !== 'webgpu' && requested !== 'auto') {
       throw new FluidError(`backend is '${requested}'; allowed values are 'cpu', 'webgpu' and 'auto'`);
@@ -256,11 +253,10 @@ export class FluidSimulation {
     }
     const backend: FluidBackend = requested === 'cpu' || !computeCapable || solver === 'mps' ? 'cpu' : 'webgpu';
     const projection = resolveProjectionOptions(options.projection, backend);
-    const iterations = checkInteger(
+    const iterations = checkOption(
       'iterations',
+      rules.iterations,
       withDefault(options.iterations, projection.projection ? 2 : 3),
-      1,
-      64,
     );
     this.engine = engine;
 
@@ -428,7 +424,7 @@ export class FluidSimulation {
 
   /**
    * Tells the simulation that game code changed these particles' components (`Position`, `Velocity`,
-   * `Particle.material`, `Temperature`, `Colour`): on the WebGPU backend the next step uploads exactly these (the components are
+   * `Particle.material`, `Temperature`, `Color`): on the WebGPU backend the next step uploads exactly these (the components are
    * otherwise only written by the readback). On the CPU backend the step reads every component anyway.
    * Throws {@link FluidError} for an id that is not a live particle.
    */
@@ -557,7 +553,7 @@ export class FluidSimulation {
   }
 
   /**
-   * Fills the box [min, max] with particles on a cubic lattice of spacing 2r, centred in the box, and
+   * Fills the box [min, max] with particles on a cubic lattice of spacing 2r, centered in the box, and
    * returns their entity ids. Throws {@link FluidCapacityError} (spawning nothing) if the particles would
    * exceed the capacity, and {@link FluidError} for an invalid box or material.
    */
@@ -575,19 +571,19 @@ export class FluidSimulation {
     const temperature = checkNumber(
       'temperature',
       withDefault(options.temperature, material.initialTemperature[options.material]),
-      TEMPERATURE_RANGE[0],
-      TEMPERATURE_RANGE[1],
+      TEMPERATURE_RULE.min,
+      TEMPERATURE_RULE.max,
     );
-    const colour = checkVector3(
-      'colour',
-      withDefault<Vector3Tuple>(options.colour, [
+    const color = checkVector3(
+      'color',
+      withDefault<Vector3Tuple>(options.color, [
         material.colorRed[options.material],
         material.colorGreen[options.material],
         material.colorBlue[options.material],
       ]),
       1,
     );
-    for (let channel = 0; channel < 3; channel++) checkNumber(`colour[${channel}]`, colour[channel], 0, 1);
+    for (let channel = 0; channel < 3; channel++) checkNumber(`color[${channel}]`, color[channel], 0, 1);
     const spacing = 2 * this.settings.particleRadius;
     const counts = [0, 0, 0];
     const offsets = [0, 0, 0];
@@ -621,12 +617,12 @@ export class FluidSimulation {
         }
       }
     }
-    const { Temperature, Colour } = this.components;
+    const { Temperature, Color } = this.components;
     for (const id of ids) {
       Temperature[id] = temperature;
-      Colour.red[id] = colour[0];
-      Colour.green[id] = colour[1];
-      Colour.blue[id] = colour[2];
+      Color.red[id] = color[0];
+      Color.green[id] = color[1];
+      Color.blue[id] = color[2];
     }
     return ids;
   }
@@ -655,8 +651,8 @@ export class FluidSimulation {
     const temperature = checkNumber(
       'temperature',
       withDefault(options.temperature, MATERIAL_DEFAULTS.initialTemperature),
-      TEMPERATURE_RANGE[0],
-      TEMPERATURE_RANGE[1],
+      TEMPERATURE_RULE.min,
+      TEMPERATURE_RULE.max,
     );
     const heatTransfer = checkNumber('heatTransfer', withDefault(options.heatTransfer, 0), 0, 1e4);
     if (heatTransfer > 0 && this.settings.solver !== 'pbf') {
@@ -670,15 +666,15 @@ export class FluidSimulation {
     }
     const rigidBody = options.rigidBody;
     if (rigidBody !== undefined && (typeof rigidBody !== 'object' || rigidBody === null)) {
-      throw new FluidError(`rigidBody is ${String(rigidBody)}; it must be an object ({ centreOfMass })`);
+      throw new FluidError(`rigidBody is ${String(rigidBody)}; it must be an object ({ centerOfMass })`);
     }
     if (rigidBody !== undefined && this.settings.solver === 'sph' && this.gpuContext !== undefined) {
       throw new FluidError(WCSPH_GPU_COUPLING);
     }
-    const centreOfMass =
-      rigidBody?.centreOfMass === undefined
+    const centerOfMass =
+      rigidBody?.centerOfMass === undefined
         ? [0, 0, 0]
-        : checkVector3('rigidBody.centreOfMass', rigidBody.centreOfMass);
+        : checkVector3('rigidBody.centerOfMass', rigidBody.centerOfMass);
     const bodyMass = rigidBody?.mass === undefined ? 0 : checkNumber('rigidBody.mass', rigidBody.mass, 0, 1e9);
     let shape: number;
     let field: SignedDistanceField | undefined;
@@ -759,9 +755,9 @@ export class FluidSimulation {
     commitColliderPose(this.context, eid);
     const coupling = this.components.BodyCoupling;
     coupling.coupled[eid] = rigidBody === undefined ? 0 : 1;
-    coupling.centreOfMassX[eid] = centreOfMass[0];
-    coupling.centreOfMassY[eid] = centreOfMass[1];
-    coupling.centreOfMassZ[eid] = centreOfMass[2];
+    coupling.centerOfMassX[eid] = centerOfMass[0];
+    coupling.centerOfMassY[eid] = centerOfMass[1];
+    coupling.centerOfMassZ[eid] = centerOfMass[2];
     coupling.mass[eid] = bodyMass;
     clearBodyImpulse(coupling, eid);
     table.entity[table.count] = eid;
@@ -843,7 +839,7 @@ export class FluidSimulation {
   }
 
   /**
-   * Number of particles whose centre lies inside collider `id`'s solid (for a container: outside it) in
+   * Number of particles whose center lies inside collider `id`'s solid (for a container: outside it) in
    * its current pose, from the particle components (on the WebGPU backend, as last mirrored). Throws
    * {@link FluidError} if `id` is not a collider.
    */
@@ -963,7 +959,7 @@ export class FluidSimulation {
     return eid;
   }
 
-  /** Moves an emitter: nozzle centre and/or direction (world space; the direction is normalised). */
+  /** Moves an emitter: nozzle center and/or direction (world space; the direction is normalised). */
   setEmitterTransform(id: number, transform: { position?: Vector3Tuple; direction?: Vector3Tuple }): void {
     if (!this.isEmitter(id)) throw new FluidError(`setEmitterTransform: ${String(id)} is not an emitter entity`);
     if (typeof transform !== 'object' || transform === null) {
@@ -1190,17 +1186,9 @@ export class FluidSimulation {
    * draining; the other particles keep their previous values.
    */
   step(timeStep: number = this.settings.timeStep): void {
-    checkNumber('timeStep', timeStep, 1e-6, 0.1);
-    const gravity = this.settings.gravity;
-    for (let axis = 0; axis < 3; axis++) {
-      if (!(Math.abs(gravity[axis]) <= 1000)) checkNumber(`settings.gravity[${axis}]`, gravity[axis], -1000, 1000);
-    }
-    checkInteger('settings.substeps', this.settings.substeps, 1, 32);
-    checkInteger('settings.iterations', this.settings.iterations, 1, 64);
-    checkNumber('settings.maxSpeed', this.settings.maxSpeed, 1e-6, 10000);
-    checkProjectionSettings(this.settings, this.backend);
+    checkOption('timeStep', SIMULATION_OPTIONS.timeStep, timeStep);
+    checkLiveSettings(this.settings, this.backend, 'settings.');
     if (this.settings.solver === 'sph') {
-      checkSphSettings(this.settings);
       if (this.settings.sphMaxSubsteps !== this.sphMaxSubsteps) {
         throw new FluidError(
           `settings.sphMaxSubsteps is ${this.settings.sphMaxSubsteps}; it is fixed at creation, the only allowed value is ${this.sphMaxSubsteps} (create the simulation with sph.maxSubsteps instead)`,

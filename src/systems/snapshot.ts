@@ -23,7 +23,7 @@
 
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import { addComponent, addEntity, type createEntityIndex, hasComponent, removeEntity } from 'bitecs';
-import type { FluidBackend, FluidSolver } from '../components';
+import type { FluidBackend, FluidSettings, FluidSolver } from '../components';
 import { FluidError } from '../core/errors';
 import type { SimulationContext } from './context';
 import type { MirrorMode } from './gpu/systems';
@@ -38,6 +38,7 @@ import {
 import type { FluidSimulationOptions } from './options';
 import { projectionMaxCells } from './projection/state';
 import { FIELD_NODE_STRIDE, SignedDistanceField } from './sdf/field';
+import { checkLiveSettings } from './validate';
 
 /** The bitecs entity index a simulation's world is created with (ids alive and ids to reuse). */
 export type EntityIndex = ReturnType<typeof createEntityIndex>;
@@ -795,12 +796,12 @@ export function readSnapshot(snapshot: unknown): DecodedSnapshot {
   for (const list of [materials, colliders, emitters, drains]) for (const eid of list) kindEntity.add(eid);
   const stores: DecodedStore[] = [];
   for (let storeCount = reader.u16(); storeCount > 0; storeCount--) {
-    const name = reader.string();
+    const name = currentName(reader.string());
     const members = reader.bytesOf((alive.length + 7) >> 3);
     const written = writtenEntities(alive, members, kindEntity).length;
     const storeFieldsList: { key: string; values: Float64Array }[] = [];
     for (let fieldCount = reader.u16(); fieldCount > 0; fieldCount--) {
-      const key = reader.string();
+      const key = currentName(reader.string());
       const code = reader.u8();
       storeFieldsList.push({ key, values: reader.values(code, written) });
     }
@@ -919,6 +920,25 @@ function numberSetting(decoded: DecodedSnapshot, key: string): number {
 /** Settings a simulation fixes at creation and cannot take from a snapshot: they must be equal. */
 const FIXED_SETTINGS = ['particleRadius', 'kernelRadius'] as const;
 
+/**
+ * Component and field names of snapshots written before the API took Babylon's spelling (CHANGELOG.md,
+ * "Unreleased"): the old name and the one it is read as, so those save files keep loading.
+ */
+const RENAMED: Readonly<Record<string, string>> = {
+  Colour: 'Color',
+  interfaceColour: 'interfaceColor',
+  surfaceColour: 'surfaceColor',
+  colourDiffusivity: 'colorDiffusivity',
+  centreOfMassX: 'centerOfMassX',
+  centreOfMassY: 'centerOfMassY',
+  centreOfMassZ: 'centerOfMassZ',
+};
+
+/** The current name of a saved component or field (see {@link RENAMED}). */
+function currentName(saved: string): string {
+  return Object.hasOwn(RENAMED, saved) ? RENAMED[saved] : saved;
+}
+
 /** Option names of `FluidSimulation` the saved settings map to (the backend is the caller's choice). */
 const OPTION_SETTINGS = [
   'particleRadius',
@@ -996,6 +1016,30 @@ export function snapshotSimulationOptions(decoded: DecodedSnapshot): FluidSimula
 }
 
 /**
+ * The settings of `ctx` with the snapshot's values of those that may change between steps (the fixed ones,
+ * the limits and the backend are this simulation's): a new object, `ctx` is unchanged. The projection is
+ * not ported to the WebGPU backend: a CPU snapshot continues there without it.
+ */
+function savedLiveSettings(ctx: SimulationContext, decoded: DecodedSnapshot): FluidSettings {
+  const result = { ...ctx.settings, gravity: [...ctx.settings.gravity] } as FluidSettings;
+  const settings = result as unknown as Record<string, unknown>;
+  for (const [key, value] of decoded.settings) {
+    if ((FIXED_SETTINGS as readonly string[]).includes(key) || key === 'backend' || key === 'sphMaxSubsteps') continue;
+    if (['capacity', 'maxMaterials', 'maxColliders', 'maxEmitters'].includes(key)) continue;
+    const current = settings[key];
+    if (Array.isArray(current) && Array.isArray(value) && current.length === value.length) {
+      for (let k = 0; k < value.length; k++) current[k] = value[k];
+    } else if (typeof current === 'number' && typeof value === 'number') {
+      settings[key] = value;
+    } else if (typeof current === 'boolean' && typeof value === 'boolean') {
+      settings[key] = value;
+    }
+  }
+  if (result.backend === 'webgpu') result.projection = false;
+  return result;
+}
+
+/**
  * Checks that the snapshot fits the simulation of `ctx` (same particle and kernel radius; capacities and
  * entity ids within its limits). Throws {@link FluidError} naming the limit; changes nothing.
  */
@@ -1007,6 +1051,8 @@ export function checkSnapshotFits(ctx: SimulationContext, decoded: DecodedSnapsh
       `solver is '${settings.solver}' here but '${solver}' in the snapshot; restore into a simulation created with solver '${solver}' (FluidSimulation.fromSnapshot does)`,
     );
   }
+  // A saved setting out of range (the option schema, core/schema.ts) throws here, before anything changed.
+  checkLiveSettings(savedLiveSettings(ctx, decoded), settings.backend, "the snapshot's settings.");
   // A saved MPS setting out of range throws here, before anything changed.
   if (solver === 'mps') resolveMpsSettings(mpsOptionsFromSnapshot((key) => decoded.settings.get(key)));
   for (const key of FIXED_SETTINGS) {
@@ -1125,21 +1171,21 @@ export function applySnapshot(ctx: SimulationContext, entityIndex: EntityIndex, 
       }
     }
   }
-  // Particle stores a snapshot written before they existed lacks (`Temperature` and `Colour` came with the
+  // Particle stores a snapshot written before they existed lacks (`Temperature` and `Color` came with the
   // multi-fluid terms): every particle gets them with its material's initial values, as createParticle
   // gives them (the material fields missing too hold their defaults: 293.15 K).
-  const { Temperature, Colour, FluidMaterial, Particle } = ctx.components;
+  const { Temperature, Color, FluidMaterial, Particle } = ctx.components;
   for (const eid of decoded.particles) {
     const material = Particle.material[eid];
     if (!saved.has('Temperature')) {
       addComponent(world, eid, Temperature);
       Temperature[eid] = FluidMaterial.initialTemperature[material];
     }
-    if (!saved.has('Colour')) {
-      addComponent(world, eid, Colour);
-      Colour.red[eid] = FluidMaterial.colorRed[material];
-      Colour.green[eid] = FluidMaterial.colorGreen[material];
-      Colour.blue[eid] = FluidMaterial.colorBlue[material];
+    if (!saved.has('Color')) {
+      addComponent(world, eid, Color);
+      Color.red[eid] = FluidMaterial.colorRed[material];
+      Color.green[eid] = FluidMaterial.colorGreen[material];
+      Color.blue[eid] = FluidMaterial.colorBlue[material];
     }
   }
 
@@ -1182,21 +1228,11 @@ export function applySnapshot(ctx: SimulationContext, entityIndex: EntityIndex, 
   }
   ctx.stats.emittedCount = Math.min(ctx.stats.emittedCount, emitted.length);
   ctx.stats.removedCount = Math.min(ctx.stats.removedCount, removed.length);
-  const settings = ctx.settings as unknown as Record<string, unknown>;
-  for (const [key, value] of decoded.settings) {
-    if ((FIXED_SETTINGS as readonly string[]).includes(key) || key === 'backend' || key === 'sphMaxSubsteps') continue;
-    if (['capacity', 'maxMaterials', 'maxColliders', 'maxEmitters'].includes(key)) continue;
-    const current = settings[key];
-    if (Array.isArray(current) && Array.isArray(value) && current.length === value.length) {
-      for (let k = 0; k < value.length; k++) current[k] = value[k];
-    } else if (typeof current === 'number' && typeof value === 'number') {
-      settings[key] = value;
-    } else if (typeof current === 'boolean' && typeof value === 'boolean') {
-      settings[key] = value;
-    }
-  }
-  // The projection is not ported to the WebGPU backend: a CPU snapshot continues there without it.
-  if (ctx.settings.backend === 'webgpu') ctx.settings.projection = false;
+  const savedSettings = savedLiveSettings(ctx, decoded);
+  // The gravity array is kept (game code may hold it); its values are the snapshot's.
+  const gravity = ctx.settings.gravity;
+  for (let axis = 0; axis < 3; axis++) gravity[axis] = savedSettings.gravity[axis];
+  Object.assign(ctx.settings, { ...savedSettings, gravity });
   // 5. The PBF projection's warm start (a grid larger than this simulation's limit starts cold).
   restoreProjection(ctx, decoded.projection);
   // 6. The MPS solver's settings and warm-start pressures (checked by checkSnapshotFits).

@@ -1,9 +1,51 @@
-/** Argument checks shared by the public API: each failure names the value and the allowed range. */
-import { ColliderShape, type FluidSettings } from '../components';
+/**
+ * The checks before a step (and before a snapshot is restored) of what game code may have edited: the live
+ * settings and the components. Each failure names the value and the allowed range (core/schema.ts).
+ */
+import { ColliderShape, type FluidBackend, type FluidSettings } from '../components';
 import { FluidError } from '../core/errors';
+import { checkOption, PROJECTION_OPTIONS, SIMULATION_OPTIONS } from '../core/schema';
 import type { SimulationContext } from './context';
 import { gatherColliders, gatherMaterials } from './gather';
 import { checkMultiFluidComponents } from './multifluid/validate';
+import { checkSphSettings } from './sph/settings';
+
+/**
+ * Checks the settings that may change between steps (`simulation.settings`: gravity, substeps, iterations,
+ * maxSpeed, the projection's and, for `solver: 'sph'`, WCSPH's) against the option schema; `prefix` starts
+ * each name in a message (`'settings.'`). Throws {@link FluidError}; changes nothing.
+ */
+export function checkLiveSettings(settings: FluidSettings, backend: FluidBackend, prefix: string): void {
+  const rules = SIMULATION_OPTIONS;
+  const gravity = settings.gravity;
+  if (!Array.isArray(gravity) || gravity.length !== 3) {
+    throw new FluidError(`${prefix}gravity is ${String(gravity)}; it must be an array of 3 finite numbers`);
+  }
+  for (let axis = 0; axis < 3; axis++) {
+    if (!(Math.abs(gravity[axis]) <= rules.gravity.max))
+      checkOption(`${prefix}gravity[${axis}]`, rules.gravity, gravity[axis]);
+  }
+  checkOption(`${prefix}substeps`, rules.substeps, settings.substeps);
+  checkOption(`${prefix}iterations`, rules.iterations, settings.iterations);
+  checkOption(`${prefix}maxSpeed`, rules.maxSpeed, settings.maxSpeed);
+  if (typeof settings.projection !== 'boolean') {
+    throw new FluidError(`${prefix}projection is ${String(settings.projection)}; it must be true or false`);
+  }
+  if (settings.projection && backend === 'webgpu') {
+    throw new FluidError(
+      `${prefix}projection is true, but the coarse pressure projection runs on the CPU backend only (not yet on WebGPU); the only allowed value here is false`,
+    );
+  }
+  const projection = PROJECTION_OPTIONS;
+  checkOption(`${prefix}projectionTolerance`, projection.tolerance, settings.projectionTolerance);
+  checkOption(`${prefix}projectionMaxIterations`, projection.maxIterations, settings.projectionMaxIterations);
+  checkOption(
+    `${prefix}projectionDensityRelaxation`,
+    projection.densityRelaxation,
+    settings.projectionDensityRelaxation,
+  );
+  if (settings.solver === 'sph') checkSphSettings(settings);
+}
 
 /**
  * Checks every value game code may have edited since the last step, before the step changes anything:
@@ -26,7 +68,7 @@ export function checkComponents(ctx: SimulationContext, particles: boolean): voi
   gatherColliders(ctx);
   checkColliderShapes(ctx);
   if (particles) checkParticleComponents(ctx);
-  // Fluid-fluid interaction fields, the particles' Temperature and Colour, and the features the WCSPH and
+  // Fluid-fluid interaction fields, the particles' Temperature and Color, and the features the WCSPH and
   // MPS solvers do not implement.
   checkMultiFluidComponents(ctx, particles);
 }

@@ -4,7 +4,7 @@
  * calls (so the same entity ids), and stepped in lockstep with a readback after every GPU step. Scenes (all
  * small, for SwiftShader on shared cores):
  * - `airKernelParity`: a water slab falling in a glass above a pool on its floor, with air particles above
- *   the slab (free surface), inside it and alone in the glass (isolated): after step 1, the colour fields
+ *   the slab (free surface), inside it and alone in the glass (isolated): after step 1, the color fields
  *   per particle and the sets of particles that generate air and that are deleted, on both backends;
  * - `airPour`: a jet poured into a shallow pool: air counts over time on both backends;
  * - `airBoil`: a pot of water on a hot plate: boiled counts and where the vapour leaves;
@@ -77,7 +77,7 @@ function slabScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine) {
     engine,
   });
   const water = simulation.addMaterial({ restDensity: 1000, numberDensity: true });
-  const air = simulation.addMaterial({ restDensity: 100, numberDensity: true, surfaceColour: 0, color: [1, 1, 1] });
+  const air = simulation.addMaterial({ restDensity: 100, numberDensity: true, surfaceColor: 0, color: [1, 1, 1] });
   const material = simulation.components.FluidMaterial;
   material.airMaterial[water] = air;
   material.airGenerationThreshold[water] = 0.6;
@@ -92,7 +92,7 @@ function slabScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine) {
   simulation.spawnBlock({ min: [-0.04, 0.16, -0.04], max: [0.04, 0.18, 0.04], material: air });
   // One air particle alone near the glass's top corner: isolated, deleted.
   simulation.spawnBlock({ min: [0.06, 0.3, 0.06], max: [0.08, 0.32, 0.08], material: air });
-  // Four slab particles in the middle layer at the centre turn into air: inside the water, kept.
+  // Four slab particles in the middle layer at the center turn into air: inside the water, kept.
   const { Particle, Position } = simulation.components;
   for (const id of slab) {
     if (Math.abs(Position.y[id] - 0.13) < 0.005 && Math.abs(Position.x[id]) < 0.02 && Math.abs(Position.z[id]) < 0.02) {
@@ -297,7 +297,7 @@ function pourScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, capacity: nu
     engine,
   });
   const water = simulation.addMaterial({ restDensity: 1000, numberDensity: true });
-  const air = simulation.addMaterial({ restDensity: 100, numberDensity: true, surfaceColour: 0, color: [1, 1, 1] });
+  const air = simulation.addMaterial({ restDensity: 100, numberDensity: true, surfaceColor: 0, color: [1, 1, 1] });
   const material = simulation.components.FluidMaterial;
   material.airMaterial[water] = air;
   material.airGenerationThreshold[water] = 0.6;
@@ -387,7 +387,7 @@ function potScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, probability: 
   const vapour = simulation.addMaterial({
     restDensity: 100,
     numberDensity: true,
-    surfaceColour: 0,
+    surfaceColor: 0,
     diffusivity: 0.0003,
     color: [1, 1, 1],
   });
@@ -480,7 +480,7 @@ export interface AirBuoyancyResult {
   meanVelocities: number[][];
 }
 
-/** A 12 cm pool whose bottom-centre particles are air (b = `buoyancy`), neither generation nor deletion. */
+/** A 12 cm pool whose bottom-center particles are air (b = `buoyancy`), neither generation nor deletion. */
 function bubbleScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, buoyancy: number) {
   const simulation = new FluidSimulation({
     projection: false,
@@ -491,7 +491,7 @@ function bubbleScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, buoyancy: 
     engine,
   });
   const water = simulation.addMaterial({ restDensity: 1000, numberDensity: true });
-  const air = simulation.addMaterial({ restDensity: 100, numberDensity: true, surfaceColour: 0 });
+  const air = simulation.addMaterial({ restDensity: 100, numberDensity: true, surfaceColor: 0 });
   simulation.components.FluidMaterial.artificialBuoyancy[air] = buoyancy;
   simulation.addCollider({ shape: 'box', min: [-0.06, 0, -0.06], max: [0.06, 0.3, 0.06], container: true });
   const ids = simulation.spawnBlock({ min: [-0.06, 0, -0.06], max: [0.06, 0.12, 0.06], material: water });
@@ -704,7 +704,7 @@ export async function airPasses(engine: WebGPUEngine): Promise<AirPassesResult> 
     const simulation = new FluidSimulation({ particleRadius: RADIUS, capacity: 256, backend: 'webgpu', engine });
     await simulation.ready();
     const water = simulation.addMaterial({});
-    const air = simulation.addMaterial({ restDensity: 100, surfaceColour: 0 });
+    const air = simulation.addMaterial({ restDensity: 100, surfaceColor: 0 });
     simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [0.1, 0.2, 0.1], container: true, temperature: 400 });
     simulation.spawnBlock({ min: [0, 0, 0], max: [0.06, 0.04, 0.06], material: water });
     configure(simulation, water, air);
@@ -734,7 +734,7 @@ export async function airPasses(engine: WebGPUEngine): Promise<AirPassesResult> 
   const sph = new FluidSimulation({ particleRadius: RADIUS, capacity: 256, backend: 'webgpu', engine, solver: 'sph' });
   await sph.ready();
   const water = sph.addMaterial({});
-  const air = sph.addMaterial({ restDensity: 100, surfaceColour: 0 });
+  const air = sph.addMaterial({ restDensity: 100, surfaceColor: 0 });
   sph.spawnBlock({ min: [0, 0, 0], max: [0.06, 0.04, 0.06], material: water });
   sph.components.FluidMaterial.airMaterial[water] = air;
   sph.components.FluidMaterial.airGenerationThreshold[water] = 0.6;
@@ -769,10 +769,10 @@ export interface AirReadbackOrderResult {
   generatedLagged: number;
   /** Pot boiled at step 1 and edited (temperature) before its readback: particles boiled, and then per
    * entity the GPU's material slot against `Particle.material` (mismatches), and vapour particles whose
-   * GPU colour is not the vapour's. */
+   * GPU color is not the vapour's. */
   boiledBeforeEdit: number;
   materialMismatchAfterEdit: number;
-  colourMismatchAfterEdit: number;
+  colorMismatchAfterEdit: number;
   /** Pot boiled in a step whose readback was skipped (staging busy), boiling off in the next step. */
   boiledSkipped: number;
   materialMismatchAfterSkip: number;
@@ -780,12 +780,12 @@ export interface AirReadbackOrderResult {
 
 /**
  * Per live particle: the GPU's material (info) against `Particle.material` (mismatches), and the GPU
- * particles of material `vapour` whose colour (attributes) is not the vapour's render colour.
+ * particles of material `vapour` whose color (attributes) is not the vapour's render color.
  */
 async function compareGpuMaterials(
   simulation: FluidSimulation,
   vapour: number,
-): Promise<{ material: number; colour: number }> {
+): Promise<{ material: number; color: number }> {
   const ctx = contextOf(simulation);
   const solver = gpuOf(simulation)?.solver;
   if (!solver) throw new Error('no WebGPU solver');
@@ -794,7 +794,7 @@ async function compareGpuMaterials(
   const attributes = new Float32Array(await solver.readBuffer('attributes', ctx.entityCapacity * 16));
   const { Particle, FluidMaterial } = simulation.components;
   let material = 0;
-  let colour = 0;
+  let color = 0;
   for (let place = 0; place < count; place++) {
     const eid = info[4 * place];
     const gpuMaterial = ctx.materials.entity[info[4 * place + 1]];
@@ -805,9 +805,9 @@ async function compareGpuMaterials(
       Math.abs(attributes[4 * eid + 2] - FluidMaterial.colorGreen[vapour]),
       Math.abs(attributes[4 * eid + 3] - FluidMaterial.colorBlue[vapour]),
     );
-    if (difference > 1e-3) colour++;
+    if (difference > 1e-3) color++;
   }
-  return { material, colour };
+  return { material, color };
 }
 
 /**
@@ -817,7 +817,7 @@ async function compareGpuMaterials(
  * - the slab stepped 3 times without awaiting readbacks (as the plugin's several steps per frame) must not
  *   propose the same front particles' air again: air created in the two runs;
  * - a boil followed by a `markParticlesChanged` temperature edit before its readback keeps the vapour
- *   material and colour on the GPU (the CPU learns of it from the readback);
+ *   material and color on the GPU (the CPU learns of it from the readback);
  * - boiling events of a step whose readback was skipped are read after the features turned off.
  */
 export async function airReadbackOrder(engine: WebGPUEngine): Promise<AirReadbackOrderResult> {
@@ -937,7 +937,7 @@ export async function airReadbackOrder(engine: WebGPUEngine): Promise<AirReadbac
     generatedLagged,
     boiledBeforeEdit,
     materialMismatchAfterEdit: afterEdit.material,
-    colourMismatchAfterEdit: afterEdit.colour,
+    colorMismatchAfterEdit: afterEdit.color,
     boiledSkipped,
     materialMismatchAfterSkip: afterSkip.material,
   };

@@ -98,9 +98,9 @@ const BLOCKS: Record<number, [number, number, number]> = {
 /**
  * Fills the dam break's block (`[0, 0, 0]` to `max`) and gives the tank its heat, for the CPU tables of
  * bench/run.ts and this scenario alike. Plain: one water material. Multi-fluid: every term of Müller et al.
- * 2005 on: oil (800 kg/m^3, interface colour +0.5) in the lower half of the block under water (rest density
- * 1000 kg/m^3 at 293.15 K from alpha / T, eq. 16, interface colour -0.5), both with the number-density
- * constraint, interface tension 0.5 N/m (eq. 11), surface tension 0.05 N/m (eq. 12), temperature and colour
+ * 2005 on: oil (800 kg/m^3, interface color +0.5) in the lower half of the block under water (rest density
+ * 1000 kg/m^3 at 293.15 K from alpha / T, eq. 16, interface color -0.5), both with the number-density
+ * constraint, interface tension 0.5 N/m (eq. 11), surface tension 0.05 N/m (eq. 12), temperature and color
  * diffusion (eq. 14); the tank (collider `tank`) is a 350 K heat source.
  */
 export function spawnDamBreakFluid(
@@ -118,15 +118,15 @@ export function spawnDamBreakFluid(
     interfaceTension: 0.5,
     surfaceTension: 0.05,
     diffusivity: 1e-4,
-    colourDiffusivity: 1e-4,
+    colorDiffusivity: 1e-4,
     initialTemperature: 293.15,
   };
-  const oil = simulation.addMaterial({ ...shared, restDensity: 800, interfaceColour: 0.5, color: [0.9, 0.7, 0.1] });
+  const oil = simulation.addMaterial({ ...shared, restDensity: 800, interfaceColor: 0.5, color: [0.9, 0.7, 0.1] });
   const water = simulation.addMaterial({
     ...shared,
     restDensity: 1000,
     temperatureDensity: 1000 * 293.15,
-    interfaceColour: -0.5,
+    interfaceColor: -0.5,
     color: [0.2, 0.4, 0.9],
   });
   const { Collider } = simulation.components;

@@ -27,9 +27,9 @@ interface PoolScene {
 
 const BOX_HALF: [number, number, number] = [0.07, 0.05, 0.06];
 const MESH_HALF = 0.05;
-/** Centres of mass in the colliders' local space (off the shapes' centres, so the angular impulses differ). */
-const BOX_CENTRE: [number, number, number] = [0.01, -0.015, 0.005];
-const MESH_CENTRE: [number, number, number] = [-0.01, 0.01, 0];
+/** Centers of mass in the colliders' local space (off the shapes' centers, so the angular impulses differ). */
+const BOX_CENTER: [number, number, number] = [0.01, -0.015, 0.005];
+const MESH_CENTER: [number, number, number] = [-0.01, 0.01, 0];
 
 /** A rotation of `angle` radians about the unit axis (x, y, z). */
 function quaternion(x: number, y: number, z: number, angle: number): [number, number, number, number] {
@@ -67,7 +67,7 @@ function poolScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine): PoolScene {
     min: [-BOX_HALF[0], -BOX_HALF[1], -BOX_HALF[2]],
     max: BOX_HALF,
     friction: 0.2,
-    rigidBody: { centreOfMass: BOX_CENTRE },
+    rigidBody: { centerOfMass: BOX_CENTER },
   });
   const cube = createBoxMesh([-MESH_HALF, -MESH_HALF, -MESH_HALF], [MESH_HALF, MESH_HALF, MESH_HALF]);
   sharedField ??= bakeSignedDistanceField(cube, { resolution: 24 });
@@ -75,7 +75,7 @@ function poolScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine): PoolScene {
     shape: 'mesh',
     field: sharedField,
     restitution: 0.3,
-    rigidBody: { centreOfMass: MESH_CENTRE },
+    rigidBody: { centerOfMass: MESH_CENTER },
   });
   // Out of the water until the pool has settled.
   simulation.setColliderTransform(box, { position: [0.15, 1.2, 0.2], teleport: true });
@@ -228,7 +228,7 @@ export interface CouplingParityResult {
   defaultStep: { box: ImpulseComparison; mesh: ImpulseComparison };
   /** Both bodies teleported 7 cm down into the water (their wall weights off), one substep of one iteration. */
   teleport: {
-    /** Particles whose centre started inside a body at its new pose. */
+    /** Particles whose center started inside a body at its new pose. */
     penetrating: number;
     particles: { position: number; velocity: number };
     /**

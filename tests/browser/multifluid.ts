@@ -8,8 +8,8 @@
  *   (a heated collider, `heatTransfer`);
  * - `tension`: a square drop of one liquid in another without gravity (interface tension) with surface
  *   tension on both;
- * - `colour`: a red and a blue half mixing their render colours (colour diffusivity);
- * - `pairs`: two materials with different interface tensions and thermal and colour diffusivities, both
+ * - `color`: a red and a blue half mixing their render colors (color diffusivity);
+ * - `pairs`: two materials with different interface tensions and thermal and color diffusivities, both
  *   channels non-uniform (the pair means sigma_ij and c_ij of multifluid/interaction.ts);
  * - `coupled`: the 500 / 1000 mixture under a box coupled with a rigid body (the number-density wall shares
  *   of the apply pass, couple/apply.wgsl).
@@ -22,7 +22,7 @@ import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { FluidSimulation } from '../../src';
 
 /** The scenes of {@link multiFluidParity}. */
-export type MultiFluidScene = 'separation' | 'temperature' | 'tension' | 'colour' | 'pairs' | 'coupled';
+export type MultiFluidScene = 'separation' | 'temperature' | 'tension' | 'color' | 'pairs' | 'coupled';
 
 /** Options of {@link multiFluidParity}. */
 export interface MultiFluidParityOptions {
@@ -51,7 +51,7 @@ export interface MultiFluidParityOptions {
   expands?: boolean;
   /**
    * After the comparison at this step, game code sets the first 20 particles' `Temperature` to 380 K and
-   * `Colour` to (0.5, 0.5, 0.5) on both backends and calls `markParticlesChanged` (the WebGPU backend
+   * `Color` to (0.5, 0.5, 0.5) on both backends and calls `markParticlesChanged` (the WebGPU backend
    * uploads them at the next step). Default: no edit.
    */
   editAfter?: number;
@@ -67,8 +67,8 @@ export interface MultiFluidParityStep {
   maxTemperatureDifference: number;
   /** The particle with the largest temperature difference: CPU x, y, z, T, then GPU x, y, z, T. */
   worstTemperature: number[];
-  /** Largest colour difference over the three channels (dimensionless). */
-  maxColourDifference: number;
+  /** Largest color difference over the three channels (dimensionless). */
+  maxColorDifference: number;
   /** Spread of the temperatures on the CPU, max - min (K): how far diffusion and heating have gone. */
   temperatureSpreadCpu: number;
   /** Mean temperature on the CPU (K). */
@@ -164,7 +164,7 @@ function build(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, args: BuildOptio
     const heavy = simulation.addMaterial({ restDensity: 1000, numberDensity: true });
     const light = simulation.addMaterial({ restDensity: 500, numberDensity: true });
     simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [0.37, 1.5, 0.27], container: true });
-    // `coupled`: a lower block (240 particles, top centres at 0.475 m) under the box.
+    // `coupled`: a lower block (240 particles, top centers at 0.475 m) under the box.
     const top = scene === 'coupled' ? 0.5 : 0.9;
     const ids = simulation.spawnBlock({ min: [0, 0, 0], max: [0.3, top, 0.2], material: heavy });
     const next = random(7);
@@ -176,14 +176,14 @@ function build(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, args: BuildOptio
       Position.z[id] += (next() - 0.5) * 0.015;
     }
     if (scene === 'coupled') {
-      // A box coupled with a rigid body (centre of mass off its centre), held at a fixed pose 0.025 m above
-      // the top particles' centres: the mixture presses on it through the wall weights of the
+      // A box coupled with a rigid body (center of mass off its center), held at a fixed pose 0.025 m above
+      // the top particles' centers: the mixture presses on it through the wall weights of the
       // number-density solve (the wall shares the apply pass decodes from solve.y).
       const body = simulation.addCollider({
         shape: 'box',
         min: [-0.08, -0.05, -0.06],
         max: [0.08, 0.05, 0.06],
-        rigidBody: { centreOfMass: [0.01, -0.01, 0] },
+        rigidBody: { centerOfMass: [0.01, -0.01, 0] },
       });
       simulation.setColliderTransform(body, { position: COUPLED_BOX_POSITION, teleport: true });
       return { simulation, ids, light, first: new Set(), body };
@@ -191,8 +191,8 @@ function build(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, args: BuildOptio
     return { simulation, ids, light, first: new Set(), body: -1 };
   }
   if (scene === 'pairs') {
-    // No gravity: a 0.1 m square column of oil (interface colour +0.5, sigma^i 0, thermal diffusivity
-    // 5e-4, colour diffusivity 3e-3 m^2/s) in a 0.2 m block of water (-0.5, sigma^i 2 N/m, 2e-3 and 1e-3
+    // No gravity: a 0.1 m square column of oil (interface color +0.5, sigma^i 0, thermal diffusivity
+    // 5e-4, color diffusivity 3e-3 m^2/s) in a 0.2 m block of water (-0.5, sigma^i 2 N/m, 2e-3 and 1e-3
     // m^2/s); the left half at 350 K and the right at 290 K, the bottom half red and the top half blue, so
     // both channels cross the material interface.
     const simulation = new FluidSimulation({
@@ -204,20 +204,20 @@ function build(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, args: BuildOptio
       projection: false,
     });
     const water = simulation.addMaterial({
-      interfaceColour: -0.5,
+      interfaceColor: -0.5,
       interfaceTension: 2,
       diffusivity: 2e-3,
-      colourDiffusivity: 1e-3,
+      colorDiffusivity: 1e-3,
     });
     const oil = simulation.addMaterial({
       restDensity: 800,
-      interfaceColour: 0.5,
+      interfaceColor: 0.5,
       interfaceTension: 0,
       diffusivity: 5e-4,
-      colourDiffusivity: 3e-3,
+      colorDiffusivity: 3e-3,
     });
     const ids = simulation.spawnBlock({ min: [0, 0, 0], max: [0.2, 0.2, 0.1], material: water });
-    const { Particle, Position, Temperature, Colour } = simulation.components;
+    const { Particle, Position, Temperature, Color } = simulation.components;
     const inner = new Set<number>();
     for (const id of ids) {
       const x = Position.x[id];
@@ -228,9 +228,9 @@ function build(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, args: BuildOptio
       }
       Temperature[id] = x < 0.1 ? 350 : 290;
       const red = y < 0.1 ? 1 : 0;
-      Colour.red[id] = red;
-      Colour.green[id] = 0;
-      Colour.blue[id] = 1 - red;
+      Color.red[id] = red;
+      Color.green[id] = 0;
+      Color.blue[id] = 1 - red;
     }
     return { simulation, ids, light: oil, first: inner, body: -1 };
   }
@@ -281,7 +281,7 @@ function build(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, args: BuildOptio
     return { simulation, ids, light: water, first: new Set(hot), body: -1 };
   }
   if (scene === 'tension') {
-    // No gravity: a 0.1 m cube of oil (interface colour +0.5) in the middle of a 0.2 m cube of water (-0.5),
+    // No gravity: a 0.1 m cube of oil (interface color +0.5) in the middle of a 0.2 m cube of water (-0.5),
     // interface tension 2 N/m, surface tension 0.5 N/m on both (the outer cube's corners round off too).
     const simulation = new FluidSimulation({
       particleRadius: 0.0125,
@@ -294,13 +294,13 @@ function build(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, args: BuildOptio
     // `tensionScale` 0: the control run without tension.
     const scale = args.tensionScale ?? 1;
     const water = simulation.addMaterial({
-      interfaceColour: -0.5,
+      interfaceColor: -0.5,
       interfaceTension: 2 * scale,
       surfaceTension: 0.5 * scale,
     });
     const oil = simulation.addMaterial({
       restDensity: 800,
-      interfaceColour: 0.5,
+      interfaceColor: 0.5,
       interfaceTension: 2 * scale,
       surfaceTension: 0.5 * scale,
     });
@@ -317,7 +317,7 @@ function build(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, args: BuildOptio
     }
     return { simulation, ids, light: oil, first: inner, body: -1 };
   }
-  // colour: a red and a blue half of one water (colour diffusivity 2e-3 m^2/s) resting in a tank.
+  // color: a red and a blue half of one water (color diffusivity 2e-3 m^2/s) resting in a tank.
   const simulation = new FluidSimulation({
     projection: false,
     particleRadius: 0.0125,
@@ -325,10 +325,10 @@ function build(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, args: BuildOptio
     backend,
     engine,
   });
-  const water = simulation.addMaterial({ colourDiffusivity: 2e-3 });
+  const water = simulation.addMaterial({ colorDiffusivity: 2e-3 });
   simulation.addCollider({ shape: 'box', min: [-0.0031, 0, -0.0047], max: [0.2, 0.4, 0.1], container: true });
-  const red = simulation.spawnBlock({ min: [0, 0, 0], max: [0.1, 0.1, 0.1], material: water, colour: [1, 0, 0] });
-  const blue = simulation.spawnBlock({ min: [0.1, 0, 0], max: [0.2, 0.1, 0.1], material: water, colour: [0, 0, 1] });
+  const red = simulation.spawnBlock({ min: [0, 0, 0], max: [0.1, 0.1, 0.1], material: water, color: [1, 0, 0] });
+  const blue = simulation.spawnBlock({ min: [0.1, 0, 0], max: [0.2, 0.1, 0.1], material: water, color: [0, 0, 1] });
   return { simulation, ids: new Uint32Array([...red, ...blue]), light: water, first: new Set(red), body: -1 };
 }
 
@@ -398,7 +398,7 @@ export async function multiFluidParity(
       maxPositionDifference: 0,
       maxTemperatureDifference: 0,
       worstTemperature: [],
-      maxColourDifference: 0,
+      maxColorDifference: 0,
       temperatureSpreadCpu: 0,
       meanTemperatureCpu: 0,
       meanTemperatureGpu: 0,
@@ -442,11 +442,11 @@ export async function multiFluidParity(
         result.maxTemperatureDifference = temperatureDifference;
         result.worstTemperature = [a.Position.x[id], a.Position.y[id], a.Position.z[id], a.Temperature[id], ...x];
       }
-      result.maxColourDifference = Math.max(
-        result.maxColourDifference,
-        Math.abs(a.Colour.red[id] - b.Colour.red[id]),
-        Math.abs(a.Colour.green[id] - b.Colour.green[id]),
-        Math.abs(a.Colour.blue[id] - b.Colour.blue[id]),
+      result.maxColorDifference = Math.max(
+        result.maxColorDifference,
+        Math.abs(a.Color.red[id] - b.Color.red[id]),
+        Math.abs(a.Color.green[id] - b.Color.green[id]),
+        Math.abs(a.Color.blue[id] - b.Color.blue[id]),
       );
       result.maxTemperatureChangeCpu = Math.max(
         result.maxTemperatureChangeCpu,
@@ -459,8 +459,8 @@ export async function multiFluidParity(
     });
     result.temperatureSpreadCpu = highest - lowest;
     for (const id of cpu.first) {
-      result.meanRedCpu += a.Colour.red[id] / cpu.first.size;
-      result.meanRedGpu += b.Colour.red[id] / cpu.first.size;
+      result.meanRedCpu += a.Color.red[id] / cpu.first.size;
+      result.meanRedGpu += b.Color.red[id] / cpu.first.size;
     }
     if (args.scene === 'separation') {
       result.separationCpu = separation(cpu);
@@ -470,12 +470,12 @@ export async function multiFluidParity(
     if (step === args.editAfter) {
       for (const built of [cpu, gpu]) {
         const edited = built.ids.subarray(0, 20);
-        const { Temperature, Colour } = built.simulation.components;
+        const { Temperature, Color } = built.simulation.components;
         for (const id of edited) {
           Temperature[id] = 380;
-          Colour.red[id] = 0.5;
-          Colour.green[id] = 0.5;
-          Colour.blue[id] = 0.5;
+          Color.red[id] = 0.5;
+          Color.green[id] = 0.5;
+          Color.blue[id] = 0.5;
         }
         built.simulation.markParticlesChanged(edited);
       }
@@ -511,7 +511,7 @@ export interface MultiFluidSolversResult {
   pbfWarmed: number;
   /**
    * Errors of three steps after game code marked a particle changed with a bad value: `Temperature` NaN,
-   * `Colour.red` 2, and (an oil particle, its material's alpha raised to 1e12 kg K/m^3) a rest density
+   * `Color.red` 2, and (an oil particle, its material's alpha raised to 1e12 kg K/m^3) a rest density
    * alpha / T out of range; each must be a FluidError thrown before the step changed anything.
    */
   pbfBadValueErrors: string[];
@@ -543,13 +543,13 @@ function errorOf(action: () => void): string {
 export async function multiFluidSolvers(engine: WebGPUEngine): Promise<MultiFluidSolversResult> {
   const pbf = new FluidSimulation({ particleRadius: 0.025, capacity: 512, backend: 'webgpu', engine });
   await pbf.ready();
-  const water = pbf.addMaterial({ interfaceColour: -0.5, interfaceTension: 1, surfaceTension: 0.5, diffusivity: 1e-4 });
+  const water = pbf.addMaterial({ interfaceColor: -0.5, interfaceTension: 1, surfaceTension: 0.5, diffusivity: 1e-4 });
   const oil = pbf.addMaterial({
     restDensity: 800,
     numberDensity: true,
-    interfaceColour: 0.5,
+    interfaceColor: 0.5,
     interfaceTension: 1,
-    colourDiffusivity: 1e-4,
+    colorDiffusivity: 1e-4,
     temperatureDensity: 800 * 293.15,
   });
   pbf.addCollider({
@@ -585,7 +585,7 @@ export async function multiFluidSolvers(engine: WebGPUEngine): Promise<MultiFlui
   const pbfNextStepError = errorOf(() => pbf.step());
   if (pbfNextStepError !== '') pbfNonFinite++;
   // Bad values uploaded by markParticlesChanged are refused at the step's start, as on the CPU.
-  const { Colour, FluidMaterial } = pbf.components;
+  const { Color, FluidMaterial } = pbf.components;
   const waterParticle = ids[0];
   const oilParticle = ids[ids.length - 1];
   const stepsBefore = pbf.stats.stepCount;
@@ -594,9 +594,9 @@ export async function multiFluidSolvers(engine: WebGPUEngine): Promise<MultiFlui
   pbf.markParticlesChanged([waterParticle]);
   pbfBadValueErrors.push(errorOf(() => pbf.step()));
   Temperature[waterParticle] = 300;
-  Colour.red[waterParticle] = 2;
+  Color.red[waterParticle] = 2;
   pbfBadValueErrors.push(errorOf(() => pbf.step()));
-  Colour.red[waterParticle] = 1;
+  Color.red[waterParticle] = 1;
   const alpha = FluidMaterial.temperatureDensity[oil];
   FluidMaterial.temperatureDensity[oil] = 1e12;
   pbf.markParticlesChanged([oilParticle]);

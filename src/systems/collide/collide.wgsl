@@ -219,7 +219,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
           // A third coupled collider: the oldest pending push is handed over first.
           let oldest = record.pending[0];
           let oldestSlot = u32(oldest.w);
-          addBodyImpulse(oldestSlot, poseOf(oldestSlot, false), scene.colliders[oldestSlot].centreOfMass.xyz,
+          addBodyImpulse(oldestSlot, poseOf(oldestSlot, false), scene.colliders[oldestSlot].centerOfMass.xyz,
             (-mass * p.inverseTimeStep) * oldest.xyz, x);
           record.pending[0] = record.pending[1];
           free = 1u;
@@ -244,7 +244,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
       let pending = record.pending[entry];
       if (pending.w >= 0.0) {
         let pendingSlot = u32(pending.w);
-        addBodyImpulse(pendingSlot, poseOf(pendingSlot, false), scene.colliders[pendingSlot].centreOfMass.xyz,
+        addBodyImpulse(pendingSlot, poseOf(pendingSlot, false), scene.colliders[pendingSlot].centerOfMass.xyz,
           (-mass * p.inverseTimeStep) * pending.xyz, x);
         record.pending[entry] = vec4<f32>(0.0, 0.0, 0.0, -1.0);
       }

@@ -284,7 +284,7 @@ export function collideParticles(ctx: SimulationContext): void {
           fluidSideDistance(ctx, eid, sx, sy, sz, out, 0);
           startDistance = out[0];
         }
-        // A particle whose centre was already inside the wall at the start of the substep (a collider
+        // A particle whose center was already inside the wall at the start of the substep (a collider
         // added or teleported onto the fluid, a particle spawned inside) is moved out without gaining
         // velocity: its start position moves with it (pre-stabilisation, Macklin et al. 2014, section
         // 4.4), so the overlap neither explodes nor pushes a coupled body.
@@ -606,7 +606,7 @@ export function computeWallWeights(ctx: SimulationContext): void {
 }
 
 /**
- * Number of live particles whose centre lies inside collider `eid`'s solid (on the wall's side of its
+ * Number of live particles whose center lies inside collider `eid`'s solid (on the wall's side of its
  * surface) in its current pose, read from the `Position` components (on the WebGPU backend: as last
  * mirrored).
  */

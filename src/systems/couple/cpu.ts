@@ -1,8 +1,8 @@
 /**
- * Two-way coupling with rigid bodies, the fluid-on-body half (DESIGN.md, step 6). Every change of a
- * particle's momentum that a coupled collider causes is added, with the opposite sign, to the collider's
- * `BodyCoupling` impulse accumulators (Newton's third law), with its angular impulse about the body's
- * centre of mass:
+ * Two-way coupling with rigid bodies, the fluid-on-body half (docs/ARCHITECTURE.md, "The step": the density and
+ * velocity entries). Every change of a particle's momentum that a coupled collider causes is added, with the
+ * opposite sign, to the collider's `BodyCoupling` impulse accumulators (Newton's third law), with its angular
+ * impulse about the body's center of mass:
  * - the collision projection: a push dx of particle i within a substep of length dt changes its velocity
  *   v = (x* - x) / dt by dx / dt, so the body receives -m_i dx / dt, at the contact point;
  * - the wall-weight pressure (Harada et al. 2007, eq. 12, entering PBF as in density/cpu.ts): the body's
@@ -16,25 +16,25 @@
 import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
 import { type CouplingWallList, PENDING_PUSHES, PENDING_STRIDE } from './state';
 
-/** The world-space centre of mass of collider `eid` in slot `slot` at the end of the current substep. */
-function centreOfMass(ctx: SimulationContext, slot: number, eid: number, out: Float64Array): void {
+/** The world-space center of mass of collider `eid` in slot `slot` at the end of the current substep. */
+function centerOfMass(ctx: SimulationContext, slot: number, eid: number, out: Float64Array): void {
   const f = ctx.colliders.frames;
   const o = slot * COLLIDER_FRAME_STRIDE;
   const b = ctx.components.BodyCoupling;
   const s = f[o + 12];
-  const lx = b.centreOfMassX[eid];
-  const ly = b.centreOfMassY[eid];
-  const lz = b.centreOfMassZ[eid];
+  const lx = b.centerOfMassX[eid];
+  const ly = b.centerOfMassY[eid];
+  const lz = b.centerOfMassZ[eid];
   out[0] = s * (f[o] * lx + f[o + 1] * ly + f[o + 2] * lz) + f[o + 9];
   out[1] = s * (f[o + 3] * lx + f[o + 4] * ly + f[o + 5] * lz) + f[o + 10];
   out[2] = s * (f[o + 6] * lx + f[o + 7] * ly + f[o + 8] * lz) + f[o + 11];
 }
 
-const centre = new Float64Array(3);
+const center = new Float64Array(3);
 
 /**
  * Adds the impulse (jx, jy, jz) (N s, world space) acting on collider `eid` (slot `slot`) at world point
- * (px, py, pz) to its accumulators: linear, and angular (p - c) x j about its centre of mass c.
+ * (px, py, pz) to its accumulators: linear, and angular (p - c) x j about its center of mass c.
  */
 export function addBodyImpulse(
   ctx: SimulationContext,
@@ -48,10 +48,10 @@ export function addBodyImpulse(
   pz: number,
 ): void {
   const b = ctx.components.BodyCoupling;
-  centreOfMass(ctx, slot, eid, centre);
-  const rx = px - centre[0];
-  const ry = py - centre[1];
-  const rz = pz - centre[2];
+  centerOfMass(ctx, slot, eid, center);
+  const rx = px - center[0];
+  const ry = py - center[1];
+  const rz = pz - center[2];
   b.impulseX[eid] += jx;
   b.impulseY[eid] += jy;
   b.impulseZ[eid] += jz;

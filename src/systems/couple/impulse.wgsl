@@ -30,10 +30,10 @@ fn addImpulseQuanta(slot: u32, component: u32, quanta: f32) {
 }
 
 // Adds impulse j (N s, world space) acting on collider `slot` at world point x: linear, and angular
-// (x - c) x j about its centre of mass c (`centreOfMass` in local space, placed with the substep's end
+// (x - c) x j about its center of mass c (`centerOfMass` in local space, placed with the substep's end
 // pose `pose`, as on the CPU).
-fn addBodyImpulse(slot: u32, pose: Pose, centreOfMass: vec3<f32>, j: vec3<f32>, x: vec3<f32>) {
-  let angular = cross(x - toWorld(pose, centreOfMass), j);
+fn addBodyImpulse(slot: u32, pose: Pose, centerOfMass: vec3<f32>, j: vec3<f32>, x: vec3<f32>) {
+  let angular = cross(x - toWorld(pose, centerOfMass), j);
   let linearScale = scene.params.inverseImpulseQuantum;
   let angularScale = scene.params.inverseAngularImpulseQuantum;
   addImpulseQuanta(slot, 0u, j.x * linearScale);

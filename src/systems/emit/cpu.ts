@@ -1,5 +1,5 @@
 /**
- * Emit and drain (DESIGN.md, step 1): the first system of a step. Ages every particle by the step's
+ * Emit and drain (docs/ARCHITECTURE.md, "The step", step 1): the first system of a step. Ages every particle by the step's
  * duration and removes those past their lifetime or inside an enabled drain; then each enabled nozzle
  * emitter adds whole cross-section layers of particles. A layer is the spawn lattice (spacing 2r) cut to
  * the nozzle's disc or square; layers leave the nozzle at the emitter's rate, so at the rate

@@ -2,7 +2,7 @@
 // sorted order, which becomes the particle order); `edit` applies the particle edits game code uploaded
 // (keeping the GPU's material where the record says KEEP_MATERIAL, see gpu/structs.ts);
 // `append` adds the particles the CPU created (emitters, spawns) (both also write the particle's temperature
-// and colour to the entity-indexed `attributes`); `begin` starts a step and `advance` moves
+// and color to the entity-indexed `attributes`); `begin` starts a step and `advance` moves
 // to the next substep (the substep index lives on the GPU, so no parameter is rewritten between dispatches).
 
 // @entry writeBack
@@ -48,7 +48,7 @@ fn edit(@builtin(global_invocation_id) id: vec3<u32>) {
     particle.material = record.info.material;
   } else if (particle.material != u32(record.position.w)) {
     // Game code left the material alone and the GPU changed it since the CPU last knew it (boiling, whose
-    // readback has not arrived): the GPU's material and colour stay, the edit's temperature applies.
+    // readback has not arrived): the GPU's material and color stay, the edit's temperature applies.
     values = vec4<f32>(record.attributes.x, attributes[record.info.entity].yzw);
   }
   info[place] = particle;

@@ -90,7 +90,7 @@ export const Params = defineStruct('Params', [
   ['maxDiffusionParts', 'u32'],
   ['diffusionSlots', 'u32'],
   // Trapped air and boiling (Müller et al. 2005, sections 3.4 and 4.4; multifluid/airFields.wgsl): the
-  // volume 1 / kernelSum the colour fields weight every particle with (m^3), the lattice spacing 2r (m),
+  // volume 1 / kernelSum the color fields weight every particle with (m^3), the lattice spacing 2r (m),
   // the most air particles one step generates (airGenerationLimit), the capacity, the cosine of the
   // free-surface exit cone, and the step's index for the boiling draws' hash.
   ['airVolume', 'f32'],
@@ -114,19 +114,19 @@ export const Material = defineStruct('Material', [
   ['artificialPressureScale', 'f32'],
   ['artificialPressureExponent', 'f32'],
   ['inverseArtificialPressureWeight', 'f32'],
-  // Fluid-fluid interaction (Müller et al. 2005; see the `FluidMaterial` component): interface colour c^i
-  // and surface colour c^s (dimensionless), interface and surface tension sigma (N/m, eq. 11-12), thermal
-  // and colour diffusivity (m^2/s, eq. 14) and the temperature-dependent rest density's alpha (kg K/m^3,
+  // Fluid-fluid interaction (Müller et al. 2005; see the `FluidMaterial` component): interface color c^i
+  // and surface color c^s (dimensionless), interface and surface tension sigma (N/m, eq. 11-12), thermal
+  // and color diffusivity (m^2/s, eq. 14) and the temperature-dependent rest density's alpha (kg K/m^3,
   // eq. 16; 0: the rest density is fixed).
-  ['interfaceColour', 'f32'],
-  ['surfaceColour', 'f32'],
+  ['interfaceColor', 'f32'],
+  ['surfaceColor', 'f32'],
   ['interfaceTension', 'f32'],
   ['surfaceTension', 'f32'],
   ['diffusivity', 'f32'],
-  ['colourDiffusivity', 'f32'],
+  ['colorDiffusivity', 'f32'],
   ['temperatureDensity', 'f32'],
-  // Render colour (red, green, blue in 0..1; the `FluidMaterial` component's `color`), for the views'
-  // per-particle colours (plugin/particleColours.wgsl).
+  // Render color (red, green, blue in 0..1; the `FluidMaterial` component's `color`), for the views'
+  // per-particle colors (plugin/particleColors.wgsl).
   ['colorRed', 'f32'],
   ['colorGreen', 'f32'],
   ['colorBlue', 'f32'],
@@ -150,7 +150,7 @@ export const Material = defineStruct('Material', [
 
 /**
  * A collider's shape and contact parameters (see the `Collider` component), and its coupling with a rigid
- * body (see the `BodyCoupling` component: `coupled` 0 or 1, the centre of mass in local space in xyz).
+ * body (see the `BodyCoupling` component: `coupled` 0 or 1, the center of mass in local space in xyz).
  */
 export const ColliderData = defineStruct('ColliderData', [
   ['shape', 'u32'],
@@ -163,7 +163,7 @@ export const ColliderData = defineStruct('ColliderData', [
   ['coupled', 'u32'],
   ['a', 'vec4<f32>'],
   ['b', 'vec4<f32>'],
-  ['centreOfMass', 'vec4<f32>'],
+  ['centerOfMass', 'vec4<f32>'],
   // Heat exchange with the fluid (multifluid/interaction.ts): surface temperature (K) and rate (1/s).
   ['temperature', 'f32'],
   ['heatTransfer', 'f32'],
@@ -203,7 +203,7 @@ export const ParticleInfo = defineStruct('ParticleInfo', [
 
 /**
  * A particle the CPU adds (an emitter, a spawn) or edits (game code), uploaded before the step; `attributes`
- * are its `Temperature` (K) and `Colour` (red, green, blue) for the entity-indexed `attributes` buffer.
+ * are its `Temperature` (K) and `Color` (red, green, blue) for the entity-indexed `attributes` buffer.
  */
 export const ParticleRecord = defineStruct('ParticleRecord', [
   ['position', 'vec4<f32>'],
@@ -341,7 +341,7 @@ export const BUFFER_TYPES = {
   scanData: 'array<u32>',
   scanSums: 'array<u32>',
   impulses: 'array<BodyImpulseAccumulator>',
-  // Fluid-fluid interaction (multifluid/*.wgsl): per ENTITY id (temperature K, colour red, green, blue), so
+  // Fluid-fluid interaction (multifluid/*.wgsl): per ENTITY id (temperature K, color red, green, blue), so
   // the per-substep sort does not move them; per sorted place, a diffusion part's rates of change; the
   // largest diffusion rate of the substep (f32 bits, atomicMax); the diffusion plan (part length in s). The temperature
   // in `attributes` is stored as T - TEMPERATURE_REFERENCE (see there).

@@ -3,7 +3,7 @@
  * validation of the components game code edits) runs as on the CPU backend; `gpuStepSystem` uploads and
  * records the GPU passes; `gpuPublishSystem` requests the asynchronous readback whose result
  * `applyReadback` writes to the components (positions, velocities, densities, ages, and the temperatures
- * and colours while steps diffused or heated them since the last copy, `WebGpuSolver.attributesDirty`),
+ * and colors while steps diffused or heated them since the last copy, `WebGpuSolver.attributesDirty`),
  * the entity
  * bookkeeping (particles removed by drains, lifetimes and `removeParticle`) and the coupled colliders'
  * `BodyCoupling` impulse accumulators.
@@ -106,7 +106,7 @@ export function applyReadback(ctx: SimulationContext, gpu: GpuContext, result: G
   addBodyImpulses(ctx, gpu, result);
   const { position, velocity, info, infoFloat, solve, attributes } = result;
   if (!position || !velocity || !info || !infoFloat || !solve) return;
-  const { Position, Velocity, Density, Particle, Temperature, Colour } = ctx.components;
+  const { Position, Velocity, Density, Particle, Temperature, Color } = ctx.components;
   const inverseRestDensity = ctx.materials.inverseRestDensity;
   // As the CPU's updateDensityStats (publish.ts): rho0 = alpha / T for a material with alpha > 0 (eq. 16).
   const temperatureDensity = s.multiFluid.features.temperatureDensity;
@@ -148,11 +148,11 @@ export function applyReadback(ctx: SimulationContext, gpu: GpuContext, result: G
     Particle.age[eid] = infoFloat[4 * k + 2];
     if (attributes) {
       // Entity-indexed (see `GpuReadback.attributes`): temperature (relative to TEMPERATURE_REFERENCE on the
-      // GPU, made absolute in float64 here) and colour.
+      // GPU, made absolute in float64 here) and color.
       Temperature[eid] = attributes[4 * eid] + TEMPERATURE_REFERENCE;
-      Colour.red[eid] = attributes[4 * eid + 1];
-      Colour.green[eid] = attributes[4 * eid + 2];
-      Colour.blue[eid] = attributes[4 * eid + 3];
+      Color.red[eid] = attributes[4 * eid + 1];
+      Color.green[eid] = attributes[4 * eid + 2];
+      Color.blue[eid] = attributes[4 * eid + 3];
     }
   }
   const stats = ctx.stats;
@@ -171,7 +171,7 @@ function reportLimitedDiffusion(ctx: SimulationContext, substeps: number): void 
   if (substeps === 0) return;
   if (ctx.stats.diffusionLimitedSubsteps === 0) {
     console.warn(
-      `fluid WebGPU backend: in ${substeps} substep(s) the diffusion needed more parts than the step recorded, so temperatures and colours diffused less than on the CPU backend (stats.diffusionLimitedSubsteps counts them); this warning is shown once`,
+      `fluid WebGPU backend: in ${substeps} substep(s) the diffusion needed more parts than the step recorded, so temperatures and colors diffused less than on the CPU backend (stats.diffusionLimitedSubsteps counts them); this warning is shown once`,
     );
   }
   ctx.stats.diffusionLimitedSubsteps += substeps;
@@ -199,7 +199,7 @@ function addBodyImpulses(ctx: SimulationContext, gpu: GpuContext, result: GpuRea
 
 /**
  * Boiling and trapped air on the WebGPU backend (multifluid/airFields.wgsl): the particles a readback says
- * boiled take their vapour material in `Particle.material` and its render colour in `Colour` (as
+ * boiled take their vapour material in `Particle.material` and its render color in `Color` (as
  * boilingSystem does on the CPU), and `stats.boiledCount` and `stats.airRemovedCount` become the counts the
  * readback brought (the GPU step(s) it covers; the deleted air particles themselves leave with the next
  * step's removed ids, as drained ones do).
@@ -207,7 +207,7 @@ function addBodyImpulses(ctx: SimulationContext, gpu: GpuContext, result: GpuRea
 function applyAirEvents(ctx: SimulationContext, gpu: GpuContext, result: GpuReadback): void {
   if (!result.airEventsRead) return;
   const { boiled } = result;
-  const { Particle, Colour, FluidMaterial } = ctx.components;
+  const { Particle, Color, FluidMaterial } = ctx.components;
   const s = ctx.solver;
   const materials = ctx.materials;
   let boiledCount = 0;
@@ -219,9 +219,9 @@ function applyAirEvents(ctx: SimulationContext, gpu: GpuContext, result: GpuRead
     Particle.material[eid] = vapour;
     // The GPU holds the vapour now: later edits that leave the material alone keep it there.
     gpu.solver.noteGpuMaterial(eid, vapour);
-    Colour.red[eid] = FluidMaterial.colorRed[vapour];
-    Colour.green[eid] = FluidMaterial.colorGreen[vapour];
-    Colour.blue[eid] = FluidMaterial.colorBlue[vapour];
+    Color.red[eid] = FluidMaterial.colorRed[vapour];
+    Color.green[eid] = FluidMaterial.colorGreen[vapour];
+    Color.blue[eid] = FluidMaterial.colorBlue[vapour];
     boiledCount++;
   }
   ctx.stats.boiledCount = boiledCount;

@@ -2,7 +2,7 @@
  * The MPS solver's step on the CPU (Premoze et al. 2003, Algorithm 1) as an ordered system list: the
  * shared systems (emit, gather, collider poses, gravity and prediction, neighbours, velocity with the
  * contact response, publish) around the MPS substep systems of mps/cpu.ts, which replace PBF's density
- * solve and its viscosity and vorticity (DESIGN.md, "The step", step 4).
+ * solve and its viscosity and vorticity (docs/ARCHITECTURE.md, "The step", step 7).
  */
 import { colliderPoseSystem } from '../collide/cpu';
 import { emitSystem } from '../emit/cpu';

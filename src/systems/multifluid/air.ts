@@ -5,7 +5,7 @@
  * `airMaterial`, `airGenerationThreshold`, `artificialBuoyancy` and the deletion thresholds); with the
  * defaults none of it runs and the step is the code without it.
  *
- * Colour fields. c^P is 1 on every particle (Table 2, implicit), c^S is each material's `surfaceColour`
+ * Color fields. c^P is 1 on every particle (Table 2, implicit), c^S is each material's `surfaceColor`
  * (1 on liquids, 0 on air). Both are smoothed with poly6 as sum_j V_j c_j W_ij with V_j the rest volume of
  * the spawn lattice, 1 / (sum of poly6 over the lattice), the same for every particle: c^P is then the
  * particle's "fullness", 1 inside a fluid at rest density, about 0.5 at a flat free surface, and does not
@@ -30,7 +30,7 @@
  * the water, section 4.4). The paper's own simple test "grad(c^P) . e_y < 0" deleted single air particles
  * surrounded by water; with |grad(c^P)| above t_b / h it does not (inside water c^P is flat).
  *
- * Where in the step. Generation and deletion change the particle list, and need the colour fields, i.e.
+ * Where in the step. Generation and deletion change the particle list, and need the color fields, i.e.
  * the neighbour lists of the last substep. They run at the end of the step, after `publish` (which has
  * written the step's positions to the components): the fields are computed over the dense arrays and the
  * neighbour lists of the last substep (still matching: nothing moved since), the decisions are taken, and
@@ -104,7 +104,7 @@ function markAirMaterials(ctx: SimulationContext, air: AirState): boolean {
  * Computes, per particle place, the number density (self and walls included), grad(c^P) and grad(c^S)
  * (see the file comment) on the current positions and neighbour lists, and `isAir`.
  */
-function computeColourFields(ctx: SimulationContext, air: AirState): void {
+function computeColorFields(ctx: SimulationContext, air: AirState): void {
   const s = ctx.solver;
   const n = s.count;
   const h = ctx.settings.kernelRadius;
@@ -117,13 +117,13 @@ function computeColourFields(ctx: SimulationContext, air: AirState): void {
   const { wallWeight, wallGradientX, wallGradientY, wallGradientZ } = s;
   const { numberDensity, particleGradientX, particleGradientY, particleGradientZ, isAir } = air;
   const { surfaceGradientX, surfaceGradientY, surfaceGradientZ } = air;
-  const colour = s.multiFluid.colour;
+  const color = s.multiFluid.color;
   const material = ctx.components.Particle.material;
-  const surfaceColour = ctx.components.FluidMaterial.surfaceColour;
+  const surfaceColor = ctx.components.FluidMaterial.surfaceColor;
   const walls = ctx.colliders.count > 0;
   for (let i = 0; i < n; i++) {
     const m = material[entity[i]];
-    colour[i] = surfaceColour[m];
+    color[i] = surfaceColor[m];
     isAir[i] = air.airMaterials[m];
     numberDensity[i] = w0 + (walls ? wallWeight[i] : 0);
     particleGradientX[i] = walls ? volume * wallGradientX[i] : 0;
@@ -137,7 +137,7 @@ function computeColourFields(ctx: SimulationContext, air: AirState): void {
     const xi = positionX[i];
     const yi = positionY[i];
     const zi = positionZ[i];
-    const ci = colour[i];
+    const ci = color[i];
     const end = neighbourStart[i + 1];
     for (let p = neighbourStart[i]; p < end; p++) {
       const j = neighbours[p];
@@ -158,7 +158,7 @@ function computeColourFields(ctx: SimulationContext, air: AirState): void {
       particleGradientX[j] -= g * rx;
       particleGradientY[j] -= g * ry;
       particleGradientZ[j] -= g * rz;
-      const cj = colour[j];
+      const cj = color[j];
       surfaceGradientX[i] += cj * g * rx;
       surfaceGradientY[i] += cj * g * ry;
       surfaceGradientZ[i] += cj * g * rz;
@@ -182,7 +182,7 @@ export function trappedAirSystem(ctx: SimulationContext): void {
   if (!features.airGeneration && !features.boiling) return;
   const air = airState(ctx);
   if (!markAirMaterials(ctx, air)) return;
-  computeColourFields(ctx, air);
+  computeColorFields(ctx, air);
   const s = ctx.solver;
   const n = s.count;
   const h = ctx.settings.kernelRadius;

@@ -4,13 +4,13 @@
 // - `boil` (last substep, before writeBack, only when some material boils): a liquid particle at a cavitation
 //   site (within h of a heat-exchanging collider at least as hot as its boiling temperature, the pose at the
 //   end of the step) whose temperature reached its boiling temperature turns into its `airMaterial` with
-//   probability p per step: its material slot and colour change in place (mass and rest volume follow the
+//   probability p per step: its material slot and color change in place (mass and rest volume follow the
 //   material slot, as the CPU's follow `Particle.material`), and (entity, vapour slot) is appended to the
 //   event list the CPU reads back. The draw is a hash of (step, entity id), not the CPU's generator: the
 //   backends agree statistically, not particle by particle.
 // - `fields` (last substep, after `boil`): per particle the number density W(0) + Z + sum_j W_ij, grad(c^P)
 //   = V (grad Z + sum_j grad W_ij) and grad(c^S) = V sum_j c^s_j grad W_ij (poly6 gradient, V = 1 / kernelSum,
-//   Z and grad Z the walls' virtual particles at the final position), as computeColourFields in air.ts.
+//   Z and grad Z the walls' virtual particles at the final position), as computeColorFields in air.ts.
 // - `decide` (after `fields`): deletion (3.4.2) of air particles: lifetime -1, so the next step's predict
 //   pass sends them to the dead bucket and their ids reach the CPU with the removed ids (the drains' path);
 //   generation (3.4.1): liquid particles with grad(c^P) . e_y > 0 and |grad(c^P)| > t_p / h append a
@@ -76,8 +76,8 @@ fn boil(@builtin(global_invocation_id) id: vec3<u32>) {
   atomicStore(&airEvents[AIR_EVENT_HEADER + 2u * event], particle.entity);
   atomicStore(&airEvents[AIR_EVENT_HEADER + 2u * event + 1u], vapour);
   sortedInfo[i].material = vapour;
-  let colour = scene.materials[vapour];
-  attributes[particle.entity] = vec4<f32>(value.x, colour.colorRed, colour.colorGreen, colour.colorBlue);
+  let color = scene.materials[vapour];
+  attributes[particle.entity] = vec4<f32>(value.x, color.colorRed, color.colorGreen, color.colorBlue);
 }
 
 // @entry fields
@@ -113,7 +113,7 @@ fn fields(@builtin(global_invocation_id) id: vec3<u32>) {
         // grad_i W_ij = g r_ij (poly6).
         let g = -coefficient * d * d * volume;
         particleGradient = particleGradient + g * r;
-        surfaceGradient = surfaceGradient + (scene.materials[sortedInfo[j].material].surfaceColour * g) * r;
+        surfaceGradient = surfaceGradient + (scene.materials[sortedInfo[j].material].surfaceColor * g) * r;
   // @end neighbours
   airFields[2u * i] = vec4<f32>(particleGradient, numberDensity);
   airFields[2u * i + 1u] = vec4<f32>(surfaceGradient, 0.0);

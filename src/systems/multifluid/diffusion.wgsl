@@ -1,4 +1,4 @@
-// Diffusion of temperature and render colour (mirrors `diffuse` in multifluid/interaction.ts; Müller et al.
+// Diffusion of temperature and render color (mirrors `diffuse` in multifluid/interaction.ts; Müller et al.
 // 2005, eq. 13-15), on the entity-indexed attributes (temperature, red, green, blue). Per substep: `rate`
 // finds each particle's rate sum_j c_ij V_j lap W_visc(r_ij) (c_ij the pair's mean of the largest
 // diffusivity of each material) and the largest over the particles (atomicMax on the bits of the
@@ -8,14 +8,14 @@
 // state.diffusionLimited, read back as `FluidStats.diffusionLimitedSubsteps`), and writes the part length
 // to diffusionPlan[0] and the parts still to run to state.diffusionPartsLeft. Each recorded part runs `change`,
 // dA_i = sum_j c_ij V_j (A_j - A_i) lap W_visc(r_ij) per channel (thermal diffusivity for temperature,
-// colour diffusivity for the colour), then `apply`, A_i += dt' dA_i, then `next` (one thread) counts the part
+// color diffusivity for the color), then `apply`, A_i += dt' dA_i, then `next` (one thread) counts the part
 // off; a recorded part with none left returns at once. (Direct dispatches with this guard, not indirect
 // ones: Dawn validates every indirect dispatch's arguments with passes of its own, which cost about 4 ms a
 // frame on an H100.) V_j = m_j / rho_j (solve.x). The temperature is T - TEMPERATURE_REFERENCE (see
 // gpu/structs.ts): only differences enter here.
 
 fn largestDiffusivity(m: Material) -> f32 {
-  return max(m.diffusivity, m.colourDiffusivity);
+  return max(m.diffusivity, m.colorDiffusivity);
 }
 
 // @entry rate
@@ -84,8 +84,8 @@ fn change(@builtin(global_invocation_id) id: vec3<u32>) {
         let otherMaterial = scene.materials[infoJ.material];
         let l = laplacianCoefficient * (k.radius - sqrt(r2));
         let thermal = 0.5 * (material.diffusivity + otherMaterial.diffusivity);
-        let colour = 0.5 * (material.colourDiffusivity + otherMaterial.colourDiffusivity);
-        let coefficients = vec4<f32>(thermal, colour, colour, colour);
+        let color = 0.5 * (material.colorDiffusivity + otherMaterial.colorDiffusivity);
+        let coefficients = vec4<f32>(thermal, color, color, color);
         sum = sum + (otherMaterial.mass / solve[j].x) * (attributes[infoJ.entity] - valueI) * coefficients * l;
   // @end neighbours
   diffusionChange[i] = sum;

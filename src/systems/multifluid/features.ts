@@ -19,7 +19,7 @@ export function updateMultiFluidFeatures(ctx: SimulationContext): MultiFluidFeat
   let interfaceTension = false;
   let surfaceTension = false;
   let temperatureDiffusion = false;
-  let colourDiffusion = false;
+  let colorDiffusion = false;
   for (let slot = 0; slot < table.count; slot++) {
     const eid = table.entity[slot];
     if (store.numberDensity[eid] === 1) numberDensity = true;
@@ -27,7 +27,7 @@ export function updateMultiFluidFeatures(ctx: SimulationContext): MultiFluidFeat
     if (store.interfaceTension[eid] > 0) interfaceTension = true;
     if (store.surfaceTension[eid] > 0) surfaceTension = true;
     if (store.diffusivity[eid] > 0) temperatureDiffusion = true;
-    if (store.colourDiffusivity[eid] > 0) colourDiffusion = true;
+    if (store.colorDiffusivity[eid] > 0) colorDiffusion = true;
   }
   let colliderHeat = false;
   const colliders = ctx.colliders;
@@ -54,7 +54,7 @@ export function updateMultiFluidFeatures(ctx: SimulationContext): MultiFluidFeat
   features.interfaceTension = interfaceTension;
   features.surfaceTension = surfaceTension;
   features.temperatureDiffusion = temperatureDiffusion;
-  features.colourDiffusion = colourDiffusion;
+  features.colorDiffusion = colorDiffusion;
   features.colliderHeat = colliderHeat;
   return features;
 }
@@ -72,7 +72,7 @@ export function explicitFeatureNames(features: MultiFluidFeatures): string[] {
   if (features.interfaceTension) names.push('FluidMaterial.interfaceTension');
   if (features.surfaceTension) names.push('FluidMaterial.surfaceTension');
   if (features.temperatureDiffusion) names.push('FluidMaterial.diffusivity');
-  if (features.colourDiffusion) names.push('FluidMaterial.colourDiffusivity');
+  if (features.colorDiffusion) names.push('FluidMaterial.colorDiffusivity');
   if (features.colliderHeat) names.push('Collider.heatTransfer');
   names.push(...airFeatureNames(features));
   return names;

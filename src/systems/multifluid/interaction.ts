@@ -2,7 +2,7 @@
  * The velocity-stage terms of fluid-fluid interaction (Müller, Solenthaler, Keiser and Gross 2005), run
  * after XSPH viscosity and vorticity confinement on the substep's final positions:
  *
- * - Interface and surface tension (section 3.2, eq. 10-12). The colour fields c^i and c^s are smoothed
+ * - Interface and surface tension (section 3.2, eq. 10-12). The color fields c^i and c^s are smoothed
  *   with poly6 as in eq. 1, c(x_i) = sum_j V_j c_j W_ij with V_j = m_j / rho_j; their gradient n = grad c
  *   (eq. 3) and Laplacian (eq. 4, the particle's own term included, as the paper's raw sums) give the body
  *   force f = -sigma lap(c) n / |n| (N/m^3), applied where |n| exceeds {@link TENSION_NORMAL_THRESHOLD} / h
@@ -11,7 +11,7 @@
  *   sigma), sigma lap(c) = sum_j sigma_ij V_j c_j lap W_ij: a particle of a tension-free fluid next to one
  *   with tension feels half of it, as its neighbour does, instead of none. Between
  *   a polar (c^i = -0.5) and a non-polar (+0.5) liquid the interface force flattens the interface; the
- *   surface colour (1 in every liquid, 0 in the empty space around it) does the same at the free surface.
+ *   surface color (1 in every liquid, 0 in the empty space around it) does the same at the free surface.
  *   Signs and size, checked on an oil sphere (c = +0.5, radius R) in water: n = grad c points into the
  *   sphere, so f_r = f . r/|r| = sigma lap(c). The line integral of f_r across the interface, sigma times
  *   that of c'' + 2 c' / r over r, is -2 sigma / R: the pressure it builds is higher inside by the Laplace
@@ -22,13 +22,13 @@
  *   discrete sum leaves a small residual of either sign (+1.3 N with R = 0.15 m, h = 0.05 m, sigma =
  *   2 N/m). Measured on that sphere after one step, as sum_i V_i f_r,i / (4 pi r_i^2) over the particles
  *   within R + 1.2 h: -17.5 Pa against -2 sigma / R = -26.7 Pa, 0.62-0.65 of it also for R = 0.1 and 0.2 m.
- *   The shortfall is the known weakness of the colour-field Laplacian with few neighbours: with particles
+ *   The shortfall is the known weakness of the color-field Laplacian with few neighbours: with particles
  *   h / 2 apart, the poly6 Laplacian responds to curvature with the lattice's second moment
  *   sum_j V_j r_ij^2 lap W_ij = 4.08 instead of the continuum's 6 (0.68); the difference form
  *   sum_j V_j (c_j - c_i) lap W_ij gives the same within 4%. The interface tension is thus about two
  *   thirds of sigma at this resolution (sigma times 1.5 compensates); the surface tension's Laplacian is
  *   the same sum.
- * - Diffusion (section 3.3, eq. 13-15) of the particles' `Temperature` and render `Colour`:
+ * - Diffusion (section 3.3, eq. 13-15) of the particles' `Temperature` and render `Color`:
  *   dA_i/dt = sum_j c_ij V_j (A_j - A_i) lap W_visc(r_ij) with the viscosity kernel's Laplacian
  *   45 / (pi h^6) (h - r) and c_ij the mean of the two materials' diffusivities, integrated with explicit
  *   Euler (eq. 15). The pair sums are symmetric, so sum_i V_i A_i is kept. Where dt c / h^2 is too large for
@@ -48,8 +48,8 @@ import { fluidSideDistance } from '../collide/cpu';
 import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
 
 /**
- * The tension forces act where the colour gradient |n| is at least this fraction of 1 / h (a jump of the
- * colour by 1 across about one kernel radius has |n| near 1 / h; inside a fluid |n| is near 0).
+ * The tension forces act where the color gradient |n| is at least this fraction of 1 / h (a jump of the
+ * color by 1 across about one kernel radius has |n| near 1 / h; inside a fluid |n| is near 0).
  */
 export const TENSION_NORMAL_THRESHOLD = 0.1;
 
@@ -65,8 +65,8 @@ export const DIFFUSION_STABILITY = 0.5;
  */
 export const MAX_DIFFUSION_PARTS = 64;
 
-/** Adds the tension force of one colour field (per-material colours and coefficients) to the velocities. */
-function applyTension(ctx: SimulationContext, colourOf: Float64Array, tensionOf: Float64Array): void {
+/** Adds the tension force of one color field (per-material colors and coefficients) to the velocities. */
+function applyTension(ctx: SimulationContext, colorOf: Float64Array, tensionOf: Float64Array): void {
   const s = ctx.solver;
   const n = s.count;
   const h = ctx.settings.kernelRadius;
@@ -74,7 +74,7 @@ function applyTension(ctx: SimulationContext, colourOf: Float64Array, tensionOf:
   const k = poly6GradientCoefficient(h);
   const dt = ctx.substepTimeStep;
   // coefficient holds each particle's sigma; laplacian the sigma-weighted sum sum_j sigma_ij V_j c_j lap W_ij.
-  const { normalX, normalY, normalZ, laplacian, colour, coefficient: sigmaOf } = ctx.solver.multiFluid;
+  const { normalX, normalY, normalZ, laplacian, color, coefficient: sigmaOf } = ctx.solver.multiFluid;
   const { positionX, positionY, positionZ, velocityX, velocityY, velocityZ, volume, density, material } = s;
   const { neighbourStart, neighbours } = s;
   const materialEntity = ctx.materials.entity;
@@ -82,9 +82,9 @@ function applyTension(ctx: SimulationContext, colourOf: Float64Array, tensionOf:
   const selfLaplacian = -k * hSquared * 3 * hSquared;
   for (let i = 0; i < n; i++) {
     const materialId = materialEntity[material[i]];
-    const c = colourOf[materialId];
+    const c = colorOf[materialId];
     const sigma = tensionOf[materialId];
-    colour[i] = c;
+    color[i] = c;
     sigmaOf[i] = sigma;
     normalX[i] = 0;
     normalY[i] = 0;
@@ -95,7 +95,7 @@ function applyTension(ctx: SimulationContext, colourOf: Float64Array, tensionOf:
     const xi = positionX[i];
     const yi = positionY[i];
     const zi = positionZ[i];
-    const weightI = volume[i] * colour[i];
+    const weightI = volume[i] * color[i];
     const sigmaI = sigmaOf[i];
     let nx = normalX[i];
     let ny = normalY[i];
@@ -113,7 +113,7 @@ function applyTension(ctx: SimulationContext, colourOf: Float64Array, tensionOf:
       // grad_i W_ij = g r_ij, grad_j W_ij = -g r_ij; lap W_ij the same for both.
       const g = -k * d * d;
       const l = -k * d * (3 * hSquared - 7 * r2);
-      const weightJ = volume[j] * colour[j];
+      const weightJ = volume[j] * color[j];
       nx += weightJ * g * rx;
       ny += weightJ * g * ry;
       nz += weightJ * g * rz;
@@ -283,7 +283,7 @@ function exchangeColliderHeat(ctx: SimulationContext): void {
 
 /**
  * Substep system `multiFluid` of the CPU system list (pipeline.ts): interface and surface tension,
- * diffusion of temperature and colour, and collider heat, each only when in use (the features of
+ * diffusion of temperature and color, and collider heat, each only when in use (the features of
  * `solver.multiFluid.features`, set before the step). Runs after `viscosityVorticity`, which sets
  * `solver.volume` and x = x*. Allocates nothing.
  */
@@ -291,9 +291,9 @@ export function multiFluidInteractionSystem(ctx: SimulationContext): void {
   const state = ctx.solver.multiFluid;
   const features = state.features;
   const store = ctx.components.FluidMaterial;
-  if (features.interfaceTension) applyTension(ctx, store.interfaceColour, store.interfaceTension);
-  if (features.surfaceTension) applyTension(ctx, store.surfaceColour, store.surfaceTension);
-  if (features.temperatureDiffusion || features.colourDiffusion) {
+  if (features.interfaceTension) applyTension(ctx, store.interfaceColor, store.interfaceTension);
+  if (features.surfaceTension) applyTension(ctx, store.surfaceColor, store.surfaceTension);
+  if (features.temperatureDiffusion || features.colorDiffusion) {
     const { channels, diffusivities } = state;
     channels.length = 0;
     diffusivities.length = 0;
@@ -301,10 +301,10 @@ export function multiFluidInteractionSystem(ctx: SimulationContext): void {
       channels.push(ctx.components.Temperature);
       diffusivities.push(store.diffusivity);
     }
-    if (features.colourDiffusion) {
-      const colour = ctx.components.Colour;
-      channels.push(colour.red, colour.green, colour.blue);
-      diffusivities.push(store.colourDiffusivity, store.colourDiffusivity, store.colourDiffusivity);
+    if (features.colorDiffusion) {
+      const color = ctx.components.Color;
+      channels.push(color.red, color.green, color.blue);
+      diffusivities.push(store.colorDiffusivity, store.colorDiffusivity, store.colorDiffusivity);
     }
     diffuse(ctx, channels, diffusivities);
   }

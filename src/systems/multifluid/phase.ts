@@ -7,7 +7,7 @@
  * > 0) and is at least as hot as the liquid's `boilingTemperature` (a burner's plate, a heated floor). A
  * particle of a material with `boilingTemperature` T_b > 0, `boilingProbability` p > 0 and an
  * `airMaterial` whose `Temperature` has reached T_b there turns into that material (vapour) with
- * probability p per step: its `Particle.material` and `Colour` change, its position, velocity and
+ * probability p per step: its `Particle.material` and `Color` change, its position, velocity and
  * temperature stay (same place in the list: no capacity question). The draw uses the simulation's seeded
  * generator (the emitters' mulberry32, `events.randomState`, saved by snapshots), only for particles that
  * qualify: the run is deterministic, and a scene where nothing boils draws nothing.
@@ -58,7 +58,7 @@ export function boilingSystem(ctx: SimulationContext): void {
   if (!ctx.solver.multiFluid.features.boiling) return;
   const s = ctx.solver;
   const n = s.count;
-  const { Particle, Temperature, Colour, FluidMaterial: store } = ctx.components;
+  const { Particle, Temperature, Color, FluidMaterial: store } = ctx.components;
   const entity = s.entity;
   let boiled = 0;
   for (let i = 0; i < n; i++) {
@@ -72,9 +72,9 @@ export function boilingSystem(ctx: SimulationContext): void {
     if (!atCavitationSite(ctx, i, boilingTemperature)) continue;
     if (!(nextRandom(ctx) < probability)) continue;
     Particle.material[eid] = vapour;
-    Colour.red[eid] = store.colorRed[vapour];
-    Colour.green[eid] = store.colorGreen[vapour];
-    Colour.blue[eid] = store.colorBlue[vapour];
+    Color.red[eid] = store.colorRed[vapour];
+    Color.green[eid] = store.colorGreen[vapour];
+    Color.blue[eid] = store.colorBlue[vapour];
     boiled++;
   }
   ctx.stats.boiledCount = boiled;

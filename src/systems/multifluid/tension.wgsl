@@ -1,5 +1,5 @@
-// Interface and surface tension (mirrors applyTension in multifluid/interaction.ts, run for both colour
-// fields at once; Müller et al. 2005, eq. 10-12): for each field with per-material colour c and tension
+// Interface and surface tension (mirrors applyTension in multifluid/interaction.ts, run for both color
+// fields at once; Müller et al. 2005, eq. 10-12): for each field with per-material color c and tension
 // sigma, n_i = sum_j V_j c_j grad W_ij (poly6 gradient), sigma lap(c)_i = sigma_i V_i c_i lap W(0)
 // + sum_j (sigma_i + sigma_j) / 2 V_j c_j lap W_ij, and where sigma lap(c) != 0 and |n_i| >= threshold / h:
 // v_i += dt (-sigma lap(c)_i) n_i / (|n_i| rho_i). V_j = m_j / rho_j from the density solve (solve.x), as
@@ -19,9 +19,9 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let volume = material.mass / density;
   // lap W(0) = -k h^2 (3 h^2) for the particle's own term; x: interface field, y: surface field.
   let selfLaplacian = -coefficient * k.radiusSquared * 3.0 * k.radiusSquared;
-  let colourI = vec2<f32>(material.interfaceColour, material.surfaceColour);
+  let colorI = vec2<f32>(material.interfaceColor, material.surfaceColor);
   let sigmaI = vec2<f32>(material.interfaceTension, material.surfaceTension);
-  var laplacian = sigmaI * volume * colourI * selfLaplacian;
+  var laplacian = sigmaI * volume * colorI * selfLaplacian;
   var interfaceNormal = vec3<f32>(0.0);
   var surfaceNormal = vec3<f32>(0.0);
   let home = keyCell(u32(own.w));
@@ -33,8 +33,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         let g = -coefficient * d * d;
         let l = -coefficient * d * (3.0 * k.radiusSquared - 7.0 * r2);
         let otherMaterial = scene.materials[sortedInfo[j].material];
-        let weightJ = (otherMaterial.mass / solve[j].x) * vec2<f32>(otherMaterial.interfaceColour,
-          otherMaterial.surfaceColour);
+        let weightJ = (otherMaterial.mass / solve[j].x) * vec2<f32>(otherMaterial.interfaceColor,
+          otherMaterial.surfaceColor);
         interfaceNormal = interfaceNormal + (weightJ.x * g) * r;
         surfaceNormal = surfaceNormal + (weightJ.y * g) * r;
         let pairSigma = 0.5 * (sigmaI + vec2<f32>(otherMaterial.interfaceTension, otherMaterial.surfaceTension));

@@ -1,46 +1,44 @@
 /**
- * Checks of the fluid-fluid interaction values game code may edit (materials' colours, tensions,
+ * Checks of the fluid-fluid interaction values game code may edit (materials' colors, tensions,
  * diffusivities and temperature-dependent density, colliders' temperature and heat transfer, particles'
- * temperature and colour), before a step changes anything; and the refusal of the solvers that do not
+ * temperature and color), before a step changes anything; and the refusal of the solvers that do not
  * implement the explicit features (WCSPH and MPS; PBF runs them on the CPU and WebGPU backends). Each failure is a {@link FluidError} naming the value.
  */
 
 import { FluidError } from '../../core/errors';
+import { MATERIAL_OPTIONS, TEMPERATURE_RULE } from '../../core/schema';
 import type { SimulationContext } from '../context';
 import { explicitFeatureNames, updateMultiFluidFeatures } from './features';
 
-/** Allowed range of a temperature in kelvin (particles, colliders, materials' initial temperature). */
-export const TEMPERATURE_RANGE: readonly [number, number] = [0.001, 1e6];
-
 /**
- * Allowed range of a particle's rest density alpha / T in kg/m^3 (eq. 16), the range the step allows for
- * `FluidMaterial.restDensity` (gather.ts).
+ * Allowed range of a particle's rest density alpha / T in kg/m^3 (eq. 16) with a temperature-dependent rest
+ * density.
  */
 export const REST_DENSITY_RANGE: readonly [number, number] = [1e-6, 1e9];
 
 /**
- * The multi-fluid material fields with their allowed ranges and units (as the messages write them): checked
- * by `addMaterial` and again before each step (game code may edit them).
+ * The multi-fluid material fields, checked by `addMaterial` and again before each step (game code may edit
+ * them) against their rules in `MATERIAL_OPTIONS` (core/schema.ts).
  */
-export const MULTI_FLUID_MATERIAL_RANGES = [
-  ['interfaceColour', -1, 1, ' (dimensionless)'],
-  ['surfaceColour', 0, 1, ' (dimensionless)'],
-  ['interfaceTension', 0, 1000, ' N/m'],
-  ['surfaceTension', 0, 1000, ' N/m'],
-  ['diffusivity', 0, 1, ' m^2/s'],
-  ['colourDiffusivity', 0, 1, ' m^2/s'],
-  ['temperatureDensity', 0, 1e12, ' kg K/m^3'],
-  ['initialTemperature', TEMPERATURE_RANGE[0], TEMPERATURE_RANGE[1], ' K'],
+export const MULTI_FLUID_MATERIAL_NAMES = [
+  'interfaceColor',
+  'surfaceColor',
+  'interfaceTension',
+  'surfaceTension',
+  'diffusivity',
+  'colorDiffusivity',
+  'temperatureDensity',
+  'initialTemperature',
   // Trapped air and boiling (sections 3.4, 4.4; multifluid/air.ts, phase.ts).
-  ['airGenerationThreshold', 0, 100, ' (t_p times h, dimensionless)'],
-  ['airGenerationDistance', 0, 4, ' (particle spacings)'],
-  ['boilingTemperature', 0, TEMPERATURE_RANGE[1], ' K'],
-  ['boilingProbability', 0, 1, ' (per step)'],
-  ['artificialBuoyancy', 0, 100, ' (b of eq. 17, dimensionless)'],
-  ['airDeletionSurfaceThreshold', 0, 100, ' (t_s times h, dimensionless)'],
-  ['airDeletionBoundaryThreshold', 0, 100, ' (times 1/h, dimensionless)'],
-  ['airDeletionDensity', 0, 1, ' (fraction of the rest number density)'],
-] as const;
+  'airGenerationThreshold',
+  'airGenerationDistance',
+  'boilingTemperature',
+  'boilingProbability',
+  'artificialBuoyancy',
+  'airDeletionSurfaceThreshold',
+  'airDeletionBoundaryThreshold',
+  'airDeletionDensity',
+] as const satisfies readonly (keyof typeof MATERIAL_OPTIONS)[];
 
 function checkRange(name: string, eid: number, value: number, min: number, max: number, unit = ''): void {
   if (!(value >= min && value <= max)) {
@@ -50,7 +48,7 @@ function checkRange(name: string, eid: number, value: number, min: number, max: 
 
 /**
  * Checks `FluidMaterial.airMaterial` of material `eid`: -1, or another material entity; required (not -1)
- * when the material generates air or boils, and then that material must have `surfaceColour` 0 (Table 2 of
+ * when the material generates air or boils, and then that material must have `surfaceColor` 0 (Table 2 of
  * Müller et al. 2005: c^s = 0 on air; the deletion criteria of section 3.4.2 read it).
  */
 function checkAirMaterial(ctx: SimulationContext, eid: number): void {
@@ -73,15 +71,15 @@ function checkAirMaterial(ctx: SimulationContext, eid: number): void {
       `FluidMaterial.airMaterial[${eid}] is ${target}; it must be -1 (none) or the entity id of another material`,
     );
   }
-  if ((generates || boils) && store.surfaceColour[target] !== 0) {
+  if ((generates || boils) && store.surfaceColor[target] !== 0) {
     throw new FluidError(
-      `FluidMaterial.surfaceColour[${target}] is ${store.surfaceColour[target]}; the air material of FluidMaterial.airMaterial[${eid}] must have surfaceColour 0 (air, Müller et al. 2005 Table 2)`,
+      `FluidMaterial.surfaceColor[${target}] is ${store.surfaceColor[target]}; the air material of FluidMaterial.airMaterial[${eid}] must have surfaceColor 0 (air, Müller et al. 2005 Table 2)`,
     );
   }
 }
 
 /**
- * Checks the multi-fluid fields of materials and colliders and the `Temperature` and `Colour` of particles
+ * Checks the multi-fluid fields of materials and colliders and the `Temperature` and `Color` of particles
  * and, for materials with a `temperatureDensity`, their rest density alpha / T (within
  * {@link REST_DENSITY_RANGE}): when `particles` is true (the CPU backend) of each live particle, else (the
  * WebGPU backend) of each particle the step uploads (`WebGpuSolver.forEachPendingUpload`), so that on both
@@ -95,8 +93,9 @@ export function checkMultiFluidComponents(ctx: SimulationContext, particles: boo
   const table = ctx.materials;
   for (let slot = 0; slot < table.count; slot++) {
     const eid = table.entity[slot];
-    for (const [name, min, max, unit] of MULTI_FLUID_MATERIAL_RANGES) {
-      checkRange(`FluidMaterial.${name}`, eid, store[name][eid], min, max, unit);
+    for (const name of MULTI_FLUID_MATERIAL_NAMES) {
+      const rule = MATERIAL_OPTIONS[name];
+      checkRange(`FluidMaterial.${name}`, eid, store[name][eid], rule.min, rule.max, rule.unit && ` ${rule.unit}`);
     }
     checkRange('FluidMaterial.numberDensity', eid, store.numberDensity[eid], 0, 1, ' (0 or 1)');
     checkAirMaterial(ctx, eid);
@@ -108,8 +107,8 @@ export function checkMultiFluidComponents(ctx: SimulationContext, particles: boo
       'Collider.temperature',
       eid,
       collider.temperature[eid],
-      TEMPERATURE_RANGE[0],
-      TEMPERATURE_RANGE[1],
+      TEMPERATURE_RULE.min,
+      TEMPERATURE_RULE.max,
       ' K',
     );
     checkRange('Collider.heatTransfer', eid, collider.heatTransfer[eid], 0, 1e4, ' 1/s');
@@ -129,30 +128,30 @@ export function checkMultiFluidComponents(ctx: SimulationContext, particles: boo
     for (let place = 0; place < s.count; place++) check(s.entity[place]);
   } else {
     // WebGPU: the particles whose components the step uploads (appends, markParticlesChanged edits); the
-    // others' temperatures and colours live on the GPU.
+    // others' temperatures and colors live on the GPU.
     ctx.gpu?.solver.forEachPendingUpload(check);
   }
 }
 
 /**
- * Checks particle `eid`'s `Temperature` (within {@link TEMPERATURE_RANGE}) and `Colour` (each channel in
+ * Checks particle `eid`'s `Temperature` (within `TEMPERATURE_RULE`, core/schema.ts) and `Color` (each channel in
  * [0, 1]) and, when `temperatureDensity` (some material has alpha > 0) and its material has an alpha, its
  * rest density alpha / T (within {@link REST_DENSITY_RANGE}); a {@link FluidError} names the value.
  */
 function checkParticleAttributes(ctx: SimulationContext, eid: number, temperatureDensity: boolean): void {
-  const { Temperature, Colour } = ctx.components;
-  const [lowest, highest] = TEMPERATURE_RANGE;
+  const { Temperature, Color } = ctx.components;
+  const { min: lowest, max: highest } = TEMPERATURE_RULE;
   const temperature = Temperature[eid];
   if (!(temperature >= lowest && temperature <= highest)) {
     checkRange('Temperature', eid, temperature, lowest, highest, ' K');
   }
-  const red = Colour.red[eid];
-  const green = Colour.green[eid];
-  const blue = Colour.blue[eid];
+  const red = Color.red[eid];
+  const green = Color.green[eid];
+  const blue = Color.blue[eid];
   if (!(red >= 0 && red <= 1 && green >= 0 && green <= 1 && blue >= 0 && blue <= 1)) {
-    checkRange('Colour.red', eid, red, 0, 1);
-    checkRange('Colour.green', eid, green, 0, 1);
-    checkRange('Colour.blue', eid, blue, 0, 1);
+    checkRange('Color.red', eid, red, 0, 1);
+    checkRange('Color.green', eid, green, 0, 1);
+    checkRange('Color.blue', eid, blue, 0, 1);
   }
   if (!temperatureDensity) return;
   // The particle's rest density alpha / T (eq. 16) within the rest-density range.

@@ -21,9 +21,9 @@
  *
  * One substep, in order (each a function below, the WGSL passes mirror them):
  * 1. plan: cells of the kernel radius h over the predicted positions' bounding box (and coupled bodies
- *    with a mass) with two cells of margin; a box beyond `maxCells` is cut around its centre;
+ *    with a mass) with two cells of margin; a box beyond `maxCells` is cut around its center;
  * 2. occupancy: each particle marks its cell as fluid;
- * 3. cells: every cell centre's nearest collider; a cell without particles is solid where that collider's
+ * 3. cells: every cell center's nearest collider; a cell without particles is solid where that collider's
  *    surface lies between it and the fluid side, else air;
  * 3b. surface: fluid cells within SURFACE_LAYERS cells of air are left to the density constraints;
  * 4. faces: a face between a solid and another cell, or across a wall thinner than a cell, is solid (the
@@ -57,7 +57,7 @@ import { CellType, CLOSED_FACE_MASS, FaceKind, GRID_MARGIN, type ProjectionPlan,
 const THIN_WALL_NORMAL = 0.5;
 
 /**
- * A cell is fluid when its particles' rest volumes fill at least this fraction of it: its centre is then
+ * A cell is fluid when its particles' rest volumes fill at least this fraction of it: its center is then
  * in the liquid, so the free surface (phi = 0 in the air cells) lies within half a cell of where the
  * particles end. Sparser cells are air; their particles take the changes of the faces around them.
  */
@@ -65,7 +65,7 @@ const FLUID_CELL_FILL = 0.5;
 
 /**
  * Step 1: the grid over the particles' predicted positions. Returns false when there are no particles. A
- * box too large for `maxCells` is cut around its centre (the particles outside get no projection: spray
+ * box too large for `maxCells` is cut around its center (the particles outside get no projection: spray
  * far from the water).
  */
 export function planGrid(ctx: SimulationContext, state: ProjectionState): boolean {
@@ -107,7 +107,7 @@ export function planGrid(ctx: SimulationContext, state: ProjectionState): boolea
     plan.dims[a] = high[a] - low[a] + 1 + 2 * GRID_MARGIN;
     plan.cells *= plan.dims[a];
   }
-  // Still too large: shrink the longest axis around its centre until the grid fits.
+  // Still too large: shrink the longest axis around its center until the grid fits.
   while (plan.cells > state.maxCells) {
     let a = 0;
     if (plan.dims[1] > plan.dims[a]) a = 1;
@@ -158,7 +158,7 @@ function colliderWorldBounds(ctx: SimulationContext, slot: number, out: Float64A
   } else if (shape === ColliderShape.plane) {
     return;
   } else {
-    // Sphere (centre a) or capsule (segment a-b), grown by the radius.
+    // Sphere (center a) or capsule (segment a-b), grown by the radius.
     const r = c.radius[eid];
     const capsule = shape === ColliderShape.capsule;
     for (let a = 0; a < 3; a++) {
@@ -327,7 +327,7 @@ function markNearCells(ctx: SimulationContext, state: ProjectionState): void {
   }
 }
 
-/** Step 3: every cell centre's nearest collider; empty cells on a collider's far side are solid. */
+/** Step 3: every cell center's nearest collider; empty cells on a collider's far side are solid. */
 export function classifyCells(ctx: SimulationContext, state: ProjectionState): void {
   const { plan, type, distance, nearest, normalX, normalY, normalZ, cellBody, bodyCells, bodyDensity } = state;
   const near = state.near;
@@ -463,7 +463,7 @@ export function classifyFaces(ctx: SimulationContext, state: ProjectionState): v
       }
       kind[c] = slot;
       cellCoordinates(c, dims, coordinates);
-      // The face centre: the lower face of cell c along axis a.
+      // The face center: the lower face of cell c along axis a.
       const px = (coordinates[0] + ox + (a === 0 ? 0 : 0.5)) * size;
       const py = (coordinates[1] + oy + (a === 1 ? 0 : 0.5)) * size;
       const pz = (coordinates[2] + oz + (a === 2 ? 0 : 0.5)) * size;
@@ -484,7 +484,7 @@ const stencil: Stencil = { face: new Int32Array(8), weight: new Float64Array(8) 
 /**
  * The faces of axis a around particle i (grid coordinates from `markFluidCells`) and their trilinear
  * weights, normalised over the faces that are not dead (all zero when every face is dead). Face
- * coordinates of axis a are integer along a (the cell's lower face) and cell centres across.
+ * coordinates of axis a are integer along a (the cell's lower face) and cell centers across.
  */
 function faceStencil(state: ProjectionState, a: number, i: number, out: Stencil): void {
   const dims = state.plan.dims;
@@ -597,7 +597,7 @@ export function scatterToGrid(ctx: SimulationContext, state: ProjectionState): v
 
 /**
  * The rigid-fluid cells' share of the faces: each adds half its mass (the body's density times the cell's
- * volume) to each of its six faces, moving with the body's surface velocity at the face centre.
+ * volume) to each of its six faces, moving with the body's surface velocity at the face center.
  */
 function scatterBodies(ctx: SimulationContext, state: ProjectionState): void {
   const { plan, cellBody, bodyDensity, faceKind, mass, volume, volumeFlux, shareVolume } = state;
@@ -1009,7 +1009,7 @@ function rigidShare(state: ProjectionState, slot: number, a: number, c: number):
   return (half * shareWeight(density) * state.change[a][c] * state.volume[a][c]) / shareVolume;
 }
 
-/** Adds impulse j along axis a to collider `slot`'s body, at the centre of face c (the lower face of cell c). */
+/** Adds impulse j along axis a to collider `slot`'s body, at the center of face c (the lower face of cell c). */
 function addFaceImpulse(
   ctx: SimulationContext,
   slot: number,

@@ -76,7 +76,7 @@ export interface ProjectionState {
   /** Per cell: sum and number of the density errors of its particles with a full neighbourhood. */
   readonly errorSum: Float64Array;
   readonly errorCount: Int32Array;
-  /** Per cell: fluid-side distance (m) to the nearest collider at its centre, that collider's slot, its normal. */
+  /** Per cell: fluid-side distance (m) to the nearest collider at its center, that collider's slot, its normal. */
   readonly distance: Float64Array;
   readonly nearest: Int32Array;
   readonly normalX: Float64Array;

@@ -275,7 +275,7 @@ function* bakeSteps(mesh: TriangleMesh, options: BakeOptions): Generator<number,
   for (let axis = 0; axis < 3; axis++) {
     const cells = Math.max(1, Math.ceil((high[axis] - low[axis]) / cellSize - 1e-9));
     counts[axis] = cells + 1;
-    // Centre the grid on the padded box (it covers it, with under one cell of slack in total).
+    // Center the grid on the padded box (it covers it, with under one cell of slack in total).
     origin[axis] = 0.5 * (low[axis] + high[axis]) - 0.5 * cells * cellSize;
   }
   const [nx, ny, nz] = counts;
@@ -881,7 +881,7 @@ const MAXIMUM_WALK_STEPS = 64;
 /**
  * Phase 4: the final closest point of every non-band node, by a local search on the welded mesh. The
  * swept candidate is a point of some triangle but, where triangles are smaller than cells, often not of
- * the nearest one (errors up to a quarter of a cell), and next to medial points (e.g. a sphere's centre)
+ * the nearest one (errors up to a quarter of a cell), and next to medial points (e.g. a sphere's center)
  * it can be far off. So each node starts from the nearest of its swept triangle and the final triangles
  * of its already refined neighbours (-x, -y, -z in scan order), then steps to the nearest triangle around
  * the current closest feature while one is nearer (at most 64 steps). A face foot needs no scan when the

@@ -23,7 +23,7 @@ export interface GlassMeshOptions {
 }
 
 /**
- * A UV sphere centred at the origin.
+ * A UV sphere centered at the origin.
  *
  * @param radius - Radius (m), in (0, 1e6].
  * @param segments - Segments around the y axis, an integer in [3, 4096]; the sphere has
@@ -91,10 +91,10 @@ export function createBoxMesh(
 }
 
 /**
- * A torus about the y axis, centred at the origin: the tube's centre line is the circle of radius
+ * A torus about the y axis, centered at the origin: the tube's center line is the circle of radius
  * `majorRadius` in the xz plane.
  *
- * @param majorRadius - Radius of the tube's centre line (m), > minorRadius.
+ * @param majorRadius - Radius of the tube's center line (m), > minorRadius.
  * @param minorRadius - Radius of the tube (m), > 0.
  * @param majorSegments - Segments around the y axis, an integer in [3, 4096].
  * @param minorSegments - Segments around the tube, an integer in [3, 4096]. The mesh has
@@ -156,12 +156,12 @@ export function createGlassMesh(options: GlassMeshOptions = {}): {
   const innerRadius = outerRadius - wallThickness;
   // biome-ignore format: one profile point per line
   const profile = [
-    0, 0, // centre of the outer bottom (on the axis)
+    0, 0, // center of the outer bottom (on the axis)
     outerRadius, 0, // outer bottom edge
     outerRadius, height, // top of the outer wall
     innerRadius, height, // rim, inner edge
     innerRadius, bottomThickness, // foot of the inner wall
-    0, bottomThickness, // centre of the inner bottom (on the axis)
+    0, bottomThickness, // center of the inner bottom (on the axis)
   ];
   return lathe(profile, false, segments);
 }

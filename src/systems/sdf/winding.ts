@@ -17,7 +17,7 @@ import { triangleSolidAngle } from './triangle';
 /** Most triangles in a leaf of the tree. */
 const LEAF_SIZE = 4;
 
-/** Numbers stored per tree node: centre x, y, z, area-weighted normal x, y, z, (beta r)^2. */
+/** Numbers stored per tree node: center x, y, z, area-weighted normal x, y, z, (beta r)^2. */
 const NODE_STRIDE = 7;
 
 /** A hierarchy over triangles that answers winding-number queries in about logarithmic time. */
@@ -39,7 +39,7 @@ export class WindingNumberTree {
    * Builds the tree over `triangleCount` triangles packed nine numbers each in `triangles` (each with a
    * non-zero area). `beta` (default 2, as in Barill et al. 2018) is the far-field criterion: the dipole
    * stands for a cluster when the query point is farther than beta times the cluster's radius from its
-   * centre; near a closed surface the first-order result is then within about 0.05 of the exact w (1
+   * center; near a closed surface the first-order result is then within about 0.05 of the exact w (1
    * inside, 0 outside), ample for the |w| >= 0.5 test. Median splits along the longest side of the
    * centroids' box, leaves of at most 4 triangles.
    */
@@ -155,9 +155,9 @@ export class WindingNumberTree {
     const data = this.data;
     const o = node * NODE_STRIDE;
     let area = 0;
-    let centreX = 0;
-    let centreY = 0;
-    let centreZ = 0;
+    let centerX = 0;
+    let centerY = 0;
+    let centerZ = 0;
     let normalX = 0;
     let normalY = 0;
     let normalZ = 0;
@@ -184,9 +184,9 @@ export class WindingNumberTree {
         normalY += ny;
         normalZ += nz;
         area += triangleArea;
-        centreX += (triangleArea * (triangles[v] + triangles[v + 3] + triangles[v + 6])) / 3;
-        centreY += (triangleArea * (triangles[v + 1] + triangles[v + 4] + triangles[v + 7])) / 3;
-        centreZ += (triangleArea * (triangles[v + 2] + triangles[v + 5] + triangles[v + 8])) / 3;
+        centerX += (triangleArea * (triangles[v] + triangles[v + 3] + triangles[v + 6])) / 3;
+        centerY += (triangleArea * (triangles[v + 1] + triangles[v + 4] + triangles[v + 7])) / 3;
+        centerZ += (triangleArea * (triangles[v + 2] + triangles[v + 5] + triangles[v + 8])) / 3;
       }
     } else {
       const left = this.first[node];
@@ -195,29 +195,29 @@ export class WindingNumberTree {
       const l = left * NODE_STRIDE;
       const r = l + NODE_STRIDE;
       area = leftArea + rightArea;
-      centreX = leftArea * data[l] + rightArea * data[r];
-      centreY = leftArea * data[l + 1] + rightArea * data[r + 1];
-      centreZ = leftArea * data[l + 2] + rightArea * data[r + 2];
+      centerX = leftArea * data[l] + rightArea * data[r];
+      centerY = leftArea * data[l + 1] + rightArea * data[r + 1];
+      centerZ = leftArea * data[l + 2] + rightArea * data[r + 2];
       normalX = data[l + 3] + data[r + 3];
       normalY = data[l + 4] + data[r + 4];
       normalZ = data[l + 5] + data[r + 5];
       ({ start, end } = this.range(node));
     }
     const inverseArea = area > 0 ? 1 / area : 0;
-    centreX *= inverseArea;
-    centreY *= inverseArea;
-    centreZ *= inverseArea;
+    centerX *= inverseArea;
+    centerY *= inverseArea;
+    centerZ *= inverseArea;
     let radiusSquared = 0;
     const triangles = this.triangles;
     for (let v = 9 * start; v < 9 * end; v += 3) {
-      const dx = triangles[v] - centreX;
-      const dy = triangles[v + 1] - centreY;
-      const dz = triangles[v + 2] - centreZ;
+      const dx = triangles[v] - centerX;
+      const dy = triangles[v + 1] - centerY;
+      const dz = triangles[v + 2] - centerZ;
       radiusSquared = Math.max(radiusSquared, dx * dx + dy * dy + dz * dz);
     }
-    data[o] = centreX;
-    data[o + 1] = centreY;
-    data[o + 2] = centreZ;
+    data[o] = centerX;
+    data[o + 1] = centerY;
+    data[o + 2] = centerZ;
     data[o + 3] = normalX;
     data[o + 4] = normalY;
     data[o + 5] = normalZ;

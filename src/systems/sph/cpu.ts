@@ -7,7 +7,7 @@
  * 4. pressure p_i = k (rho_i - rho0_i) (eq. 12), k = c_s^2, clamped at 0 (see below);
  * 5. accelerations a_i = f_i / rho_i (eq. 8) from the symmetric pressure force (spiky gradient, see below),
  *    the viscosity force (eq. 14, viscosity-kernel Laplacian), surface tension (eq. 15-19, poly6 gradient
- *    and Laplacian of the colour field, where |n| > l) and gravity;
+ *    and Laplacian of the color field, where |n| > l) and gravity;
  * 6. leap-frog integration in its kick-drift form (section 3.6): v += dt a (clamped to `maxSpeed`),
  *    x* = x + dt v;
  * 7. collisions: the same projection as PBF (collide/cpu.ts, swept against moving and mesh colliders),
@@ -28,7 +28,7 @@
  *   lap W_ij, antisymmetric in i and j.
  * - Walls enter the density through Harada et al.'s wall weight (2007, eq. 12), as in PBF, and push with
  *   the matching energy gradient a_i = -m_i p_i / rho_i^2 grad Z_i (grad Z points into the wall). A coupled
- *   collider's body receives the opposite impulse. The colour-field normal counts the walls the same way,
+ *   collider's body receives the opposite impulse. The color-field normal counts the walls the same way,
  *   so a wall does not look like a free surface.
  * - Viscosity is one dynamic viscosity `settings.sphViscosity` for every material (the materials' XSPH
  *   coefficient belongs to PBF); per-material rest density and mass come from the material table.
@@ -239,7 +239,7 @@ export function computeSphDensity(ctx: SimulationContext): void {
 
 /**
  * Accelerations (eq. 8) into `solver.delta`: pressure (symmetric form), viscosity (eq. 14), the walls' pressure,
- * surface tension (eq. 19) and gravity. The colour-field gradient n (eq. 16) is kept in
+ * surface tension (eq. 19) and gravity. The color-field gradient n (eq. 16) is kept in
  * `solver.vorticity` and its Laplacian in `solver.gradientSquares`. Returns the largest |a| (m/s^2).
  */
 export function computeSphAccelerations(ctx: SimulationContext): number {
@@ -250,7 +250,7 @@ export function computeSphAccelerations(ctx: SimulationContext): number {
   const hSquared = h * h;
   const spikyC = spikyGradientCoefficient(h);
   const viscosityC = viscosityLaplacianCoefficient(h);
-  const colourC = poly6GradientCoefficient(h);
+  const colorC = poly6GradientCoefficient(h);
   const mu = settings.sphViscosity;
   const sigma = settings.sphSurfaceTension;
   const threshold = settings.sphSurfaceThreshold;
@@ -262,9 +262,9 @@ export function computeSphAccelerations(ctx: SimulationContext): number {
   const normalY = s.vorticityY;
   const normalZ = s.vorticityZ;
   const laplacian = s.gradientSquares;
-  // Self terms: the walls' pressure (mirrored particles), the walls' share of the colour normal, and the
-  // particle's own colour Laplacian at r = 0 (lap W(0) = -colourC h^2 (3 h^2)).
-  const selfLaplacian = -colourC * hSquared * 3 * hSquared;
+  // Self terms: the walls' pressure (mirrored particles), the walls' share of the color normal, and the
+  // particle's own color Laplacian at r = 0 (lap W(0) = -colorC h^2 (3 h^2)).
+  const selfLaplacian = -colorC * hSquared * 3 * hSquared;
   for (let i = 0; i < n; i++) {
     const rho = density[i];
     const wall = (-mass[i] * pressure[i]) / (rho * rho);
@@ -324,17 +324,17 @@ export function computeSphAccelerations(ctx: SimulationContext): number {
       deltaX[j] -= mi * (pressureScale * rx + viscosityScale * ux);
       deltaY[j] -= mi * (pressureScale * ry + viscosityScale * uy);
       deltaZ[j] -= mi * (pressureScale * rz + viscosityScale * uz);
-      // Colour field (eq. 15-17): grad_i W = -colourC (h^2 - r^2)^2 (x_i - x_j), lap W = -colourC
+      // Color field (eq. 15-17): grad_i W = -colorC (h^2 - r^2)^2 (x_i - x_j), lap W = -colorC
       // (h^2 - r^2) (3 h^2 - 7 r^2).
       const d = hSquared - r2;
-      const gradientScale = -colourC * d * d;
+      const gradientScale = -colorC * d * d;
       nx += vj * gradientScale * rx;
       ny += vj * gradientScale * ry;
       nz += vj * gradientScale * rz;
       normalX[j] -= vi * gradientScale * rx;
       normalY[j] -= vi * gradientScale * ry;
       normalZ[j] -= vi * gradientScale * rz;
-      const pairLaplacian = -colourC * d * (3 * hSquared - 7 * r2);
+      const pairLaplacian = -colorC * d * (3 * hSquared - 7 * r2);
       lap += vj * pairLaplacian;
       laplacian[j] += vi * pairLaplacian;
     }

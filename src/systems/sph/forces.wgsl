@@ -26,12 +26,12 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let mi = volumeI * rhoI;
   let inverseRhoISquared = 1.0 / (rhoI * rhoI);
   let gradientZ = wall[i].xyz;
-  let colour = p.poly6Gradient;
+  let color = p.poly6Gradient;
   let viscosity = p.sphViscosity * p.viscosityLaplacian / rhoI;
   var acceleration = (-mi * pressureI * inverseRhoISquared) * gradientZ;
   var normal = volumeI * gradientZ;
-  // The particle's own colour Laplacian at r = 0: -colour h^2 (3 h^2).
-  var laplacian = volumeI * (-colour * 3.0 * k.radiusSquared * k.radiusSquared);
+  // The particle's own color Laplacian at r = 0: -color h^2 (3 h^2).
+  var laplacian = volumeI * (-color * 3.0 * k.radiusSquared * k.radiusSquared);
   let home = keyCell(u32(own.w));
   // @neighbours
         var r = xi - other.xyz;
@@ -45,8 +45,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         let viscosityScale = viscosity * (k.radius - distance) / solveJ.x;
         acceleration = acceleration + mj * (pressureScale * r + viscosityScale * (sortedVelocity[j].xyz - vi));
         let d = k.radiusSquared - r2;
-        normal = normal + (solveJ.w * -colour * d * d) * r;
-        laplacian = laplacian + solveJ.w * -colour * d * (3.0 * k.radiusSquared - 7.0 * r2);
+        normal = normal + (solveJ.w * -color * d * d) * r;
+        laplacian = laplacian + solveJ.w * -color * d * (3.0 * k.radiusSquared - 7.0 * r2);
   // @end neighbours
   acceleration = acceleration + p.gravity.xyz;
   let lengthSquared = dot(normal, normal);

@@ -29,7 +29,7 @@ export interface SphOptions {
    */
   viscosity?: number;
   /**
-   * Surface tension coefficient sigma in N/m of the colour-field force f = -sigma lap(c_S) n / |n|
+   * Surface tension coefficient sigma in N/m of the color-field force f = -sigma lap(c_S) n / |n|
    * (eq. 15-19, poly6 gradient and Laplacian). Range [0, 1e3]. Default 0.0728 N/m (water against air).
    */
   surfaceTension?: number;

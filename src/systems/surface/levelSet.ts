@@ -9,7 +9,7 @@
  * of the level sets, H = div(grad phi / |grad phi|), which favours smaller area (smoothness).
  *
  * Choices made here (documented departures from the paper):
- * - F is the isotropic colour field of the particles (the poly6 sum of eq. 15 of Müller et al. 2003, which
+ * - F is the isotropic color field of the particles (the poly6 sum of eq. 15 of Müller et al. 2003, which
  *   the grid already holds) relative to the iso-level: F = (c_S - iso) / iso (clamped, see Units), in place
  *   of eq. 31's 1 / (1 + (d / r)^2) kernel with threshold T; the anisotropic distance of eq. 32 is not used.
  * - The paper iterates to convergence each frame from the last frame's phi. Here each extraction starts
@@ -27,7 +27,7 @@
  * - The curvature flow is volume-preserving: H is replaced by H - mean(H) over the interface nodes, since
  *   plain mean-curvature flow shrinks every convex blob (a sphere of radius R loses volume at a rate set by
  *   2 / R); this way a round drop keeps its size and only bumps are smoothed.
- * - Nodes where the colour field is exactly 0 (no particle within h) are kept outside, so the surface
+ * - Nodes where the color field is exactly 0 (no particle within h) are kept outside, so the surface
  *   never leaves the particles' neighbourhood and the extraction's closedness guarantee holds.
  */
 import { FluidError } from '../../core/errors';
@@ -65,7 +65,7 @@ export interface SparseBrickGrid {
   readonly brickY: Int32Array;
   /** Brick coordinates per slot. */
   readonly brickZ: Int32Array;
-  /** Field per node (slot * 512 + (z * 8 + y) * 8 + x): the colour field in, the smoothed field out. */
+  /** Field per node (slot * 512 + (z * 8 + y) * 8 + x): the color field in, the smoothed field out. */
   readonly values: Float32Array;
   /** The slot of brick (bx, by, bz), or -1. */
   findBrick(bx: number, by: number, bz: number): number;
@@ -130,7 +130,7 @@ export class LevelSetSmoother {
   }
 
   /**
-   * Replaces the colour field in `grid.values` by the smoothed field, shifted so that the same `isoLevel`
+   * Replaces the color field in `grid.values` by the smoothed field, shifted so that the same `isoLevel`
    * is its surface (phi + iso), and keeps phi for the next call.
    */
   smooth(grid: SparseBrickGrid, isoLevel: number): void {

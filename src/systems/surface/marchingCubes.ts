@@ -1,5 +1,5 @@
 /**
- * Isosurface of the colour field (Müller, Charypar & Gross 2003, sections 3.3 and 4.2):
+ * Isosurface of the color field (Müller, Charypar & Gross 2003, sections 3.3 and 4.2):
  *
  *   c_S(x) = sum_j (m_j / rho_j) W_poly6(x - x_j, h)          (eq. 15, kernel eq. 20)
  *
@@ -48,7 +48,7 @@ const NODE_LIMIT = 2 ** 28;
 /** Edge parameters are kept this far from the ends, so no triangle collapses to a point. */
 const EDGE_MARGIN = 1e-4;
 
-/** Default iso-level of the colour field: 0.5, half the bulk value, the level at a flat free surface. */
+/** Default iso-level of the color field: 0.5, half the bulk value, the level at a flat free surface. */
 export const DEFAULT_ISO_LEVEL = 0.5;
 /** Default cell size as a multiple of the particle radius. */
 export const DEFAULT_CELL_SIZE_FACTOR = 1.5;
@@ -57,7 +57,7 @@ export const DEFAULT_CELL_SIZE_FACTOR = 1.5;
 export interface SurfaceExtractionOptions {
   /** Particle radius r (m, finite, > 0): the scale of the defaults below. */
   particleRadius: number;
-  /** Kernel radius h of the colour field (m). Default 4 r (the simulation's default). Range [r, 16 r]. */
+  /** Kernel radius h of the color field (m). Default 4 r (the simulation's default). Range [r, 16 r]. */
   kernelRadius?: number;
   /**
    * Grid cell size (m). Default {@link DEFAULT_CELL_SIZE_FACTOR} r (1.5 r). Range [h / 16, h]: finer
@@ -65,7 +65,7 @@ export interface SurfaceExtractionOptions {
    */
   cellSize?: number;
   /**
-   * The colour-field value of the surface, in (0, 1). Default {@link DEFAULT_ISO_LEVEL} (0.5): inside a
+   * The color-field value of the surface, in (0, 1). Default {@link DEFAULT_ISO_LEVEL} (0.5): inside a
    * resting fluid c_S is about 1 and at a flat free surface it falls through 0.5 where the fluid's volume
    * ends (half a particle spacing beyond the last particle layer), so the enclosed volume matches the
    * particles' volume. Lower values give fatter blobs, higher thinner ones.
@@ -74,7 +74,7 @@ export interface SurfaceExtractionOptions {
   /**
    * Level-set smoothing over time (Premoze et al. 2003, section 4, eq. 29; see levelSet.ts): the field is
    * carried from one extraction to the next and smoothed by mean-curvature flow while it tracks the
-   * particles. Undefined (default): off, the surface is the colour field's isosurface of this frame alone.
+   * particles. Undefined (default): off, the surface is the color field's isosurface of this frame alone.
    */
   smoothing?: LevelSetOptions;
 }
@@ -214,11 +214,11 @@ export function resolveSurfaceExtractionOptions(options: SurfaceExtractionOption
 }
 
 /**
- * Marching-tetrahedra extraction of the colour-field isosurface on a sparse grid (see the module notes).
+ * Marching-tetrahedra extraction of the color-field isosurface on a sparse grid (see the module notes).
  * One extractor keeps its buffers between calls: call {@link SurfaceExtractor.extract} every frame.
  */
 export class SurfaceExtractor implements SurfaceMesh {
-  /** Kernel radius h of the colour field (m). */
+  /** Kernel radius h of the color field (m). */
   readonly kernelRadius: number;
   /** Grid cell size (m). */
   readonly cellSize: number;
@@ -242,7 +242,7 @@ export class SurfaceExtractor implements SurfaceMesh {
   private brickX = new Int32Array(64);
   private brickY = new Int32Array(64);
   private brickZ = new Int32Array(64);
-  /** Colour field per node: slot * 512 + (z * 8 + y) * 8 + x. */
+  /** Color field per node: slot * 512 + (z * 8 + y) * 8 + x. */
   private values = new Float32Array(64 * BRICK_NODES);
   /** Open-addressing hash table of brick slots (-1: empty); its size is a power of two. */
   private table = new Int32Array(256).fill(-1);
@@ -311,7 +311,7 @@ export class SurfaceExtractor implements SurfaceMesh {
   }
 
   /**
-   * Rebuilds the mesh from `particles` (positions and volumes m_j / rho_j): splats the colour field onto
+   * Rebuilds the mesh from `particles` (positions and volumes m_j / rho_j): splats the color field onto
    * the sparse grid and triangulates its isosurface. Returns this extractor (the mesh). A non-finite
    * position, a non-positive volume or a position beyond 2^28 cells from the origin throws
    * {@link FluidError} naming the particle.
@@ -481,7 +481,7 @@ export class SurfaceExtractor implements SurfaceMesh {
     }
   }
 
-  /** The colour field at global node (i, j, k): 0 outside the bricks. */
+  /** The color field at global node (i, j, k): 0 outside the bricks. */
   private nodeValue(i: number, j: number, k: number): number {
     const bx = i >> BRICK_SHIFT;
     const by = j >> BRICK_SHIFT;

@@ -1,6 +1,6 @@
 /**
  * The particle data the surface reconstruction reads: compact arrays of positions and particle volumes
- * m_j / rho_j (the weights of the colour field, eq. 15 of Müller et al. 2003), gathered from the
+ * m_j / rho_j (the weights of the color field, eq. 15 of Müller et al. 2003), gathered from the
  * simulation's components into buffers that only grow, so a frame allocates nothing in the steady state.
  */
 import { FluidError } from '../../core/errors';
@@ -16,7 +16,7 @@ export interface SurfaceParticleArrays {
   readonly y: Float64Array;
   /** z of each particle (m, world space). */
   readonly z: Float64Array;
-  /** Volume of each particle, m_j / rho_j (m^3, > 0): its weight in the colour field. */
+  /** Volume of each particle, m_j / rho_j (m^3, > 0): its weight in the color field. */
   readonly volume: Float64Array;
 }
 

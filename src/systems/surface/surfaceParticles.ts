@@ -1,5 +1,5 @@
 /**
- * Surface particles (Müller, Charypar & Gross 2003, section 4, eq. 23 and 24): the gradient of the colour
+ * Surface particles (Müller, Charypar & Gross 2003, section 4, eq. 23 and 24): the gradient of the color
  * field at each particle,
  *
  *   n_i = grad c_S(x_i) = sum_j (m_j / rho_j) grad W_poly6(x_i - x_j, h),
@@ -31,7 +31,7 @@ export const DEFAULT_SURFACE_THRESHOLD = 0.75;
 
 /** Settings of a {@link SurfaceParticleDetector}. */
 export interface SurfaceParticleOptions {
-  /** Kernel radius h of the colour field (m, finite, > 0). */
+  /** Kernel radius h of the color field (m, finite, > 0). */
   kernelRadius: number;
   /**
    * Threshold l of eq. 23 in units of 1 / h (dimensionless, > 0): a particle is on the surface when

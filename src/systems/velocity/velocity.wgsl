@@ -38,7 +38,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
       let after = surfaceVelocity + tangential + normalSpeed * n;
       // @coupled
       if (c.coupled == 1u) {
-        addBodyImpulse(slot, pose, c.centreOfMass.xyz, mass * (v - after), predicted - p.particleRadius * n);
+        addBodyImpulse(slot, pose, c.centerOfMass.xyz, mass * (v - after), predicted - p.particleRadius * n);
       }
       // @end coupled
       v = after;

@@ -1,11 +1,11 @@
 /**
- * The `gpuColours` scenario of the WebGPU harness: a FluidPlugin on a WebGPU scene (backend 'webgpu') with two
- * materials of different render colours, drawn as `'spheres'` (or `'points'`). After some frames the plugin
- * is paused and read back; then, per `colorBy`, one frame is drawn (which runs the GPU colour pass) and the
- * plugin's GPU colour buffer is read back and compared, place by place, with the colours the CPU feed
+ * The `gpuColors` scenario of the WebGPU harness: a FluidPlugin on a WebGPU scene (backend 'webgpu') with two
+ * materials of different render colors, drawn as `'spheres'` (or `'points'`). After some frames the plugin
+ * is paused and read back; then, per `colorBy`, one frame is drawn (which runs the GPU color pass) and the
+ * plugin's GPU color buffer is read back and compared, place by place, with the colors the CPU feed
  * computes for the same particles (particleFeed.ts, `writeParticleColor`, from the read-back components; the
- * place's entity from the solver's `info` buffer). For `'colour'`, game code first dyes some particles
- * (`Colour` plus `markParticlesChanged`) and the plugin takes one step. Also: which colour buffer the view
+ * place's entity from the solver's `info` buffer). For `'color'`, game code first dyes some particles
+ * (`Color` plus `markParticlesChanged`) and the plugin takes one step. Also: which color buffer the view
  * binds, and how many rendered pixels show each material's hue.
  */
 import { FreeCamera } from '@babylonjs/core/Cameras/freeCamera.js';
@@ -18,8 +18,8 @@ import type { FluidColorBy } from '../../src/plugin/colorMaps';
 import { writeParticleColor } from '../../src/plugin/particleFeed';
 import { ParticleInfo } from '../../src/systems/gpu/structs';
 
-/** Options of {@link gpuColours}. */
-export interface GpuColoursOptions {
+/** Options of {@link gpuColors}. */
+export interface GpuColorsOptions {
   /** The debug view drawn. Default `'spheres'`. */
   renderMode?: 'spheres' | 'points';
   /** Frames (one step each) before the comparisons. Default 6. */
@@ -27,40 +27,40 @@ export interface GpuColoursOptions {
 }
 
 /** One `colorBy`'s comparison. */
-export interface ColourComparison {
+export interface ColorComparison {
   colorBy: FluidColorBy;
   /** Places compared (the particles drawn). */
   compared: number;
   /** Largest |GPU - CPU| over every place's r, g, b, a. */
   maxDifference: number;
-  /** Places whose colour differs from the CPU's by more than 1e-5 in some channel. */
+  /** Places whose color differs from the CPU's by more than 1e-5 in some channel. */
   mismatches: number;
-  /** Distinct colours among the GPU's (rounded to 1e-3): the map really varies. */
+  /** Distinct colors among the GPU's (rounded to 1e-3): the map really varies. */
   distinct: number;
-  /** True when the GPU pass ran for this comparison (the colour buffer changed since the previous one). */
+  /** True when the GPU pass ran for this comparison (the color buffer changed since the previous one). */
   changed: boolean;
 }
 
-/** Result of {@link gpuColours}. */
-export interface GpuColoursResult {
+/** Result of {@link gpuColors}. */
+export interface GpuColorsResult {
   backend: string;
   particles: number;
   drawn: number;
-  comparisons: ColourComparison[];
-  /** Particles dyed by game code before the `'colour'` comparison. */
+  comparisons: ColorComparison[];
+  /** Particles dyed by game code before the `'color'` comparison. */
   dyed: number;
-  /** The sphere (point) mesh binds a colour vertex buffer over the plugin's GPU colour buffer. */
-  viewBindsColourBuffer: boolean;
-  /** Rendered pixels (material colours) whose hue is the water's (blue) and the oil's (yellow). */
+  /** The sphere (point) mesh binds a color vertex buffer over the plugin's GPU color buffer. */
+  viewBindsColorBuffer: boolean;
+  /** Rendered pixels (material colors) whose hue is the water's (blue) and the oil's (yellow). */
   bluePixels: number;
   yellowPixels: number;
   /**
-   * Then switched to the screen-space water (`'fluid'`, colour by material, two materials: per-particle
-   * tint): its render object generates the diffuse texture from a colour vertex buffer over the same GPU
-   * colour buffer, and it got ready within 40 frames.
+   * Then switched to the screen-space water (`'fluid'`, color by material, two materials: per-particle
+   * tint): its render object generates the diffuse texture from a color vertex buffer over the same GPU
+   * color buffer, and it got ready within 40 frames.
    */
   fluidDiffuse: boolean;
-  fluidBindsColourBuffer: boolean;
+  fluidBindsColorBuffer: boolean;
   fluidReady: boolean;
   errors: string[];
 }
@@ -68,7 +68,7 @@ export interface GpuColoursResult {
 const WATER: [number, number, number] = [0.1, 0.3, 0.9];
 const OIL: [number, number, number] = [0.9, 0.7, 0.1];
 
-export async function gpuColours(engine: WebGPUEngine, options: GpuColoursOptions = {}): Promise<GpuColoursResult> {
+export async function gpuColors(engine: WebGPUEngine, options: GpuColorsOptions = {}): Promise<GpuColorsResult> {
   const renderMode = options.renderMode ?? 'spheres';
   const scene = new Scene(engine);
   const camera = new FreeCamera('camera', new Vector3(0.3, 0.35, -1.1), scene);
@@ -114,15 +114,15 @@ export async function gpuColours(engine: WebGPUEngine, options: GpuColoursOption
     const buffers = plugin.particleBuffers;
     plugin.colorRanges.speed = 1;
     plugin.colorRanges.density = 0.5;
-    const comparisons: ColourComparison[] = [];
+    const comparisons: ColorComparison[] = [];
     let previous = new Float32Array(0);
     const compare = async (colorBy: FluidColorBy): Promise<void> => {
       plugin.colorBy = colorBy;
       await frame(colorBy === 'material');
-      const colours = buffers.gpuColours?.colorBuffer;
-      if (colours === undefined) throw new Error('no GPU colour buffer after a frame');
+      const colors = buffers.gpuColors?.colorBuffer;
+      if (colors === undefined) throw new Error('no GPU color buffer after a frame');
       const count = buffers.count;
-      const gpuView = await colours.read(0, count * 16, undefined, true);
+      const gpuView = await colors.read(0, count * 16, undefined, true);
       const gpu = new Float32Array(gpuView.buffer.slice(gpuView.byteOffset, gpuView.byteOffset + count * 16));
       const infoView = await solver.storageBuffer('info').read(0, count * ParticleInfo.size, undefined, true);
       const info = new Uint32Array(infoView.buffer, infoView.byteOffset, (count * ParticleInfo.size) / 4);
@@ -153,26 +153,26 @@ export async function gpuColours(engine: WebGPUEngine, options: GpuColoursOption
     await compare('density');
     // Game code dyes every third particle magenta-ish (a different shade per particle) and uploads them.
     const ids = simulation.particles();
-    const { Colour } = simulation.components;
+    const { Color } = simulation.components;
     const dyed: number[] = [];
     for (let k = 0; k < ids.length; k += 3) {
       const eid = ids[k];
-      Colour.red[eid] = 0.8;
-      Colour.green[eid] = (k % 50) / 50;
-      Colour.blue[eid] = 0.6;
+      Color.red[eid] = 0.8;
+      Color.green[eid] = (k % 50) / 50;
+      Color.blue[eid] = 0.6;
       dyed.push(eid);
     }
     plugin.markParticlesChanged(dyed);
-    plugin.colorBy = 'colour';
+    plugin.colorBy = 'color';
     plugin.paused = false;
-    await frame(); // one step uploads the dyes, then the colour pass runs
+    await frame(); // one step uploads the dyes, then the color pass runs
     plugin.paused = true;
     await plugin.readback();
-    await compare('colour');
+    await compare('color');
     const mesh = plugin.debugMeshes.find((candidate) => candidate.isEnabled());
     const kind = renderMode === 'spheres' ? 'particleColor' : 'color';
     const bound = mesh?.getVertexBuffer(kind)?.getBuffer();
-    const colourBuffer = buffers.gpuColours?.colorBuffer.getBuffer();
+    const colorBuffer = buffers.gpuColors?.colorBuffer.getBuffer();
     let bluePixels = 0;
     let yellowPixels = 0;
     const image = pixels ?? new Uint8Array(0);
@@ -190,20 +190,20 @@ export async function gpuColours(engine: WebGPUEngine, options: GpuColoursOption
     }
     for (let k = 0; k < 3; k++) await frame();
     const fluid = plugin.fluidRenderObject;
-    const fluidColours = (fluid?.object as FluidRenderingObjectCustomParticles | undefined)?.vertexBuffers.color;
+    const fluidColors = (fluid?.object as FluidRenderingObjectCustomParticles | undefined)?.vertexBuffers.color;
     const fluidDiffuse = fluid?.targetRenderer.generateDiffuseTexture === true;
-    const fluidBindsColourBuffer =
-      fluidColours !== undefined && fluidColours.getBuffer() === buffers.gpuColours?.colorBuffer.getBuffer();
+    const fluidBindsColorBuffer =
+      fluidColors !== undefined && fluidColors.getBuffer() === buffers.gpuColors?.colorBuffer.getBuffer();
     return {
       fluidDiffuse,
-      fluidBindsColourBuffer,
+      fluidBindsColorBuffer,
       fluidReady,
       backend: plugin.backend,
       particles: simulation.particleCount,
       drawn: buffers.count,
       comparisons,
       dyed: dyed.length,
-      viewBindsColourBuffer: bound !== undefined && bound === colourBuffer,
+      viewBindsColorBuffer: bound !== undefined && bound === colorBuffer,
       bluePixels,
       yellowPixels,
       errors,

@@ -1,0 +1,133 @@
+/**
+ * The option schema: every numeric option of the simulation and its materials with its allowed range, unit and
+ * (where it is a constant) default, defined once. The public calls (`new FluidSimulation`, `addMaterial`), the
+ * checks before each step (game code may edit the settings and the material components), snapshot restores and
+ * the README's option tables (checked by tests/options.test.ts) all read these, so the ranges cannot drift
+ * apart (docs/ARCHITECTURE.md, "Layers": core imports nothing but the errors).
+ */
+import { checkInteger, checkNumber } from './checks';
+
+/** One numeric option: allowed range [min, max] (both ends included), unit, default. */
+export interface OptionRule {
+  /** Smallest allowed value. */
+  readonly min: number;
+  /** Largest allowed value. */
+  readonly max: number;
+  /** True when only integers are allowed. */
+  readonly integer?: boolean;
+  /** SI unit as the README writes it (`''` for a dimensionless value). */
+  readonly unit: string;
+  /** Default value where it is a constant (absent where it is computed from other options). */
+  readonly default?: number;
+}
+
+/**
+ * The allowed range of `rule` as the error messages and the README write it: `[min, max]` (an integer rule
+ * says so in its messages; the range text is the same).
+ */
+export function rangeText(rule: OptionRule): string {
+  return `[${rule.min}, ${rule.max}]`;
+}
+
+/** Checks `value` against `rule` (a `FluidError` names `name`, the value and the range) and returns it. */
+export function checkOption(name: string, rule: OptionRule, value: unknown): number {
+  return rule.integer ? checkInteger(name, value, rule.min, rule.max) : checkNumber(name, value, rule.min, rule.max);
+}
+
+/**
+ * The options of `new FluidSimulation(options)` that live on in `simulation.settings` (the per-step checks
+ * read the same rules). `kernelRadius` is relative to the particle radius: see {@link KERNEL_RADIUS_RANGE}.
+ */
+export const SIMULATION_OPTIONS = {
+  /** Particle radius r (m); particles spawn on a lattice of spacing 2r. */
+  particleRadius: { min: 0.0001, max: 100, unit: 'm', default: 0.025 },
+  /** Most live particles. */
+  capacity: { min: 1, max: 4194304, integer: true, unit: '', default: 32768 },
+  /** Most material entities. */
+  maxMaterials: { min: 1, max: 1024, integer: true, unit: '', default: 16 },
+  /** Most collider entities. */
+  maxColliders: { min: 1, max: 4096, integer: true, unit: '', default: 64 },
+  /** Most emitter plus drain entities. */
+  maxEmitters: { min: 1, max: 4096, integer: true, unit: '', default: 64 },
+  /** Each component of the gravity vector (m/s^2). */
+  gravity: { min: -1000, max: 1000, unit: 'm/s²' },
+  /** Step length of `step()` without an argument (s); `step(timeStep)` takes the same range. */
+  timeStep: { min: 0.000001, max: 0.1, unit: 's', default: 1 / 60 },
+  /** Substeps per step. */
+  substeps: { min: 1, max: 32, integer: true, unit: '', default: 2 },
+  /** Jacobi density iterations per substep (default 2 or 3, see the README). */
+  iterations: { min: 1, max: 64, integer: true, unit: '' },
+  /** Speed clamp after external forces (m/s); default h / (timeStep / substeps). */
+  maxSpeed: { min: 0.000001, max: 10000, unit: 'm/s' },
+} as const satisfies Record<string, OptionRule>;
+
+/** `kernelRadius` h as a multiple of the particle radius r: [3r, 8r], default 4r. */
+export const KERNEL_RADIUS_RANGE = { min: 3, max: 8, default: 4 } as const;
+
+/** The coarse pressure projection's options (`projection: { ... }`, live in `settings.projection*`). */
+export const PROJECTION_OPTIONS = {
+  /** Relative residual its conjugate gradients stop at. */
+  tolerance: { min: 1e-8, max: 0.5, unit: '', default: 1e-3 },
+  /** Most conjugate-gradient iterations per substep. */
+  maxIterations: { min: 1, max: 10000, integer: true, unit: '', default: 200 },
+  /** Fraction of a cell's mean density error removed per substep. */
+  densityRelaxation: { min: 0, max: 1, unit: '', default: 0.2 },
+} as const satisfies Record<string, OptionRule>;
+
+/** Allowed range of a temperature in kelvin (particles, colliders, materials' initial temperature). */
+export const TEMPERATURE_RULE = { min: 0.001, max: 1e6, unit: 'K' } as const satisfies OptionRule;
+
+/**
+ * The numeric options of `addMaterial`, which live on in the `FluidMaterial` component (checked again before
+ * each step: game code may edit them). Defaults are in `MATERIAL_DEFAULTS` (components/material.ts).
+ */
+export const MATERIAL_OPTIONS = {
+  /** Rest density rho0 (kg/m^3). */
+  restDensity: { min: 0.001, max: 1e9, unit: 'kg/m³' },
+  /** Mass of one particle (kg); default rho0 / (poly6 sum of the spawn lattice). */
+  particleMass: { min: 1e-15, max: 1e12, unit: 'kg' },
+  /** XSPH viscosity c (dimensionless, per substep). */
+  viscosity: { min: 0, max: 1, unit: '' },
+  /** Vorticity confinement epsilon (m/s). */
+  vorticity: { min: 0, max: 1000, unit: 'm/s' },
+  /** Artificial pressure strength k. */
+  artificialPressureStrength: { min: 0, max: 10, unit: '' },
+  /** Artificial pressure exponent n. */
+  artificialPressureExponent: { min: 1, max: 16, unit: '' },
+  /** Artificial pressure distance |delta q| as a fraction of h. */
+  artificialPressureDistance: { min: 0, max: 0.99, unit: '' },
+  /** CFM relaxation epsilon as a fraction of the rest-lattice sum of |grad C|^2. */
+  relaxation: { min: 1e-9, max: 1e6, unit: '' },
+  /** Interface color c^i. */
+  interfaceColor: { min: -1, max: 1, unit: '' },
+  /** Surface color c^s. */
+  surfaceColor: { min: 0, max: 1, unit: '' },
+  /** Interface tension sigma^i (N/m). */
+  interfaceTension: { min: 0, max: 1000, unit: 'N/m' },
+  /** Surface tension sigma^s (N/m). */
+  surfaceTension: { min: 0, max: 1000, unit: 'N/m' },
+  /** Thermal diffusivity (m^2/s). */
+  diffusivity: { min: 0, max: 1, unit: 'm²/s' },
+  /** Color diffusivity (m^2/s). */
+  colorDiffusivity: { min: 0, max: 1, unit: 'm²/s' },
+  /** alpha of eq. 16 (kg K/m^3). */
+  temperatureDensity: { min: 0, max: 1e12, unit: 'kg K/m³' },
+  /** Temperature of new particles (K). */
+  initialTemperature: TEMPERATURE_RULE,
+  /** t_p of section 3.4.1 times h (dimensionless). */
+  airGenerationThreshold: { min: 0, max: 100, unit: '' },
+  /** Where a new air particle goes, in particle spacings below its liquid particle. */
+  airGenerationDistance: { min: 0, max: 4, unit: '' },
+  /** Boiling temperature (K); 0 is off. */
+  boilingTemperature: { min: 0, max: TEMPERATURE_RULE.max, unit: 'K' },
+  /** Boiling probability per step. */
+  boilingProbability: { min: 0, max: 1, unit: '' },
+  /** b of eq. 17 (dimensionless). */
+  artificialBuoyancy: { min: 0, max: 100, unit: '' },
+  /** t_s of section 3.4.2 times h (dimensionless). */
+  airDeletionSurfaceThreshold: { min: 0, max: 100, unit: '' },
+  /** Boundary deletion threshold, times 1/h (dimensionless). */
+  airDeletionBoundaryThreshold: { min: 0, max: 100, unit: '' },
+  /** Fraction of the rest number density below which an air particle is deleted. */
+  airDeletionDensity: { min: 0, max: 1, unit: '' },
+} as const satisfies Record<string, OptionRule>;

@@ -1,0 +1,158 @@
+/**
+ * The option schema (src/core/schema.ts) is the one place of every numeric option's range: the public calls
+ * (`new FluidSimulation`, `addMaterial`), the checks before each step (edited settings and material
+ * components), snapshot restores and the README's option tables all agree with it. A range changed in one
+ * place only fails here.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FluidError, FluidSimulation, type FluidSimulationOptions, MATERIAL_DEFAULTS } from '../src';
+import {
+  MATERIAL_OPTIONS,
+  type OptionRule,
+  PROJECTION_OPTIONS,
+  rangeText,
+  SIMULATION_OPTIONS,
+} from '../src/core/schema';
+
+const RULES: Record<string, OptionRule> = { ...SIMULATION_OPTIONS, ...MATERIAL_OPTIONS };
+
+interface OptionRow {
+  /** The option names of the first cell, in order. */
+  names: string[];
+  defaults: string;
+  range: string;
+  meaning: string;
+}
+
+/** The rows of the README's option tables that have a range column (`| option | default | range | ...`). */
+function readmeOptionRows(): OptionRow[] {
+  const lines = readFileSync(join(__dirname, '..', 'README.md'), 'utf8').split('\n');
+  const rows: OptionRow[] = [];
+  for (let k = 0; k < lines.length; k++) {
+    if (!/^\| option \| default \| range \|/.test(lines[k])) continue;
+    // The tables of the simulation's and the materials' options (not the solvers' own settings).
+    const before = lines.slice(Math.max(0, k - 6), k).join(' ');
+    if (!/new FluidSimulation\(options\)|addMaterial\(options\)|Several fluids at once/.test(before)) continue;
+    for (let j = k + 2; j < lines.length && lines[j].startsWith('|'); j++) {
+      const cells = lines[j]
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((cell) => cell.trim());
+      const names = [...cells[0].matchAll(/`([A-Za-z]+)`/g)].map((match) => match[1]);
+      rows.push({ names, defaults: cells[1], range: cells[2], meaning: cells.slice(3).join(' | ') });
+    }
+  }
+  return rows;
+}
+
+/** The leading number of a README default ("0.025 m", "1/60 s", "0 (off)"), or undefined. */
+function leadingNumber(text: string): number | undefined {
+  const match = /^(-?\d+(?:\.\d+)?(?:e-?\d+)?)(?:\/(\d+))?(?![\w.])/.exec(text.trim());
+  if (!match) return undefined;
+  return match[2] === undefined ? Number(match[1]) : Number(match[1]) / Number(match[2]);
+}
+
+/** The default the code uses for `name`, where it is a constant. */
+function codeDefault(name: string): number | undefined {
+  const rule = RULES[name];
+  if (rule?.default !== undefined) return rule.default;
+  const material = (MATERIAL_DEFAULTS as Record<string, unknown>)[name];
+  return typeof material === 'number' ? material : undefined;
+}
+
+describe('the option schema', () => {
+  const rows = readmeOptionRows();
+
+  it("matches the README's option tables: every range, and every constant default", () => {
+    expect(rows.length).toBeGreaterThan(30);
+    const documented = new Set<string>();
+    let checkedDefaults = 0;
+    for (const row of rows) {
+      const defaults = row.names.length > 1 ? row.defaults.split(', ') : [row.defaults];
+      let from = 0;
+      row.names.forEach((name, index) => {
+        documented.add(name);
+        const rule = RULES[name];
+        if (rule === undefined) return;
+        // Several names in a row: their ranges in the same order.
+        const at = row.range.indexOf(rangeText(rule), from);
+        expect(at, `README range of ${name}: '${row.range}' lacks ${rangeText(rule)}`).toBeGreaterThanOrEqual(0);
+        from = at + 1;
+        const value = codeDefault(name);
+        const written = leadingNumber(defaults[index] ?? '');
+        if (value !== undefined && written !== undefined) {
+          expect(written, `README default of ${name}`).toBeCloseTo(value, 12);
+          checkedDefaults++;
+        }
+      });
+    }
+    for (const name of Object.keys(RULES)) expect(documented.has(name), `README documents ${name}`).toBe(true);
+    expect(checkedDefaults).toBeGreaterThan(20);
+    const projection = rows.find((row) => row.names[0] === 'projection');
+    expect(projection).toBeDefined();
+    for (const [key, rule] of Object.entries(PROJECTION_OPTIONS)) {
+      expect(projection?.meaning).toContain(`\`${key}\` ${rule.default} in ${rangeText(rule)}`);
+    }
+  });
+
+  it('is what new FluidSimulation checks: just outside each range throws, naming the range', () => {
+    for (const [name, rule] of Object.entries(SIMULATION_OPTIONS)) {
+      const outside = rule.max + Math.max(1, Math.abs(rule.max));
+      const options: FluidSimulationOptions = name === 'gravity' ? { gravity: [0, -outside, 0] } : { [name]: outside };
+      expect(() => new FluidSimulation(options), name).toThrowError(FluidError);
+      expect(() => new FluidSimulation(options), name).toThrowError(rangeText(rule));
+    }
+    for (const [name, rule] of Object.entries(PROJECTION_OPTIONS)) {
+      const projection = { [name]: rule.max + 1 };
+      expect(() => new FluidSimulation({ projection }), name).toThrowError(`projection.${name}`);
+      expect(() => new FluidSimulation({ projection }), name).toThrowError(rangeText(rule));
+    }
+    // At the ends of each range (the ranges include both).
+    expect(() => new FluidSimulation({ timeStep: SIMULATION_OPTIONS.timeStep.min, capacity: 1 })).not.toThrow();
+    expect(() => new FluidSimulation({ substeps: SIMULATION_OPTIONS.substeps.max, capacity: 1 })).not.toThrow();
+  });
+
+  it('is what addMaterial and the step check: a material value outside its range throws, naming the range', () => {
+    const simulation = new FluidSimulation({ particleRadius: 0.05, capacity: 64 });
+    for (const [name, rule] of Object.entries(MATERIAL_OPTIONS)) {
+      const outside = rule.max + Math.max(1, Math.abs(rule.max));
+      expect(() => simulation.addMaterial({ [name]: outside }), name).toThrowError(rangeText(rule));
+    }
+    // The same ranges before each step, for values game code wrote into the component.
+    const water = simulation.addMaterial({});
+    simulation.spawnBlock({ min: [0, 0, 0], max: [0.2, 0.2, 0.2], material: water });
+    const store = simulation.components.FluidMaterial as unknown as Record<string, Float64Array>;
+    for (const [name, rule] of Object.entries(MATERIAL_OPTIONS)) {
+      const saved = store[name][water];
+      store[name][water] = rule.max + Math.max(1, Math.abs(rule.max));
+      expect(() => simulation.step(), name).toThrowError(rangeText(rule));
+      store[name][water] = saved;
+    }
+    expect(() => simulation.step()).not.toThrow();
+  });
+
+  it('is what the step and a snapshot restore check for the live settings', () => {
+    const simulation = new FluidSimulation({ particleRadius: 0.05, capacity: 64 });
+    const water = simulation.addMaterial({});
+    simulation.spawnBlock({ min: [0, 0, 0], max: [0.2, 0.2, 0.2], material: water });
+    simulation.step();
+    const good = simulation.snapshot();
+    simulation.settings.substeps = 40;
+    expect(() => simulation.step()).toThrowError(
+      `settings.substeps is 40; allowed range is ${rangeText(SIMULATION_OPTIONS.substeps)}`,
+    );
+    const bad = simulation.snapshot();
+    simulation.settings.substeps = 2;
+    // A restore of the bad settings throws before it changes anything.
+    const other = new FluidSimulation({ particleRadius: 0.05, capacity: 64 });
+    other.restore(good);
+    const before = other.snapshot();
+    expect(() => other.restore(bad)).toThrowError(
+      `the snapshot's settings.substeps is 40; allowed range is ${rangeText(SIMULATION_OPTIONS.substeps)}`,
+    );
+    expect(Buffer.from(other.snapshot()).equals(Buffer.from(before))).toBe(true);
+    expect(() => FluidSimulation.fromSnapshot(bad)).toThrowError(FluidError);
+  });
+});
