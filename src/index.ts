@@ -11,7 +11,7 @@ export type { FluidStats } from './systems/context';
 export type { GpuReadback, WebGpuSolver } from './systems/gpu/backend';
 export type { MirrorMode } from './systems/gpu/systems';
 export type { FluidMaterialOptions } from './systems/material';
-export { MPS_DEFAULTS, type MpsSettings } from './systems/mps/cpu';
+export { MPS_DEFAULTS, type MpsSettings } from './systems/mps/settings';
 export { airGenerationLimit } from './systems/multifluid/air';
 export type * from './systems/options';
 export {
@@ -30,7 +30,7 @@ export {
   type GlassMeshOptions,
 } from './systems/sdf/shapes';
 export * from './systems/simulation';
-export { type FromSnapshotOptions, SNAPSHOT_FORMAT_VERSION } from './systems/snapshot';
+export { type FromSnapshotOptions, SNAPSHOT_FORMAT_VERSION } from './systems/snapshot/format';
 export type { SphOptions } from './systems/sph/settings';
 export { fitSurfaceToColliders } from './systems/surface/fit';
 export { type LevelSetOptions, LevelSetSmoother, type SparseBrickGrid } from './systems/surface/levelSet';

@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { bakeSignedDistanceField, createBoxMesh, FluidSimulation } from '../src';
 import { FluidError } from '../src/core/errors';
 import type { SimulationContext } from '../src/systems/context';
-import { configureMps, MPS_DEFAULTS, mpsLatticeConstants, mpsState, mpsWeight } from '../src/systems/mps/cpu';
 import {
   createConjugateGradientScratch,
   multiplySparse,
   type SparseSymmetricMatrix,
   solveConjugateGradient,
 } from '../src/systems/mps/pcg';
+import { MPS_DEFAULTS } from '../src/systems/mps/settings';
+import { configureMps, mpsLatticeConstants, mpsState, mpsWeight } from '../src/systems/mps/state';
 import { mpsCpuSystems } from '../src/systems/mps/systems';
 import { computeMpsWallTerms, createMpsWallTerms } from '../src/systems/mps/walls';
 import { runStep } from '../src/systems/pipeline';

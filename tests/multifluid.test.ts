@@ -750,8 +750,8 @@ describe("colorBy 'color': the particles' own Color in the debug views (NullEngi
       const place = Array.from(buffers.ids.subarray(0, buffers.count)).indexOf(first);
       expect(buffers.colors[4 * place + 1]).toBe(0);
       expect(() => {
-        fluid.colorBy = 'color' as never;
-      }).toThrow(/colorBy is 'color'; allowed values are material, speed, density, color/);
+        fluid.colorBy = 'colour' as never;
+      }).toThrow(/colorBy is 'colour'; allowed values are material, speed, density, color/);
       fluid.dispose();
     } finally {
       engine.dispose();

@@ -25,7 +25,7 @@ import {
   type FluidSimulationOptions,
   type SignedDistanceField,
 } from '../src';
-import { crc32 } from '../src/systems/snapshot';
+import { crc32 } from '../src/systems/snapshot/format';
 import { type GpuPage, openGpuPage } from './browser/driver';
 import type { SnapshotScenarioResult } from './browser/snapshot';
 

@@ -85,7 +85,7 @@ export interface FluidStats {
   /**
    * WebGPU backend (0 on the CPU backend): substeps since creation whose diffusion of temperature and color
    * (Müller et al. 2005, eq. 15) needed more explicit parts than the step recorded from its estimate
-   * (`diffusionSlots` in gpu/backend.ts), so that the GPU diffused less in them than the CPU would. Counted
+   * (`diffusionSlots` in gpu/scene.ts), so that the GPU diffused less in them than the CPU would. Counted
    * as readbacks bring it (a console warning is printed the first time); should stay 0.
    */
   diffusionLimitedSubsteps: number;

@@ -4,6 +4,7 @@
  * out-of-range value throws a {@link FluidError} before anything is changed.
  */
 import { ColliderShape } from '../components';
+import { checkNumber, checkVector3 } from '../core/checks';
 import { FluidError } from '../core/errors';
 import { poly6 } from '../core/kernels';
 import { MATERIAL_OPTIONS } from '../core/schema';
@@ -155,4 +156,17 @@ export function gatherSystem(ctx: SimulationContext): void {
   gatherMaterials(ctx);
   gatherColliders(ctx);
   gatherParticles(ctx);
+}
+
+/** Checks a uniform scaling given as a number or as `[s, s, s]`; returns the number. */
+export function checkScaling(value: unknown): number {
+  if (typeof value === 'number') return checkNumber('scaling', value, MIN_SCALE, MAX_SCALE);
+  const [x, y, z] = checkVector3('scaling', value, MAX_SCALE);
+  const largest = Math.max(Math.abs(x), Math.abs(y), Math.abs(z));
+  if (Math.abs(x - y) > 1e-4 * largest || Math.abs(x - z) > 1e-4 * largest) {
+    throw new FluidError(
+      `scaling is [${x}, ${y}, ${z}]; only uniform scaling (equal components) is allowed: bake the scaled mesh instead`,
+    );
+  }
+  return checkNumber('scaling', x, MIN_SCALE, MAX_SCALE);
 }

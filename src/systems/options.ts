@@ -7,7 +7,7 @@ import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import type { FluidBackend, FluidSolver } from '../components';
 import type { QuaternionTuple, Vector3Tuple } from '../core/checks';
 import type { MirrorMode } from './gpu/systems';
-import type { MpsSettings } from './mps/cpu';
+import type { MpsSettings } from './mps/settings';
 import type { SignedDistanceField } from './sdf/field';
 import type { SphOptions } from './sph/settings';
 

@@ -26,14 +26,7 @@ import {
   MATERIAL_DEFAULTS,
   type Vector3Store,
 } from '../components';
-import {
-  checkNumber,
-  checkQuaternion,
-  checkVector3,
-  type QuaternionTuple,
-  type Vector3Tuple,
-  withDefault,
-} from '../core/checks';
+import { checkNumber, checkQuaternion, checkVector3, type Vector3Tuple, withDefault } from '../core/checks';
 import { FluidCapacityError, FluidError } from '../core/errors';
 import {
   checkOption,
@@ -42,11 +35,11 @@ import {
   SIMULATION_OPTIONS,
   TEMPERATURE_RULE,
 } from '../core/schema';
-import { commitColliderPose, countParticlesInside, writePose } from './collide/cpu';
-import { createSimulationContext, type FluidStats, POSE_SIZE, type SimulationContext } from './context';
+import { commitColliderPose, countParticlesInside } from './collide/cpu';
+import { createSimulationContext, type FluidStats, type SimulationContext } from './context';
 import { nozzleLayer } from './emit/cpu';
-import { createEntity, createParticle, destroyParticle } from './entities';
-import { MAX_SCALE, MIN_SCALE } from './gather';
+import { createEntity, destroyParticle } from './entities';
+import { checkScaling } from './gather';
 import { WebGpuSolver } from './gpu/backend';
 import { applyReadback, type GpuContext, type MirrorMode } from './gpu/systems';
 import {
@@ -56,7 +49,8 @@ import {
   unsupportedMultiFluidOptions,
   writeMaterial,
 } from './material';
-import { checkMpsSettings, configureMps, type MpsSettings, mpsState, resolveMpsSettings } from './mps/cpu';
+import { checkMpsSettings, type MpsSettings, resolveMpsSettings } from './mps/settings';
+import { configureMps, mpsState } from './mps/state';
 import type {
   BackendChange,
   BodyImpulse,
@@ -71,16 +65,11 @@ import type {
 } from './options';
 import { cpuSystems, runStep, systemsFor } from './pipeline';
 import { SignedDistanceField } from './sdf/field';
-import {
-  applySnapshot,
-  checkSnapshotFits,
-  type DecodedSnapshot,
-  type EntityIndex,
-  type FromSnapshotOptions,
-  readSnapshot,
-  snapshotSimulationOptions,
-  writeSnapshot,
-} from './snapshot';
+import { applySnapshot, checkSnapshotFits, snapshotSimulationOptions } from './snapshot/apply';
+import type { DecodedSnapshot, EntityIndex, FromSnapshotOptions } from './snapshot/format';
+import { readSnapshot } from './snapshot/read';
+import { writeSnapshot } from './snapshot/write';
+import { spawnBlock as spawnBlockIn, spawnShape } from './spawn';
 import { resolveSphSettings } from './sph/settings';
 import type { FluidSystem } from './system';
 import { checkComponents, checkLiveSettings, maximumNozzleRadius } from './validate';
@@ -130,22 +119,6 @@ function resolveProjectionOptions(
 /** Why a collider coupled with a rigid body is refused in a WCSPH simulation on the WebGPU backend. */
 const WCSPH_GPU_COUPLING =
   "rigidBody coupling with solver 'sph' is not implemented on the WebGPU backend yet; use backend 'cpu' or solver 'pbf'";
-
-/** Most lattice points `spawn` tests against a sphere or a mesh (a larger volume is refused, not searched). */
-const MAX_SPAWN_SEARCH = 1e8;
-
-/** Checks a uniform scaling given as a number or as `[s, s, s]`; returns the number. */
-function checkScaling(value: unknown): number {
-  if (typeof value === 'number') return checkNumber('scaling', value, MIN_SCALE, MAX_SCALE);
-  const [x, y, z] = checkVector3('scaling', value, MAX_SCALE);
-  const largest = Math.max(Math.abs(x), Math.abs(y), Math.abs(z));
-  if (Math.abs(x - y) > 1e-4 * largest || Math.abs(x - z) > 1e-4 * largest) {
-    throw new FluidError(
-      `scaling is [${x}, ${y}, ${z}]; only uniform scaling (equal components) is allowed: bake the scaled mesh instead`,
-    );
-  }
-  return checkNumber('scaling', x, MIN_SCALE, MAX_SCALE);
-}
 
 /** Zeroes the impulse accumulators of collider `id`. */
 function clearBodyImpulse(b: BodyCouplingStore, id: number): void {
@@ -558,73 +531,7 @@ export class FluidSimulation {
    * exceed the capacity, and {@link FluidError} for an invalid box or material.
    */
   spawnBlock(options: SpawnBlockOptions): Uint32Array {
-    if (typeof options !== 'object' || options === null) throw new FluidError('spawnBlock options must be an object');
-    const min = checkVector3('min', options.min);
-    const max = checkVector3('max', options.max);
-    const velocity = checkVector3('velocity', withDefault<Vector3Tuple>(options.velocity, [0, 0, 0]), 1e4);
-    if (!this.isMaterial(options.material)) {
-      throw new FluidError(
-        `material is ${String(options.material)}, which is not a material entity of this simulation`,
-      );
-    }
-    const material = this.components.FluidMaterial;
-    const temperature = checkNumber(
-      'temperature',
-      withDefault(options.temperature, material.initialTemperature[options.material]),
-      TEMPERATURE_RULE.min,
-      TEMPERATURE_RULE.max,
-    );
-    const color = checkVector3(
-      'color',
-      withDefault<Vector3Tuple>(options.color, [
-        material.colorRed[options.material],
-        material.colorGreen[options.material],
-        material.colorBlue[options.material],
-      ]),
-      1,
-    );
-    for (let channel = 0; channel < 3; channel++) checkNumber(`color[${channel}]`, color[channel], 0, 1);
-    const spacing = 2 * this.settings.particleRadius;
-    const counts = [0, 0, 0];
-    const offsets = [0, 0, 0];
-    for (let axis = 0; axis < 3; axis++) {
-      const extent = max[axis] - min[axis];
-      const count = Math.floor(extent / spacing + 1e-6);
-      if (count < 1) {
-        throw new FluidError(
-          `max[${axis}] - min[${axis}] is ${extent}; it must be at least the lattice spacing ${spacing} (2 x particleRadius)`,
-        );
-      }
-      counts[axis] = count;
-      offsets[axis] = min[axis] + 0.5 * (extent - count * spacing) + 0.5 * spacing;
-    }
-    const total = counts[0] * counts[1] * counts[2];
-    const s = this.context.solver;
-    if (s.count + total > this.settings.capacity) {
-      throw new FluidCapacityError(
-        `spawning ${total} particles would make ${s.count + total}, over the capacity of ${this.settings.capacity}; nothing was spawned`,
-      );
-    }
-    const ids = new Uint32Array(total);
-    let k = 0;
-    for (let iz = 0; iz < counts[2]; iz++) {
-      for (let iy = 0; iy < counts[1]; iy++) {
-        for (let ix = 0; ix < counts[0]; ix++) {
-          const x = offsets[0] + ix * spacing;
-          const y = offsets[1] + iy * spacing;
-          const z = offsets[2] + iz * spacing;
-          ids[k++] = createParticle(this.context, x, y, z, velocity[0], velocity[1], velocity[2], options.material, 0);
-        }
-      }
-    }
-    const { Temperature, Color } = this.components;
-    for (const id of ids) {
-      Temperature[id] = temperature;
-      Color.red[id] = color[0];
-      Color.green[id] = color[1];
-      Color.blue[id] = color[2];
-    }
-    return ids;
+    return spawnBlockIn(this.context, options);
   }
 
   /** Removes a particle entity. Throws {@link FluidError} if `id` is not a live particle. */
@@ -1066,112 +973,7 @@ export class FluidSimulation {
    * more than 1e8 lattice points (it is refused rather than searched for seconds).
    */
   spawn(options: SpawnOptions): Uint32Array {
-    if (typeof options !== 'object' || options === null) throw new FluidError('spawn options must be an object');
-    if (options.shape === 'box') return this.spawnBlock(options);
-    if (!this.isMaterial(options.material)) {
-      throw new FluidError(
-        `material is ${String(options.material)}, which is not a material entity of this simulation`,
-      );
-    }
-    const velocity = checkVector3('velocity', withDefault<Vector3Tuple>(options.velocity, [0, 0, 0]), 1e4);
-    const r = this.settings.particleRadius;
-    const spacing = 2 * r;
-    // The lattice points to fill, as world positions; the test of each point depends on the shape.
-    let min: number[];
-    let max: number[];
-    let inside: (x: number, y: number, z: number) => boolean;
-    if (options.shape === 'sphere') {
-      const center = checkVector3('center', options.center);
-      const radius = checkNumber('radius', options.radius, r, 1e7);
-      const limit = (radius - r) ** 2 + 1e-12;
-      min = center.map((c) => c - radius);
-      max = center.map((c) => c + radius);
-      inside = (x, y, z) => (x - center[0]) ** 2 + (y - center[1]) ** 2 + (z - center[2]) ** 2 <= limit;
-    } else if (options.shape === 'mesh') {
-      const field = options.field;
-      if (!(field instanceof SignedDistanceField)) {
-        throw new FluidError(`field is ${String(field)}; spawning in a mesh needs a SignedDistanceField`);
-      }
-      const position = checkVector3('position', withDefault<Vector3Tuple>(options.position, [0, 0, 0]));
-      const [qx, qy, qz, qw] = checkQuaternion(
-        'rotation',
-        withDefault<QuaternionTuple>(options.rotation, [0, 0, 0, 1]),
-      );
-      const scale = checkScaling(withDefault<number | Vector3Tuple>(options.scaling, 1));
-      // Rotation matrix (row-major, local to world) of the quaternion.
-      const m = new Float64Array(POSE_SIZE);
-      writePose(m, 0, qx, qy, qz, qw, position[0], position[1], position[2], scale);
-      // World box of the field's grid box: the eight corners mapped.
-      min = [Infinity, Infinity, Infinity];
-      max = [-Infinity, -Infinity, -Infinity];
-      for (let corner = 0; corner < 8; corner++) {
-        const l = [0, 1, 2].map((axis) => ((corner >> axis) & 1 ? field.max[axis] : field.min[axis]));
-        for (let axis = 0; axis < 3; axis++) {
-          const w = scale * (m[3 * axis] * l[0] + m[3 * axis + 1] * l[1] + m[3 * axis + 2] * l[2]) + position[axis];
-          min[axis] = Math.min(min[axis], w);
-          max[axis] = Math.max(max[axis], w);
-        }
-      }
-      const localLimit = -r / scale;
-      inside = (x, y, z) => {
-        const wx = x - position[0];
-        const wy = y - position[1];
-        const wz = z - position[2];
-        const lx = (m[0] * wx + m[3] * wy + m[6] * wz) / scale;
-        const ly = (m[1] * wx + m[4] * wy + m[7] * wz) / scale;
-        const lz = (m[2] * wx + m[5] * wy + m[8] * wz) / scale;
-        return field.sample(lx, ly, lz) <= localLimit;
-      };
-    } else {
-      throw new FluidError(
-        `shape is '${String((options as { shape?: unknown }).shape)}'; allowed values are 'box', 'sphere', 'mesh'`,
-      );
-    }
-    // Lattice aligned to the box's minimum corner plus r; count first so nothing is spawned past capacity.
-    const counts = [0, 1, 2].map((axis) => Math.max(0, Math.floor((max[axis] - min[axis]) / spacing + 1e-6)) + 1);
-    const searched = counts[0] * counts[1] * counts[2];
-    if (!(searched <= MAX_SPAWN_SEARCH)) {
-      throw new FluidError(
-        `the volume spans ${counts.join(' x ')} lattice points (spacing ${spacing} m); at most ${MAX_SPAWN_SEARCH} are searched: spawn a smaller volume`,
-      );
-    }
-    const s = this.context.solver;
-    // Points past the room left are counted for the message, not stored.
-    const room = this.settings.capacity - s.count;
-    const points: number[] = [];
-    let total = 0;
-    for (let iz = 0; iz < counts[2]; iz++) {
-      for (let iy = 0; iy < counts[1]; iy++) {
-        for (let ix = 0; ix < counts[0]; ix++) {
-          const x = min[0] + r + ix * spacing;
-          const y = min[1] + r + iy * spacing;
-          const z = min[2] + r + iz * spacing;
-          if (!inside(x, y, z)) continue;
-          if (total < room) points.push(x, y, z);
-          total++;
-        }
-      }
-    }
-    if (s.count + total > this.settings.capacity) {
-      throw new FluidCapacityError(
-        `spawning ${total} particles would make ${s.count + total}, over the capacity of ${this.settings.capacity}; nothing was spawned`,
-      );
-    }
-    const ids = new Uint32Array(total);
-    for (let k = 0; k < total; k++) {
-      ids[k] = createParticle(
-        this.context,
-        points[3 * k],
-        points[3 * k + 1],
-        points[3 * k + 2],
-        velocity[0],
-        velocity[1],
-        velocity[2],
-        options.material,
-        0,
-      );
-    }
-    return ids;
+    return spawnShape(this.context, options);
   }
 
   /**

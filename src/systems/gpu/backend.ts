@@ -45,28 +45,14 @@ import { StorageBuffer } from '@babylonjs/core/Buffers/storageBuffer.js';
 import { ComputeShader } from '@babylonjs/core/Compute/computeShader.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { FluidError } from '../../core/errors';
-import {
-  COINCIDENT_OFFSET,
-  poly6Coefficient,
-  poly6GradientCoefficient,
-  spikyGradientCoefficient,
-  viscosityLaplacianCoefficient,
-  WALL_WEIGHT_SAMPLES,
-} from '../../core/kernels';
-import { colliderPoseSystem } from '../collide/cpu';
-import {
-  COLLIDER_FRAME_STRIDE,
-  type MultiFluidFeatures,
-  POSE_SIZE,
-  type SimulationContext,
-  selfWeight,
-} from '../context';
-import { airGenerationLimit, SURFACE_EXIT_COSINE } from '../multifluid/air';
-import { DIFFUSION_STABILITY, MAX_DIFFUSION_PARTS, TENSION_NORMAL_THRESHOLD } from '../multifluid/interaction';
+import type { MultiFluidFeatures, SimulationContext } from '../context';
+import { airGenerationLimit } from '../multifluid/air';
+import { MAX_DIFFUSION_PARTS } from '../multifluid/interaction';
 import { scanPass } from '../neighbours/gpu';
 import { gpuPassDefinitions, gpuStepOrder } from '../schedule';
 import { createWordViews, type StructLayout, type WordViews, word } from './layout';
 import type { GpuPlan, PassSize } from './passes';
+import { type SceneStep, writeColliders, writeDrains, writeMaterials, writeParams, writePoses } from './scene';
 import { expandNeighbourLoops } from './shaderSource';
 import {
   type Access,
@@ -75,13 +61,10 @@ import {
   type BodyImpulseQuanta,
   type BufferName,
   bodyImpulseQuanta,
-  ColliderData,
   Contact,
-  DrainData,
   defineScene,
   FieldInfo,
   KEEP_MATERIAL,
-  Material,
   Params,
   ParticleInfo,
   ParticleRecord,
@@ -98,20 +81,6 @@ import {
 const STORAGE_FLAGS = 32 | 1 | 2;
 /** The same plus VERTEX (8): the position buffer is also the renderer's vertex buffer. */
 const VERTEX_STORAGE_FLAGS = STORAGE_FLAGS | 8;
-
-/**
- * Diffusion parts recorded per substep on the GPU for the largest diffusivity `largestDiffusivity` (m^2/s),
- * kernel radius `kernelRadius` (m) and substep `substepTimeStep` (s): the CPU's parts
- * ceil(dt rate / DIFFUSION_STABILITY) with the rate sum_j c V_j lap W_visc(r_j) estimated by its continuum
- * value c 45 / (pi h^6) integral of 4 pi r^2 (h - r) dr = 15 c / h^2, twice over (cut and compressed
- * neighbourhoods stay well below), and at least 1, at most {@link MAX_DIFFUSION_PARTS}. The GPU plans the
- * exact parts from the particles (multifluid/diffusion.wgsl) and runs as many of the recorded ones; the
- * others are dispatched with 0 workgroups.
- */
-export function diffusionSlots(largestDiffusivity: number, kernelRadius: number, substepTimeStep: number): number {
-  const rate = (2 * 15 * largestDiffusivity) / (kernelRadius * kernelRadius);
-  return Math.min(MAX_DIFFUSION_PARTS, Math.max(1, Math.ceil((substepTimeStep * rate) / DIFFUSION_STABILITY)));
-}
 
 /**
  * Most bytes the scene buffer may give to collider poses (two per collider and substep): 64 MiB, half of
@@ -727,186 +696,20 @@ export class WebGpuSolver {
 
   /** Writes parameters, materials, colliders, drains and poses for every substep of this step. */
   private writeScene(): void {
-    const ctx = this.ctx;
-    const settings = ctx.settings;
-    const f = this.sceneWords.f32;
-    const u = this.sceneWords.u32;
-    const h = settings.kernelRadius;
-    const P = (name: string) => word(Params, name, this.scene.offsets.params);
-    const gravity = P('gravity');
-    f[gravity] = settings.gravity[0];
-    f[gravity + 1] = settings.gravity[1];
-    f[gravity + 2] = settings.gravity[2];
-    f[P('kernelRadius')] = h;
-    f[P('kernelRadiusSquared')] = h * h;
-    f[P('inverseKernelRadius')] = 1 / h;
-    f[P('particleRadius')] = settings.particleRadius;
-    f[P('poly6')] = poly6Coefficient(h);
-    f[P('spiky')] = spikyGradientCoefficient(h);
-    f[P('selfWeight')] = selfWeight(h);
-    f[P('coincidentOffset')] = COINCIDENT_OFFSET * h;
-    f[P('timeStep')] = ctx.substepTimeStep;
-    f[P('inverseTimeStep')] = 1 / ctx.substepTimeStep;
-    f[P('frameTimeStep')] = ctx.frameTimeStep;
-    f[P('maxSpeed')] = settings.maxSpeed;
-    const g = settings.gravity;
-    f[P('restingSpeed')] = 2 * Math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * ctx.substepTimeStep;
-    f[P('wallSamplesPerMetre')] = WALL_WEIGHT_SAMPLES / h;
-    f[P('fullNeighbourhood')] = ctx.lattice.fullNeighbourhood;
-    u[P('materialCount')] = ctx.materials.count;
-    u[P('colliderCount')] = ctx.colliders.count;
-    u[P('drainCount')] = ctx.events.drains.length;
-    u[P('tableMask')] = this.tableSize - 1;
-    u[P('deadBucket')] = this.tableSize;
-    u[P('appendCount')] = this.appendCount;
-    u[P('editCount')] = this.editCount;
-    // The step's substep count: `settings.substeps`, or WCSPH's adaptive count (ctx.substepCount).
-    u[P('substeps')] = ctx.substepCount;
-    const sph = settings.solver === 'sph';
-    u[P('sphMode')] = sph ? 1 : 0;
-    f[P('sphStiffness')] = settings.sphSpeedOfSound * settings.sphSpeedOfSound;
-    f[P('sphViscosity')] = settings.sphViscosity;
-    f[P('sphSurfaceTension')] = settings.sphSurfaceTension;
-    f[P('sphSurfaceThreshold')] = settings.sphSurfaceThreshold;
-    f[P('viscosityLaplacian')] = viscosityLaplacianCoefficient(h);
-    f[P('poly6Gradient')] = poly6GradientCoefficient(h);
-    f[P('tensionThreshold')] = TENSION_NORMAL_THRESHOLD / h;
-    f[P('diffusionStability')] = DIFFUSION_STABILITY;
-    u[P('maxDiffusionParts')] = MAX_DIFFUSION_PARTS;
-    // Trapped air and boiling (multifluid/airFields.wgsl).
-    f[P('airVolume')] = 1 / ctx.lattice.kernelSum;
-    f[P('airSpacing')] = ctx.lattice.spacing;
-    u[P('airGenerationLimit')] = this.airLimit;
-    u[P('capacity')] = settings.capacity;
-    f[P('airSurfaceExitCosine')] = SURFACE_EXIT_COSINE;
-    u[P('airStep')] = this.stepsRecorded;
-    u[P('airGenerationOpen')] = this.airGenerationOpen ? 1 : 0;
-    const m = ctx.materials;
-    const store = ctx.components.FluidMaterial;
-    let anyVorticity = 0;
-    let largestDiffusivity = 0;
-    for (let slot = 0; slot < m.count; slot++) {
-      const base = this.scene.offsets.materials + slot * Material.size;
-      f[word(Material, 'inverseRestDensity', base)] = m.inverseRestDensity[slot];
-      f[word(Material, 'mass', base)] = m.mass[slot];
-      f[word(Material, 'viscosity', base)] = m.viscosity[slot];
-      f[word(Material, 'vorticity', base)] = m.vorticity[slot];
-      f[word(Material, 'relaxation', base)] = m.relaxation[slot];
-      f[word(Material, 'artificialPressureScale', base)] = m.artificialPressureScale[slot];
-      f[word(Material, 'artificialPressureExponent', base)] = m.artificialPressureExponent[slot];
-      f[word(Material, 'inverseArtificialPressureWeight', base)] = m.inverseArtificialPressureWeight[slot];
-      const eid = m.entity[slot];
-      f[word(Material, 'interfaceColor', base)] = store.interfaceColor[eid];
-      f[word(Material, 'surfaceColor', base)] = store.surfaceColor[eid];
-      f[word(Material, 'interfaceTension', base)] = store.interfaceTension[eid];
-      f[word(Material, 'surfaceTension', base)] = store.surfaceTension[eid];
-      f[word(Material, 'diffusivity', base)] = store.diffusivity[eid];
-      f[word(Material, 'colorDiffusivity', base)] = store.colorDiffusivity[eid];
-      f[word(Material, 'temperatureDensity', base)] = store.temperatureDensity[eid];
-      f[word(Material, 'colorRed', base)] = store.colorRed[eid];
-      f[word(Material, 'colorGreen', base)] = store.colorGreen[eid];
-      f[word(Material, 'colorBlue', base)] = store.colorBlue[eid];
-      const airTarget = store.airMaterial[eid];
-      const airSlot = airTarget >= 0 && airTarget < m.slotOfEntity.length ? m.slotOfEntity[airTarget] : -1;
-      this.sceneWords.i32[word(Material, 'airMaterial', base)] = airSlot;
-      u[word(Material, 'isAirMaterial', base)] = 0;
-      f[word(Material, 'airGenerationThreshold', base)] = store.airGenerationThreshold[eid];
-      f[word(Material, 'airGenerationDistance', base)] = store.airGenerationDistance[eid];
-      f[word(Material, 'boilingTemperature', base)] = store.boilingTemperature[eid];
-      f[word(Material, 'boilingProbability', base)] = store.boilingProbability[eid];
-      f[word(Material, 'artificialBuoyancy', base)] = store.artificialBuoyancy[eid];
-      f[word(Material, 'airDeletionSurfaceThreshold', base)] = store.airDeletionSurfaceThreshold[eid];
-      f[word(Material, 'airDeletionBoundaryThreshold', base)] = store.airDeletionBoundaryThreshold[eid];
-      f[word(Material, 'airDeletionDensity', base)] = store.airDeletionDensity[eid];
-      f[word(Material, 'restDensity', base)] = store.restDensity[eid];
-      largestDiffusivity = Math.max(largestDiffusivity, store.diffusivity[eid], store.colorDiffusivity[eid]);
-      if (m.vorticity[slot] > 0) anyVorticity = 1;
-    }
-    u[P('anyVorticity')] = anyVorticity;
-    // A material is an air material when some material names it (as markAirMaterials in air.ts).
-    for (let slot = 0; slot < m.count; slot++) {
-      const target = store.airMaterial[m.entity[slot]];
-      const targetSlot = target >= 0 && target < m.slotOfEntity.length ? m.slotOfEntity[target] : -1;
-      if (targetSlot >= 0)
-        u[word(Material, 'isAirMaterial', this.scene.offsets.materials + targetSlot * Material.size)] = 1;
-    }
-    u[P('diffusionSlots')] = diffusionSlots(largestDiffusivity, h, ctx.substepTimeStep);
-    const wall = ctx.lattice.wallWeight;
-    for (let k = 0; k < wall.length; k++) f[(this.scene.offsets.wallTable >> 2) + k] = wall[k];
-    const c = ctx.components.Collider;
-    const coupling = ctx.components.BodyCoupling;
-    const table = ctx.colliders;
-    let coupledCount = 0;
-    for (let slot = 0; slot < table.count; slot++) {
-      const eid = table.entity[slot];
-      const base = this.scene.offsets.colliders + slot * ColliderData.size;
-      const coupled = coupling.coupled[eid] === 1 ? 1 : 0;
-      coupledCount += coupled;
-      u[word(ColliderData, 'coupled', base)] = coupled;
-      const center = word(ColliderData, 'centerOfMass', base);
-      f[center] = coupling.centerOfMassX[eid];
-      f[center + 1] = coupling.centerOfMassY[eid];
-      f[center + 2] = coupling.centerOfMassZ[eid];
-      u[word(ColliderData, 'shape', base)] = c.shape[eid];
-      u[word(ColliderData, 'container', base)] = c.container[eid];
-      u[word(ColliderData, 'wallWeights', base)] = c.wallWeights[eid];
-      u[word(ColliderData, 'field', base)] = c.field[eid];
-      f[word(ColliderData, 'friction', base)] = c.friction[eid];
-      f[word(ColliderData, 'restitution', base)] = c.restitution[eid];
-      f[word(ColliderData, 'radius', base)] = c.radius[eid];
-      f[word(ColliderData, 'temperature', base)] = c.temperature[eid];
-      f[word(ColliderData, 'heatTransfer', base)] = c.heatTransfer[eid];
-      const a = word(ColliderData, 'a', base);
-      f[a] = c.ax[eid];
-      f[a + 1] = c.ay[eid];
-      f[a + 2] = c.az[eid];
-      const b = word(ColliderData, 'b', base);
-      f[b] = c.bx[eid];
-      f[b + 1] = c.by[eid];
-      f[b + 2] = c.bz[eid];
-    }
-    f[P('inverseImpulseQuantum')] = 1 / this.impulseQuanta.linear;
-    f[P('inverseAngularImpulseQuantum')] = 1 / this.impulseQuanta.angular;
-    u[P('coupledCount')] = coupledCount;
-    u[P('wallShareOffset')] = settings.capacity;
-    const d = ctx.components.Drain;
-    ctx.events.drains.forEach((eid, k) => {
-      const base = this.scene.offsets.drains + k * DrainData.size;
-      u[word(DrainData, 'shape', base)] = d.shape[eid];
-      u[word(DrainData, 'enabled', base)] = d.enabled[eid];
-      f[word(DrainData, 'radius', base)] = d.radius[eid];
-      const min = word(DrainData, 'min', base);
-      f[min] = d.minX[eid];
-      f[min + 1] = d.minY[eid];
-      f[min + 2] = d.minZ[eid];
-      const max = word(DrainData, 'max', base);
-      f[max] = d.maxX[eid];
-      f[max + 1] = d.maxY[eid];
-      f[max + 2] = d.maxZ[eid];
-    });
-    // Poses of every collider at the end and start of every substep, as the CPU's pose system computes them.
-    const substeps = ctx.substepCount;
-    const frames = table.frames;
-    for (let substep = 0; substep < substeps; substep++) {
-      ctx.substepIndex = substep;
-      colliderPoseSystem(ctx);
-      for (let slot = 0; slot < table.count; slot++) {
-        for (let which = 0; which < 2; which++) {
-          const o = slot * COLLIDER_FRAME_STRIDE + which * POSE_SIZE;
-          const base = this.headerBytes + ((substep * table.count + slot) * 2 + which) * Pose.size;
-          const w = base >> 2;
-          for (let row = 0; row < 3; row++) {
-            f[w + 4 * row] = frames[o + 3 * row];
-            f[w + 4 * row + 1] = frames[o + 3 * row + 1];
-            f[w + 4 * row + 2] = frames[o + 3 * row + 2];
-            f[w + 4 * row + 3] = frames[o + 9 + row];
-          }
-          f[w + 12] = frames[o + 12];
-          f[w + 13] = 1 / frames[o + 12];
-        }
-      }
-    }
-    const poseBytes = substeps * table.count * 2 * Pose.size;
+    const step: SceneStep = {
+      tableSize: this.tableSize,
+      appendCount: this.appendCount,
+      editCount: this.editCount,
+      airLimit: this.airLimit,
+      stepsRecorded: this.stepsRecorded,
+      airGenerationOpen: this.airGenerationOpen,
+      impulseQuanta: this.impulseQuanta,
+    };
+    writeParams(this.ctx, this.scene, this.sceneWords, step);
+    writeMaterials(this.ctx, this.scene, this.sceneWords);
+    writeColliders(this.ctx, this.scene, this.sceneWords, step);
+    writeDrains(this.ctx, this.scene, this.sceneWords);
+    const poseBytes = writePoses(this.ctx, this.sceneWords, this.headerBytes);
     this.buffers.scene.update(this.sceneWords.u32, 0, this.headerBytes + poseBytes);
   }
 

@@ -84,7 +84,7 @@ export const Params = defineStruct('Params', [
   // Fluid-fluid interaction (Müller et al. 2005, see multifluid/interaction.ts): the tension threshold
   // TENSION_NORMAL_THRESHOLD / h (1/m), the explicit diffusion's stability bound (dimensionless), its most
   // parts per substep on the CPU, and the parts recorded per substep on the GPU (see `diffusionSlots` in
-  // gpu/backend.ts).
+  // gpu/scene.ts).
   ['tensionThreshold', 'f32'],
   ['diffusionStability', 'f32'],
   ['maxDiffusionParts', 'u32'],

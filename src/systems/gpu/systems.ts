@@ -164,7 +164,7 @@ export function applyReadback(ctx: SimulationContext, gpu: GpuContext, result: G
 
 /**
  * Adds the substeps a readback reports with limited diffusion (the GPU ran fewer diffusion parts than the
- * CPU would, see `diffusionSlots` in backend.ts) to `stats.diffusionLimitedSubsteps`, and warns once per
+ * CPU would, see `diffusionSlots` in scene.ts) to `stats.diffusionLimitedSubsteps`, and warns once per
  * simulation on the console.
  */
 function reportLimitedDiffusion(ctx: SimulationContext, substeps: number): void {

@@ -1,0 +1,110 @@
+/** The MPS solver's settings (`solver: 'mps'`, live in `simulation.mpsSettings`): defaults, ranges, checks. */
+
+import { FluidError } from '../../core/errors';
+
+/** Settings of the MPS solver. */
+export interface MpsSettings {
+  /**
+   * Free-surface threshold beta (eq. 18): a particle with n* < beta n0 is on the free surface and gets
+   * p = 0. Range (0, 1]. Default 0.97 (the paper's value).
+   */
+  surfaceThreshold: number;
+  /**
+   * Relative residual |b - A p| / |b| at which the conjugate gradient pressure solve stops. Range
+   * [1e-12, 0.1]. Default 1e-6.
+   */
+  tolerance: number;
+  /** Most conjugate gradient iterations per pressure solve. Integer in [1, 100000]. Default 500. */
+  maxIterations: number;
+  /**
+   * Compressibility alpha in 1/Pa of the term -(rho alpha / dt^2) p added to eq. 14 (Tanaka & Masunaga
+   * 2010): keeps the pressure matrix positive definite for a fluid with no free surface. Range [0, 1e-3].
+   * Default 4.5e-10 (water, sound speed about 1490 m/s).
+   */
+  compressibility: number;
+  /**
+   * Kinematic viscosity nu in m^2/s of the explicit viscosity term (eq. 9). Range [0, 1]. Default 0.01 (an
+   * artificial viscosity that damps the pressure noise at game resolutions; water's is 1e-6). Limited per
+   * substep to dt nu 2d / lambda <= 0.5, the stability bound of explicit diffusion.
+   */
+  kinematicViscosity: number;
+  /**
+   * Relaxation gamma of the number-density part of the source of eq. 14: each solve removes the whole
+   * compression rate dt <div u*> and gamma (n - n0) / n0 of the accumulated number-density error. Range
+   * (0, 1]. Default 1 (eq. 14 to first order in dt); below 1, the mixed source of Tanaka & Masunaga 2010.
+   */
+  sourceRelaxation: number;
+  /**
+   * Particle collision distance as a fraction of the lattice spacing 2r: two particles closer than this
+   * that approach each other exchange momentum inelastically before the pressure solve (the collision
+   * model of MPS codes, Koshizuka & Oka 1996). Range [0, 0.99]. Default 0.9; 0 turns collisions off.
+   */
+  collisionDistance: number;
+  /** Restitution coefficient of those particle collisions. Range [0, 1]. Default 0.2. */
+  collisionRestitution: number;
+}
+
+/** Default MPS settings; see {@link MpsSettings} for units and ranges. */
+export const MPS_DEFAULTS: Readonly<MpsSettings> = Object.freeze({
+  surfaceThreshold: 0.97,
+  tolerance: 1e-6,
+  maxIterations: 500,
+  compressibility: 4.5e-10,
+  kinematicViscosity: 0.01,
+  sourceRelaxation: 1,
+  collisionDistance: 0.9,
+  collisionRestitution: 0.2,
+});
+
+/** Throws {@link FluidError} naming the first MPS setting outside its range (see {@link MpsSettings}). */
+export function checkMpsSettings(settings: MpsSettings): void {
+  const check = (name: keyof MpsSettings, min: number, max: number, open = false, integer = false): void => {
+    const value = settings[name];
+    const aboveMin = open ? value > min : value >= min;
+    if (!(typeof value === 'number' && aboveMin && value <= max) || (integer && !Number.isInteger(value))) {
+      const range = `${open ? '(' : '['}${min}, ${max}]`;
+      throw new FluidError(
+        `mps.${name} is ${String(value)}; allowed range is ${integer ? 'an integer in ' : ''}${range}`,
+      );
+    }
+  };
+  check('surfaceThreshold', 0, 1, true);
+  check('tolerance', 1e-12, 0.1);
+  check('maxIterations', 1, 100000, false, true);
+  check('compressibility', 0, 1e-3);
+  check('kinematicViscosity', 0, 1);
+  check('sourceRelaxation', 0, 1, true);
+  check('collisionDistance', 0, 0.99);
+  check('collisionRestitution', 0, 1);
+}
+
+/**
+ * The MPS settings from partial options: every missing value takes its {@link MPS_DEFAULTS} value.
+ * Throws {@link FluidError} for a value outside its range.
+ */
+export function resolveMpsSettings(options: Partial<MpsSettings> = {}): MpsSettings {
+  if (typeof options !== 'object' || options === null) throw new FluidError('mps options must be an object');
+  const settings: MpsSettings = {
+    surfaceThreshold: options.surfaceThreshold ?? MPS_DEFAULTS.surfaceThreshold,
+    tolerance: options.tolerance ?? MPS_DEFAULTS.tolerance,
+    maxIterations: options.maxIterations ?? MPS_DEFAULTS.maxIterations,
+    compressibility: options.compressibility ?? MPS_DEFAULTS.compressibility,
+    kinematicViscosity: options.kinematicViscosity ?? MPS_DEFAULTS.kinematicViscosity,
+    sourceRelaxation: options.sourceRelaxation ?? MPS_DEFAULTS.sourceRelaxation,
+    collisionDistance: options.collisionDistance ?? MPS_DEFAULTS.collisionDistance,
+    collisionRestitution: options.collisionRestitution ?? MPS_DEFAULTS.collisionRestitution,
+  };
+  checkMpsSettings(settings);
+  return settings;
+}
+
+/** The MPS setting names, in the order of {@link MPS_DEFAULTS}. */
+export const MPS_SETTING_NAMES = Object.keys(MPS_DEFAULTS) as (keyof MpsSettings)[];
+
+/**
+ * The snapshot key of MPS setting `name`: `mps` and the name with a capital first letter (`mpsTolerance`),
+ * flat as the WCSPH settings (`sphSpeedOfSound`) are saved.
+ */
+export function mpsSnapshotKey(name: keyof MpsSettings): string {
+  return `mps${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+}

@@ -1,0 +1,439 @@
+/**
+ * Steps 1-4 of the coarse projection (projection/cpu.ts): the grid over the particles, which cells are fluid,
+ * solid or air, the surface layers left to the density constraints, and which faces are open, solid or dead.
+ */
+
+import { ColliderShape } from '../../components';
+import { colliderSurfaceVelocity, fluidSideDistance, writePose } from '../collide/cpu';
+import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
+import { CellType, FaceKind, GRID_MARGIN, type ProjectionState } from './state';
+
+/**
+ * A face between two cells that both lie within a cell of the same collider, whose normals point away
+ * from each other along the face's axis by more than this cosine, crosses a wall thinner than a cell (a
+ * glass): it is solid.
+ */
+const THIN_WALL_NORMAL = 0.5;
+
+/**
+ * A cell is fluid when its particles' rest volumes fill at least this fraction of it: its center is then
+ * in the liquid, so the free surface (phi = 0 in the air cells) lies within half a cell of where the
+ * particles end. Sparser cells are air; their particles take the changes of the faces around them.
+ */
+const FLUID_CELL_FILL = 0.5;
+
+/**
+ * Step 1: the grid over the particles' predicted positions. Returns false when there are no particles. A
+ * box too large for `maxCells` is cut around its center (the particles outside get no projection: spray
+ * far from the water).
+ */
+export function planGrid(ctx: SimulationContext, state: ProjectionState): boolean {
+  const s = ctx.solver;
+  const n = s.count;
+  if (n === 0) return false;
+  const base = ctx.settings.kernelRadius;
+  const inverse = 1 / base;
+  const low = lowScratch;
+  const high = highScratch;
+  for (let a = 0; a < 3; a++) {
+    const p = a === 0 ? s.predictedX : a === 1 ? s.predictedY : s.predictedZ;
+    let lo = Number.POSITIVE_INFINITY;
+    let hi = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < n; i++) {
+      const c = Math.floor(p[i] * inverse);
+      if (c < lo) lo = c;
+      if (c > hi) hi = c;
+    }
+    low[a] = lo;
+    high[a] = hi;
+  }
+  // Coupled bodies with a mass are rigid fluid (see classifyCells): the grid covers them whole.
+  const coupling = ctx.components.BodyCoupling;
+  for (let slot = 0; slot < ctx.colliders.count; slot++) {
+    const eid = ctx.colliders.entity[slot];
+    if (coupling.coupled[eid] !== 1 || !(coupling.mass[eid] > 0)) continue;
+    colliderWorldBounds(ctx, slot, bounds);
+    for (let a = 0; a < 3; a++) {
+      low[a] = Math.min(low[a], Math.floor(bounds[a] * inverse));
+      high[a] = Math.max(high[a], Math.floor(bounds[a + 3] * inverse));
+    }
+  }
+  const plan = state.plan;
+  plan.cellSize = base;
+  plan.cells = 1;
+  for (let a = 0; a < 3; a++) {
+    plan.origin[a] = low[a] - GRID_MARGIN;
+    plan.dims[a] = high[a] - low[a] + 1 + 2 * GRID_MARGIN;
+    plan.cells *= plan.dims[a];
+  }
+  // Still too large: shrink the longest axis around its center until the grid fits.
+  while (plan.cells > state.maxCells) {
+    let a = 0;
+    if (plan.dims[1] > plan.dims[a]) a = 1;
+    if (plan.dims[2] > plan.dims[a]) a = 2;
+    const cut = Math.max(1, Math.ceil(plan.dims[a] * (1 - state.maxCells / plan.cells)));
+    plan.origin[a] += cut >> 1;
+    plan.dims[a] -= cut;
+    plan.cells = plan.dims[0] * plan.dims[1] * plan.dims[2];
+  }
+  return true;
+}
+
+const bounds = new Float64Array(6);
+
+const poseScratch = new Float64Array(13);
+
+/** Scratch of planGrid and colliderWorldBounds (no arrays per substep). */
+const lowScratch = new Float64Array(3);
+
+const highScratch = new Float64Array(3);
+
+const localLow = new Float64Array(3);
+
+const localHigh = new Float64Array(3);
+
+/**
+ * World bounding box (min xyz, max xyz) of a box, sphere, capsule or mesh collider over the step: the union
+ * of its local bounds' eight corners in its pose at the start of the step and at the end (the substeps
+ * interpolate between the two); a plane gives an empty box.
+ */
+function colliderWorldBounds(ctx: SimulationContext, slot: number, out: Float64Array): void {
+  const c = ctx.components.Collider;
+  const eid = ctx.colliders.entity[slot];
+  const shape = c.shape[eid];
+  out[0] = out[1] = out[2] = Number.POSITIVE_INFINITY;
+  out[3] = out[4] = out[5] = Number.NEGATIVE_INFINITY;
+  const lo = localLow;
+  const hi = localHigh;
+  if (shape === ColliderShape.box) {
+    lo[0] = c.ax[eid];
+    lo[1] = c.ay[eid];
+    lo[2] = c.az[eid];
+    hi[0] = c.bx[eid];
+    hi[1] = c.by[eid];
+    hi[2] = c.bz[eid];
+  } else if (shape === ColliderShape.mesh) {
+    const field = ctx.colliders.fields[c.field[eid]];
+    if (field === undefined) return;
+    for (let a = 0; a < 3; a++) {
+      lo[a] = field.min[a];
+      hi[a] = field.max[a];
+    }
+  } else if (shape === ColliderShape.plane) {
+    return;
+  } else {
+    // Sphere (center a) or capsule (segment a-b), grown by the radius.
+    const r = c.radius[eid];
+    const capsule = shape === ColliderShape.capsule;
+    for (let a = 0; a < 3; a++) {
+      const start = (a === 0 ? c.ax : a === 1 ? c.ay : c.az)[eid];
+      const end = capsule ? (a === 0 ? c.bx : a === 1 ? c.by : c.bz)[eid] : start;
+      lo[a] = Math.min(start, end) - r;
+      hi[a] = Math.max(start, end) + r;
+    }
+  }
+  for (let which = 0; which < 2; which++) {
+    const f = poseScratch;
+    if (which === 0) {
+      writePose(
+        f,
+        0,
+        c.previousRotationX[eid],
+        c.previousRotationY[eid],
+        c.previousRotationZ[eid],
+        c.previousRotationW[eid],
+        c.previousPositionX[eid],
+        c.previousPositionY[eid],
+        c.previousPositionZ[eid],
+        c.previousScale[eid],
+      );
+    } else {
+      writePose(
+        f,
+        0,
+        c.rotationX[eid],
+        c.rotationY[eid],
+        c.rotationZ[eid],
+        c.rotationW[eid],
+        c.positionX[eid],
+        c.positionY[eid],
+        c.positionZ[eid],
+        c.scale[eid],
+      );
+    }
+    for (let k = 0; k < 8; k++) {
+      const x = k & 1 ? hi[0] : lo[0];
+      const y = k & 2 ? hi[1] : lo[1];
+      const z = k & 4 ? hi[2] : lo[2];
+      for (let a = 0; a < 3; a++) {
+        const w = f[12] * (f[3 * a] * x + f[3 * a + 1] * y + f[3 * a + 2] * z) + f[9 + a];
+        if (w < out[a]) out[a] = w;
+        if (w > out[a + 3]) out[a + 3] = w;
+      }
+    }
+  }
+}
+
+/**
+ * Step 2: each particle's grid coordinates and cell (-1 when its stencil leaves the grid), the cells'
+ * particle counts, masses and rest volumes, and the fluid cells.
+ */
+export function markFluidCells(ctx: SimulationContext, state: ProjectionState): void {
+  const s = ctx.solver;
+  const n = s.count;
+  const { plan, type, count, cellMass, cellVolume, particleCell, particleGrid } = state;
+  type.fill(CellType.air, 0, plan.cells);
+  count.fill(0, 0, plan.cells);
+  cellMass.fill(0, 0, plan.cells);
+  cellVolume.fill(0, 0, plan.cells);
+  const inverse = 1 / plan.cellSize;
+  const [ox, oy, oz] = plan.origin;
+  const [nx, ny, nz] = plan.dims;
+  const inverseRestDensity = ctx.materials.inverseRestDensity;
+  for (let i = 0; i < n; i++) {
+    const gx = s.predictedX[i] * inverse - ox;
+    const gy = s.predictedY[i] * inverse - oy;
+    const gz = s.predictedZ[i] * inverse - oz;
+    particleGrid[3 * i] = gx;
+    particleGrid[3 * i + 1] = gy;
+    particleGrid[3 * i + 2] = gz;
+    const cx = Math.floor(gx);
+    const cy = Math.floor(gy);
+    const cz = Math.floor(gz);
+    if (cx < 1 || cy < 1 || cz < 1 || cx > nx - 2 || cy > ny - 2 || cz > nz - 2) {
+      particleCell[i] = -1;
+      continue;
+    }
+    const cell = (cz * ny + cy) * nx + cx;
+    particleCell[i] = cell;
+    count[cell]++;
+    cellMass[cell] += s.mass[i];
+    cellVolume[cell] += s.mass[i] * inverseRestDensity[s.material[i]];
+  }
+  const half = FLUID_CELL_FILL * plan.cellSize ** 3;
+  for (let c = 0; c < plan.cells; c++) if (cellVolume[c] >= half) type[c] = CellType.fluid;
+}
+
+const sample = new Float64Array(4);
+
+export const surfaceVelocity = new Float64Array(3);
+
+/** Fluid-side distance (m) of world point p to collider `slot` and the world normal, into `sample`. */
+function worldDistance(ctx: SimulationContext, slot: number, px: number, py: number, pz: number): void {
+  const frames = ctx.colliders.frames;
+  const o = slot * COLLIDER_FRAME_STRIDE;
+  const wx = px - frames[o + 9];
+  const wy = py - frames[o + 10];
+  const wz = pz - frames[o + 11];
+  const scale = frames[o + 12];
+  const inverseScale = 1 / scale;
+  const lx = (frames[o] * wx + frames[o + 3] * wy + frames[o + 6] * wz) * inverseScale;
+  const ly = (frames[o + 1] * wx + frames[o + 4] * wy + frames[o + 7] * wz) * inverseScale;
+  const lz = (frames[o + 2] * wx + frames[o + 5] * wy + frames[o + 8] * wz) * inverseScale;
+  fluidSideDistance(ctx, ctx.colliders.entity[slot], lx, ly, lz, sample);
+  const nx = sample[1];
+  const ny = sample[2];
+  const nz = sample[3];
+  sample[0] *= scale;
+  sample[1] = frames[o] * nx + frames[o + 1] * ny + frames[o + 2] * nz;
+  sample[2] = frames[o + 3] * nx + frames[o + 4] * ny + frames[o + 5] * nz;
+  sample[3] = frames[o + 6] * nx + frames[o + 7] * ny + frames[o + 8] * nz;
+}
+
+/** Cell coordinates (x, y, z) of cell index c into `out`. */
+export function cellCoordinates(c: number, dims: Int32Array, out: Int32Array): void {
+  const nx = dims[0];
+  const ny = dims[1];
+  out[0] = c % nx;
+  out[1] = Math.floor(c / nx) % ny;
+  out[2] = Math.floor(c / (nx * ny));
+}
+
+export const coordinates = new Int32Array(3);
+
+/**
+ * The cells whose collider distance the step needs: fluid cells and their 6 neighbours (every face that
+ * is not dead has one on a side), and the cells inside a coupled body with a mass (rigid fluid). The others
+ * are air whatever lies there: a grid over spray far from the water costs no distance queries.
+ */
+function markNearCells(ctx: SimulationContext, state: ProjectionState): void {
+  const { plan, type, near } = state;
+  const [nx, ny, nz] = plan.dims;
+  const nxy = nx * ny;
+  near.fill(0, 0, plan.cells);
+  for (let c = 0; c < plan.cells; c++) {
+    if (type[c] !== CellType.fluid) continue;
+    near[c] = 1;
+    if (c >= 1) near[c - 1] = 1;
+    if (c + 1 < plan.cells) near[c + 1] = 1;
+    if (c >= nx) near[c - nx] = 1;
+    if (c + nx < plan.cells) near[c + nx] = 1;
+    if (c >= nxy) near[c - nxy] = 1;
+    if (c + nxy < plan.cells) near[c + nxy] = 1;
+  }
+  const coupling = ctx.components.BodyCoupling;
+  const inverse = 1 / plan.cellSize;
+  const [ox, oy, oz] = plan.origin;
+  for (let slot = 0; slot < ctx.colliders.count; slot++) {
+    const eid = ctx.colliders.entity[slot];
+    if (coupling.coupled[eid] !== 1 || !(coupling.mass[eid] > 0)) continue;
+    colliderWorldBounds(ctx, slot, bounds);
+    const x0 = Math.max(0, Math.floor(bounds[0] * inverse) - ox);
+    const y0 = Math.max(0, Math.floor(bounds[1] * inverse) - oy);
+    const z0 = Math.max(0, Math.floor(bounds[2] * inverse) - oz);
+    const x1 = Math.min(nx - 1, Math.floor(bounds[3] * inverse) - ox);
+    const y1 = Math.min(ny - 1, Math.floor(bounds[4] * inverse) - oy);
+    const z1 = Math.min(nz - 1, Math.floor(bounds[5] * inverse) - oz);
+    for (let z = z0; z <= z1; z++) {
+      for (let y = y0; y <= y1; y++) {
+        for (let x = x0; x <= x1; x++) near[(z * ny + y) * nx + x] = 1;
+      }
+    }
+  }
+}
+
+/** Step 3: every cell center's nearest collider; empty cells on a collider's far side are solid. */
+export function classifyCells(ctx: SimulationContext, state: ProjectionState): void {
+  const { plan, type, distance, nearest, normalX, normalY, normalZ, cellBody, bodyCells, bodyDensity } = state;
+  const near = state.near;
+  const coupling = ctx.components.BodyCoupling;
+  bodyCells.fill(0, 0, ctx.colliders.count);
+  const size = plan.cellSize;
+  const [ox, oy, oz] = plan.origin;
+  const colliders = ctx.colliders.count;
+  if (colliders > 0) markNearCells(ctx, state);
+  for (let c = 0; c < plan.cells; c++) {
+    nearest[c] = -1;
+    cellBody[c] = -1;
+    distance[c] = Number.POSITIVE_INFINITY;
+    if (colliders === 0 || near[c] === 0) continue;
+    cellCoordinates(c, plan.dims, coordinates);
+    const px = (coordinates[0] + ox + 0.5) * size;
+    const py = (coordinates[1] + oy + 0.5) * size;
+    const pz = (coordinates[2] + oz + 0.5) * size;
+    for (let slot = 0; slot < colliders; slot++) {
+      worldDistance(ctx, slot, px, py, pz);
+      if (sample[0] < distance[c]) {
+        distance[c] = sample[0];
+        nearest[c] = slot;
+        normalX[c] = sample[1];
+        normalY[c] = sample[2];
+        normalZ[c] = sample[3];
+      }
+    }
+    cellBody[c] = -1;
+    if (type[c] !== CellType.air || distance[c] >= 0) continue;
+    const eid = ctx.colliders.entity[nearest[c]];
+    const inside =
+      coordinates[0] > 0 &&
+      coordinates[1] > 0 &&
+      coordinates[2] > 0 &&
+      coordinates[0] < plan.dims[0] - 1 &&
+      coordinates[1] < plan.dims[1] - 1 &&
+      coordinates[2] < plan.dims[2] - 1;
+    if (inside && coupling.coupled[eid] === 1 && coupling.mass[eid] > 0) {
+      type[c] = CellType.fluid;
+      cellBody[c] = nearest[c];
+      bodyCells[nearest[c]]++;
+    } else {
+      type[c] = CellType.solid;
+    }
+  }
+  const volume = size ** 3;
+  for (let slot = 0; slot < ctx.colliders.count; slot++) {
+    const cells = bodyCells[slot];
+    bodyDensity[slot] = cells > 0 ? coupling.mass[ctx.colliders.entity[slot]] / (cells * volume) : 0;
+  }
+}
+
+/**
+ * Cell layers under a free surface that the projection leaves to the density constraints
+ * ({@link erodeSurfaceCells}).
+ */
+export const SURFACE_LAYERS = 2;
+
+/**
+ * Step 3b: the fluid cells of particles within {@link SURFACE_LAYERS} cells (6-neighbour steps) of an air
+ * cell are left to the density constraints: they become air (pressure 0) for the solve. The projection is
+ * there for the modes longer than a few particle spacings, which Jacobi iterations converge slowly; near a
+ * free surface the local constraints converge well, and a surface resolved by coarse cells would smooth what
+ * acts on the surface itself (tension, splashes, small drops, a stream landing in a shallow pool). A blob or
+ * a pool less than 2 SURFACE_LAYERS + 1 cells across gets no projection.
+ */
+export function erodeSurfaceCells(state: ProjectionState): void {
+  const { plan, type, cellBody, count } = state;
+  const nx = plan.dims[0];
+  const nxy = plan.dims[0] * plan.dims[1];
+  const last = plan.cells - nxy;
+  // count (particles per cell) is not read after the cells are marked: here it flags the cells to erode.
+  for (let layer = 0; layer < SURFACE_LAYERS; layer++) {
+    for (let c = 0; c < plan.cells; c++) {
+      count[c] = 0;
+      if (type[c] !== CellType.fluid || cellBody[c] >= 0) continue;
+      if (
+        c < nxy ||
+        c >= last ||
+        type[c - 1] === CellType.air ||
+        type[c + 1] === CellType.air ||
+        type[c - nx] === CellType.air ||
+        type[c + nx] === CellType.air ||
+        type[c - nxy] === CellType.air ||
+        type[c + nxy] === CellType.air
+      ) {
+        count[c] = 1;
+      }
+    }
+    for (let c = 0; c < plan.cells; c++) if (count[c] === 1) type[c] = CellType.air;
+  }
+}
+
+/** Step 4: the kind of every face and the velocity of the solid ones. */
+export function classifyFaces(ctx: SimulationContext, state: ProjectionState): void {
+  const { plan, type, distance, nearest, faceKind, velocity } = state;
+  const normals = [state.normalX, state.normalY, state.normalZ];
+  const dims = plan.dims;
+  const strides = [1, dims[0], dims[0] * dims[1]];
+  const size = plan.cellSize;
+  const [ox, oy, oz] = plan.origin;
+  for (let a = 0; a < 3; a++) {
+    const stride = strides[a];
+    const kind = faceKind[a];
+    const u = velocity[a];
+    const normal = normals[a];
+    for (let c = 0; c < plan.cells; c++) {
+      kind[c] = FaceKind.dead;
+      u[c] = 0;
+      const below = c - stride;
+      if (below < 0) continue;
+      const ta = type[below];
+      const tb = type[c];
+      if (ta !== CellType.fluid && tb !== CellType.fluid) continue;
+      let slot = -1;
+      if (ta === CellType.solid) slot = nearest[below];
+      else if (tb === CellType.solid) slot = nearest[c];
+      else if (
+        nearest[below] >= 0 &&
+        nearest[below] === nearest[c] &&
+        distance[below] > 0 &&
+        distance[c] > 0 &&
+        distance[below] + distance[c] < size &&
+        normal[below] < -THIN_WALL_NORMAL &&
+        normal[c] > THIN_WALL_NORMAL
+      ) {
+        slot = nearest[c];
+      }
+      if (slot < 0) {
+        kind[c] = FaceKind.open;
+        continue;
+      }
+      kind[c] = slot;
+      cellCoordinates(c, dims, coordinates);
+      // The face center: the lower face of cell c along axis a.
+      const px = (coordinates[0] + ox + (a === 0 ? 0 : 0.5)) * size;
+      const py = (coordinates[1] + oy + (a === 1 ? 0 : 0.5)) * size;
+      const pz = (coordinates[2] + oz + (a === 2 ? 0 : 0.5)) * size;
+      colliderSurfaceVelocity(ctx, slot, px, py, pz, surfaceVelocity);
+      u[c] = surfaceVelocity[a];
+    }
+  }
+}
