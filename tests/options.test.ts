@@ -10,15 +10,26 @@ import { describe, expect, it } from 'vitest';
 import { FluidError, FluidSimulation, type FluidSimulationOptions, MATERIAL_DEFAULTS } from '../src';
 import {
   MATERIAL_OPTIONS,
+  MPS_OPTIONS,
   type OptionRule,
   PROJECTION_OPTIONS,
   rangeText,
   SIMULATION_OPTIONS,
+  SPH_OPTIONS,
 } from '../src/core/schema';
 
 const RULES: Record<string, OptionRule> = { ...SIMULATION_OPTIONS, ...MATERIAL_OPTIONS };
 
+/** The README's option tables: the text just before each table, and the rules its rows are checked against. */
+const TABLES: readonly { readonly before: RegExp; readonly rules: Record<string, OptionRule> }[] = [
+  { before: /new FluidSimulation\(options\)|addMaterial\(options\)|Several fluids at once/, rules: RULES },
+  { before: /Settings \(`sph: \{ \.\.\. \}`\)/, rules: SPH_OPTIONS },
+  { before: /Settings \(`mps: \{ \.\.\. \}`/, rules: MPS_OPTIONS },
+];
+
 interface OptionRow {
+  /** The rules of the row's table. */
+  rules: Record<string, OptionRule>;
   /** The option names of the first cell, in order. */
   names: string[];
   defaults: string;
@@ -32,16 +43,22 @@ function readmeOptionRows(): OptionRow[] {
   const rows: OptionRow[] = [];
   for (let k = 0; k < lines.length; k++) {
     if (!/^\| option \| default \| range \|/.test(lines[k])) continue;
-    // The tables of the simulation's and the materials' options (not the solvers' own settings).
     const before = lines.slice(Math.max(0, k - 6), k).join(' ');
-    if (!/new FluidSimulation\(options\)|addMaterial\(options\)|Several fluids at once/.test(before)) continue;
+    const table = TABLES.find((candidate) => candidate.before.test(before));
+    if (table === undefined) continue;
     for (let j = k + 2; j < lines.length && lines[j].startsWith('|'); j++) {
       const cells = lines[j]
         .slice(1, -1)
         .split(/(?<!\\)\|/)
         .map((cell) => cell.trim());
       const names = [...cells[0].matchAll(/`([A-Za-z]+)`/g)].map((match) => match[1]);
-      rows.push({ names, defaults: cells[1], range: cells[2], meaning: cells.slice(3).join(' | ') });
+      rows.push({
+        rules: table.rules,
+        names,
+        defaults: cells[1],
+        range: cells[2],
+        meaning: cells.slice(3).join(' | '),
+      });
     }
   }
   return rows;
@@ -54,10 +71,11 @@ function leadingNumber(text: string): number | undefined {
   return match[2] === undefined ? Number(match[1]) : Number(match[1]) / Number(match[2]);
 }
 
-/** The default the code uses for `name`, where it is a constant. */
-function codeDefault(name: string): number | undefined {
-  const rule = RULES[name];
+/** The default the code uses for `name` of `rules`, where it is a constant. */
+function codeDefault(rules: Record<string, OptionRule>, name: string): number | undefined {
+  const rule = rules[name];
   if (rule?.default !== undefined) return rule.default;
+  if (rules !== RULES) return undefined;
   const material = (MATERIAL_DEFAULTS as Record<string, unknown>)[name];
   return typeof material === 'number' ? material : undefined;
 }
@@ -73,22 +91,31 @@ describe('the option schema', () => {
       const defaults = row.names.length > 1 ? row.defaults.split(', ') : [row.defaults];
       let from = 0;
       row.names.forEach((name, index) => {
-        documented.add(name);
-        const rule = RULES[name];
+        if (row.rules === RULES) documented.add(name);
+        const rule = row.rules[name];
         if (rule === undefined) return;
         // Several names in a row: their ranges in the same order.
         const at = row.range.indexOf(rangeText(rule), from);
         expect(at, `README range of ${name}: '${row.range}' lacks ${rangeText(rule)}`).toBeGreaterThanOrEqual(0);
         from = at + 1;
-        const value = codeDefault(name);
+        const value = codeDefault(row.rules, name);
         const written = leadingNumber(defaults[index] ?? '');
         if (value !== undefined && written !== undefined) {
           expect(written, `README default of ${name}`).toBeCloseTo(value, 12);
+          expect(Math.abs(written - value), `README default of ${name}`).toBeLessThanOrEqual(1e-9 * Math.abs(value));
           checkedDefaults++;
         }
       });
     }
     for (const name of Object.keys(RULES)) expect(documented.has(name), `README documents ${name}`).toBe(true);
+    for (const rules of [SPH_OPTIONS, MPS_OPTIONS]) {
+      for (const name of Object.keys(rules)) {
+        expect(
+          rows.some((row) => row.rules === rules && row.names.includes(name)),
+          `README documents ${name}`,
+        ).toBe(true);
+      }
+    }
     expect(checkedDefaults).toBeGreaterThan(20);
     const projection = rows.find((row) => row.names[0] === 'projection');
     expect(projection).toBeDefined();
@@ -109,7 +136,21 @@ describe('the option schema', () => {
       expect(() => new FluidSimulation({ projection }), name).toThrowError(`projection.${name}`);
       expect(() => new FluidSimulation({ projection }), name).toThrowError(rangeText(rule));
     }
-    // At the ends of each range (the ranges include both).
+    for (const [name, rule] of Object.entries(SPH_OPTIONS)) {
+      const sph = { [name]: rule.max + Math.max(1, rule.max) };
+      expect(() => new FluidSimulation({ solver: 'sph', sph }), name).toThrowError(`sph.${name}`);
+      expect(() => new FluidSimulation({ solver: 'sph', sph }), name).toThrowError(rangeText(rule));
+    }
+    for (const [name, rule] of Object.entries(MPS_OPTIONS)) {
+      const mps = { [name]: rule.max + Math.max(1, rule.max) };
+      expect(() => new FluidSimulation({ solver: 'mps', mps }), name).toThrowError(`mps.${name}`);
+      expect(() => new FluidSimulation({ solver: 'mps', mps }), name).toThrowError(rangeText(rule));
+    }
+    // At the ends of each range (the ranges include both ends, or exclude the lower one where they say so).
+    expect(() => new FluidSimulation({ solver: 'mps', mps: { surfaceThreshold: 0 }, capacity: 1 })).toThrowError(
+      '(0, 1]',
+    );
+    expect(() => new FluidSimulation({ solver: 'mps', mps: { surfaceThreshold: 1 }, capacity: 1 })).not.toThrow();
     expect(() => new FluidSimulation({ timeStep: SIMULATION_OPTIONS.timeStep.min, capacity: 1 })).not.toThrow();
     expect(() => new FluidSimulation({ substeps: SIMULATION_OPTIONS.substeps.max, capacity: 1 })).not.toThrow();
   });

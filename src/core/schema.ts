@@ -6,11 +6,14 @@
  * apart (docs/ARCHITECTURE.md, "Layers": core imports nothing but the errors).
  */
 import { checkInteger, checkNumber } from './checks';
+import { FluidError } from './errors';
 
-/** One numeric option: allowed range [min, max] (both ends included), unit, default. */
+/** One numeric option: allowed range [min, max] (or (min, max]), unit, default. */
 export interface OptionRule {
-  /** Smallest allowed value. */
+  /** Smallest allowed value (excluded when `minExclusive`). */
   readonly min: number;
+  /** True when `min` itself is not allowed: the range is (min, max]. */
+  readonly minExclusive?: boolean;
   /** Largest allowed value. */
   readonly max: number;
   /** True when only integers are allowed. */
@@ -22,15 +25,25 @@ export interface OptionRule {
 }
 
 /**
- * The allowed range of `rule` as the error messages and the README write it: `[min, max]` (an integer rule
- * says so in its messages; the range text is the same).
+ * The allowed range of `rule` as the error messages and the README write it: `[min, max]` or `(min, max]`
+ * (an integer rule says so in its messages; the range text is the same).
  */
 export function rangeText(rule: OptionRule): string {
-  return `[${rule.min}, ${rule.max}]`;
+  return `${rule.minExclusive ? '(' : '['}${rule.min}, ${rule.max}]`;
+}
+
+/** True when `value` is a number that `rule` allows. */
+export function allows(rule: OptionRule, value: unknown): value is number {
+  if (typeof value !== 'number' || !(rule.minExclusive ? value > rule.min : value >= rule.min)) return false;
+  return value <= rule.max && (!rule.integer || Number.isInteger(value));
 }
 
 /** Checks `value` against `rule` (a `FluidError` names `name`, the value and the range) and returns it. */
 export function checkOption(name: string, rule: OptionRule, value: unknown): number {
+  if (rule.minExclusive) {
+    if (!allows(rule, value)) throw new FluidError(`${name} is ${String(value)}; allowed range is ${rangeText(rule)}`);
+    return value;
+  }
   return rule.integer ? checkInteger(name, value, rule.min, rule.max) : checkNumber(name, value, rule.min, rule.max);
 }
 
@@ -130,4 +143,50 @@ export const MATERIAL_OPTIONS = {
   airDeletionBoundaryThreshold: { min: 0, max: 100, unit: '' },
   /** Fraction of the rest number density below which an air particle is deleted. */
   airDeletionDensity: { min: 0, max: 1, unit: '' },
+} as const satisfies Record<string, OptionRule>;
+
+/** The WCSPH solver's settings (`sph: { ... }`, live in `settings.sph*`). */
+export const SPH_OPTIONS = {
+  /** Speed of sound c_s (m/s); stiffness k = c_s^2. */
+  speedOfSound: { min: 0.1, max: 1000, unit: 'm/s', default: 20 },
+  /** Dynamic viscosity mu of eq. 14 (Pa s). */
+  viscosity: { min: 0, max: 1e5, unit: 'Pa s', default: 10 },
+  /** Surface tension sigma of eq. 19 (N/m). */
+  surfaceTension: { min: 0, max: 1e3, unit: 'N/m', default: 0.0728 },
+  /** Threshold l of eq. 19 (1/m); default 0.5 / h. */
+  surfaceThreshold: { min: 0, max: 1e6, unit: '1/m' },
+  /** lambda of the CFL limit. */
+  courantNumber: { min: 0.01, max: 1, unit: '', default: 0.25 },
+  /** Cap on the adaptive substeps (fixed at creation). */
+  maxSubsteps: { min: 1, max: 4096, integer: true, unit: '', default: 256 },
+} as const satisfies Record<string, OptionRule>;
+
+/** The MPS solver's settings (`mps: { ... }`, live in `simulation.mpsSettings`). */
+export const MPS_OPTIONS = {
+  /** Free-surface threshold beta (eq. 18). */
+  surfaceThreshold: { min: 0, minExclusive: true, max: 1, unit: '', default: 0.97 },
+  /** Relative residual at which the conjugate gradients stop. */
+  tolerance: { min: 1e-12, max: 0.1, unit: '', default: 1e-6 },
+  /** Conjugate-gradient iteration cap. */
+  maxIterations: { min: 1, max: 100000, integer: true, unit: '', default: 500 },
+  /** Compressibility alpha on the diagonal (1/Pa). */
+  compressibility: { min: 0, max: 1e-3, unit: '1/Pa', default: 4.5e-10 },
+  /** Kinematic viscosity nu (m^2/s). */
+  kinematicViscosity: { min: 0, max: 1, unit: 'm²/s', default: 0.01 },
+  /** gamma of the mixed source term. */
+  sourceRelaxation: { min: 0, minExclusive: true, max: 1, unit: '', default: 1 },
+  /** Pair collision distance, a fraction of the lattice spacing. */
+  collisionDistance: { min: 0, max: 0.99, unit: '', default: 0.9 },
+  /** Restitution of those collisions. */
+  collisionRestitution: { min: 0, max: 1, unit: '', default: 0.2 },
+} as const satisfies Record<string, OptionRule>;
+
+/** The plugin's own numeric options (`FluidPlugin.create`; live in `fluid.maxStepsPerFrame`, `fluid.timeScale`). */
+export const PLUGIN_OPTIONS = {
+  /** Most fixed steps one rendered frame runs (a slow frame drops the rest of its time). */
+  maxStepsPerFrame: { min: 1, max: 1000, integer: true, unit: '', default: 3 },
+  /** Simulated seconds per real second (0 pauses). */
+  timeScale: { min: 0, max: 100, unit: '', default: 1 },
+  /** Steps between two extractions of the `'surface'` mode's mesh. */
+  surfaceUpdateInterval: { min: 1, max: 1000, integer: true, unit: '', default: 1 },
 } as const satisfies Record<string, OptionRule>;

@@ -5,7 +5,7 @@
  * as Babylon observables and feeds the renderers. It holds no numerics: every physical quantity comes from
  * `src/systems`.
  */
-import type { Camera } from '@babylonjs/core/Cameras/camera.js';
+
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import { Quaternion, Vector3 } from '@babylonjs/core/Maths/math.vector.js';
 import type { AbstractMesh } from '@babylonjs/core/Meshes/abstractMesh.js';
@@ -19,17 +19,21 @@ import { ColliderShape } from '../components/collider';
 import type { FluidBackend } from '../components/settings';
 import { checkNumber, checkVector3, type Vector3Tuple } from '../core/checks';
 import { FluidError } from '../core/errors';
-import type {
-  BackendChange,
-  DrainOptions,
-  EmitterOptions,
-  FluidSimulationOptions,
-  RigidBodyCouplingOptions,
-  SpawnOptions,
-} from '../systems/options';
+import { PLUGIN_OPTIONS } from '../core/schema';
+import type { BackendChange, DrainOptions, RigidBodyCouplingOptions, SpawnOptions } from '../systems/options';
 import { FluidSimulation } from '../systems/simulation';
 import type { ColorMapRanges, FluidColorBy } from './colorMaps';
 import { bakeMeshField, createWorldPose, type MeshFieldOptions, readWorldPose, type WorldPose } from './meshCollider';
+import {
+  COLOR_BYS,
+  checkBackend,
+  checkPluginOption,
+  type FluidPluginOptions,
+  type PluginEmitterOptions,
+  type PluginMeshColliderOptions,
+  type PluginRigidBodyOptions,
+  RENDER_MODES,
+} from './options';
 import {
   createParticleBuffers,
   feedGpuColors,
@@ -38,117 +42,9 @@ import {
   recordStep,
   releaseGpuColors,
 } from './particleFeed';
-import { type FluidLookOptions, type FluidRenderMode, FluidViews, supportsFluidRenderer } from './renderers';
+import { type FluidRenderMode, FluidViews, supportsFluidRenderer } from './renderers';
 import { centerOfMassInMesh, RigidBodyBridge, type RigidBodyLike, resolvePhysicsBody } from './rigidBodies';
-import { checkSurfaceOptions, type FluidSurfaceOptions } from './surfaceRenderer';
-
-/**
- * Options of {@link FluidPlugin.create}: the simulation's options (its `engine` is the scene's) plus the
- * plugin's own.
- */
-export interface FluidPluginOptions extends Omit<FluidSimulationOptions, 'engine' | 'backend'> {
-  /**
-   * Where the simulation runs. `'auto'` (default): the WebGPU backend when the scene's engine is a
-   * `WebGPUEngine` with compute shaders, else the CPU backend. `'webgpu'` throws {@link FluidError} on any
-   * other engine; `'cpu'` always runs on the CPU. {@link FluidPlugin.backend} says which one runs. On the
-   * WebGPU backend the particle components reach game code through readbacks (see `mirror`, default
-   * `'every-frame'`, and {@link FluidPlugin.readback}); edits to them need {@link FluidPlugin.markParticlesChanged}.
-   */
-  backend?: FluidBackend | 'auto';
-  /**
-   * True (default): each frame advances the simulation by the frame's duration (`engine.getDeltaTime()`,
-   * times `timeScale`) in whole fixed steps of `timeStep`, carrying the remainder to the next frame (a
-   * non-finite or negative frame duration counts as 0). False: each `scene.render()` advances exactly one `timeStep` (times `timeScale` on average), for
-   * deterministic replays, lockstep with Havok and tests.
-   */
-  useDeltaTime?: boolean;
-  /**
-   * Most steps one frame may take (integer in [1, 1000], default 3). Time beyond it is dropped (counted in
-   * {@link FluidPlugin.droppedTime} and announced by {@link FluidPlugin.onTimeDroppedObservable}), so a
-   * slow frame (a tab switch, a breakpoint: a 1 s frame) neither makes the next one slower nor makes the
-   * fluid take one long step: it takes its usual steps and the rest of the frame's time is skipped.
-   */
-  maxStepsPerFrame?: number;
-  /** Simulated seconds per real second (>= 0, default 1; 0.5 is slow motion). */
-  timeScale?: number;
-  /** Starts paused (default false). */
-  paused?: boolean;
-  /**
-   * How to draw the fluid. Default `'fluid'` (screen-space water) on engines that support Babylon's
-   * `FluidRenderer` (WebGPU, WebGL2), `'none'` elsewhere (NullEngine).
-   */
-  renderMode?: FluidRenderMode;
-  /**
-   * What the debug views (and the water's tint when not `'material'`) are colored by. Default `'material'`;
-   * `'color'` draws each particle's `Color` component (dyes that mix with a material's `colorDiffusivity`).
-   * The water is tinted per particle when `colorBy` is not `'material'` or the particles are of several
-   * materials, else by `look.color` or the material's color. The same on both backends: on the WebGPU
-   * backend a small compute pass writes the colors after the frame's steps into a buffer the views draw
-   * from beside the positions (nothing is read back); material colors, speeds, densities and `Color`
-   * edits (with {@link FluidPlugin.markParticlesChanged}) show from the next step on.
-   */
-  colorBy?: FluidColorBy;
-  /** Camera the screen-space fluid is rendered for. Default: the scene's active camera when first drawn. */
-  camera?: Camera;
-  /** Looks of the screen-space water (color, absorption, refraction, particle size). */
-  look?: FluidLookOptions;
-  /**
-   * Extraction settings and looks of the `'surface'` (isosurface mesh) and `'splats'` (surface-particle
-   * discs) render modes. Both are extracted on the CPU from the particle components (on the WebGPU
-   * backend: the mirrored ones).
-   */
-  surface?: FluidSurfaceOptions;
-  /**
-   * The `'surface'` and `'splats'` views are extracted again every this many frames (integer in [1, 1000],
-   * default 1: every frame); in between they show the last extraction.
-   */
-  surfaceUpdateInterval?: number;
-}
-
-/** Options of {@link FluidPlugin.addMeshCollider}. */
-export interface PluginMeshColliderOptions extends MeshFieldOptions {
-  /** True keeps the fluid inside the closed mesh; false (default) keeps it outside (a solid). */
-  container?: boolean;
-  /** Coulomb friction coefficient, [0, 100]. Default 0. */
-  friction?: number;
-  /** Restitution of the normal velocity, [0, 1]. Default 0. */
-  restitution?: number;
-  /** Wall weights near the mesh's walls (Harada et al. 2007). Default true. */
-  wallWeights?: boolean;
-}
-
-/** Options of {@link FluidPlugin.addRigidBody}. */
-export interface PluginRigidBodyOptions extends Omit<PluginMeshColliderOptions, 'container'> {
-  /**
-   * The mesh whose triangles are baked into the body's signed distance field and whose world pose the
-   * collider follows; it must move with the body (the body's node or one of its children). Default: the
-   * body's transform node, which must then be a mesh.
-   */
-  mesh?: AbstractMesh;
-  /**
-   * For a body added overlapping the water (some particle centers inside it): seconds over which its
-   * collider grows from a tenth of its size to full size, so it pushes the water aside at a finite speed
-   * rather than all at once (which would squeeze the displaced water against the body and throw the
-   * body out). A body added clear of the water is full size at once. Range [0, 10]; 0 gives the full
-   * size at once. Default 0.25.
-   */
-  insertionTime?: number;
-}
-
-/** Options of {@link FluidPlugin.addEmitter}: the simulation's emitter options, optionally following a node. */
-export interface PluginEmitterOptions extends Omit<EmitterOptions, 'position'> {
-  /** Nozzle center, world space (m). Required without `node`; with `node` it is ignored. */
-  position?: Vector3Tuple;
-  /**
-   * A node the nozzle follows every frame: the nozzle sits at `localPosition` in the node's space and
-   * points along `localDirection` turned by the node's world rotation.
-   */
-  node?: TransformNode;
-  /** Nozzle center in the node's local space. Default `[0, 0, 0]`. */
-  localPosition?: Vector3Tuple;
-  /** Direction in the node's local space. Default `[0, -1, 0]` (the node's local -Y). */
-  localDirection?: Vector3Tuple;
-}
+import { checkSurfaceOptions } from './surfaceRenderer';
 
 /** A mesh collider kept on its mesh's world pose. */
 interface ColliderFollower {
@@ -184,48 +80,16 @@ interface EmitterFollower {
 }
 
 const scratchRotationA = new Quaternion();
+
 const scratchRotationB = new Quaternion();
+
 const scratchVector = new Vector3();
+
 const scratchPosition: [number, number, number] = [0, 0, 0];
+
 const scratchDirection: [number, number, number] = [0, 0, 0];
+
 const scratchPose = createWorldPose();
-
-function checkPositiveInteger(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1 || value > 1000) {
-    throw new FluidError(`${name} is ${String(value)}; it must be an integer in [1, 1000]`);
-  }
-  return value;
-}
-
-function checkTimeScale(value: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 100) {
-    throw new FluidError(`timeScale is ${String(value)}; it must be a number in [0, 100]`);
-  }
-  return value;
-}
-
-const RENDER_MODES: readonly FluidRenderMode[] = ['fluid', 'surface', 'splats', 'points', 'spheres', 'none'];
-const BACKENDS: readonly (FluidBackend | 'auto')[] = ['auto', 'cpu', 'webgpu'];
-
-/** True when `engine` can run the WebGPU backend: a WebGPU engine with compute shaders. */
-function runsCompute(engine: AbstractEngine): boolean {
-  return engine.isWebGPU && engine.getCaps().supportComputeShaders === true;
-}
-
-/** Checks the requested backend against the scene's engine, naming the engine when it cannot run it. */
-function checkBackend(backend: FluidBackend | 'auto', engine: AbstractEngine): FluidBackend | 'auto' {
-  if (!BACKENDS.includes(backend)) {
-    throw new FluidError(`backend is '${String(backend)}'; allowed values are ${BACKENDS.join(', ')}`);
-  }
-  if (backend === 'webgpu' && !runsCompute(engine)) {
-    const kind = engine.isWebGPU ? 'a WebGPUEngine without compute shaders' : `a ${engine.constructor.name}`;
-    throw new FluidError(
-      `backend is 'webgpu' but the scene's engine is ${kind}; the WebGPU backend needs a WebGPUEngine with compute shaders (use backend 'auto' or 'cpu')`,
-    );
-  }
-  return backend;
-}
-const COLOR_BYS: readonly FluidColorBy[] = ['material', 'speed', 'density', 'color'];
 
 /**
  * Liquid in a Babylon scene: a {@link FluidSimulation} stepped from the scene's render loop, rendered as
@@ -334,8 +198,11 @@ export class FluidPlugin {
     const engine = scene.getEngine();
     // The plugin's own options first: the simulation may hold GPU objects as soon as it exists.
     this.useDeltaTime = useDeltaTime ?? true;
-    this.maximumSteps = checkPositiveInteger('maxStepsPerFrame', maxStepsPerFrame ?? 3);
-    this.scale = checkTimeScale(timeScale ?? 1);
+    this.maximumSteps = checkPluginOption(
+      'maxStepsPerFrame',
+      maxStepsPerFrame ?? PLUGIN_OPTIONS.maxStepsPerFrame.default,
+    );
+    this.scale = checkPluginOption('timeScale', timeScale ?? PLUGIN_OPTIONS.timeScale.default);
     this.paused = paused ?? false;
     this.mode = FluidPlugin.checkRenderMode(renderMode ?? FluidPlugin.defaultRenderMode(scene));
     this.coloring = FluidPlugin.checkColorBy(colorBy ?? 'material');
@@ -352,7 +219,10 @@ export class FluidPlugin {
     const surfaceSource = {
       simulation,
       options: surfaceOptions,
-      updateInterval: checkPositiveInteger('surfaceUpdateInterval', surfaceUpdateInterval ?? 1),
+      updateInterval: checkPluginOption(
+        'surfaceUpdateInterval',
+        surfaceUpdateInterval ?? PLUGIN_OPTIONS.surfaceUpdateInterval.default,
+      ),
     };
     this.views = new FluidViews(
       scene,
@@ -550,7 +420,7 @@ export class FluidPlugin {
 
   /** Sets the most steps per frame; anything but an integer in [1, 1000] throws `FluidError`. */
   set maxStepsPerFrame(steps: number) {
-    this.maximumSteps = checkPositiveInteger('maxStepsPerFrame', steps);
+    this.maximumSteps = checkPluginOption('maxStepsPerFrame', steps);
   }
 
   /** Simulated seconds per real second (>= 0). */
@@ -560,7 +430,7 @@ export class FluidPlugin {
 
   /** Sets the time scale; anything outside [0, 100] throws `FluidError`. */
   set timeScale(scale: number) {
-    this.scale = checkTimeScale(scale);
+    this.scale = checkPluginOption('timeScale', scale);
   }
 
   /** The screen-space fluid render object while `renderMode` is `'fluid'` (for tuning its target renderer). */

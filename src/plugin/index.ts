@@ -4,14 +4,14 @@
  */
 
 export type { ColorMapRanges, FluidColorBy } from './colorMaps';
-export {
-  FluidPlugin,
-  type FluidPluginOptions,
-  type PluginEmitterOptions,
-  type PluginMeshColliderOptions,
-  type PluginRigidBodyOptions,
-} from './fluidPlugin';
+export { FluidPlugin } from './fluidPlugin';
 export type { MeshFieldOptions } from './meshCollider';
+export type {
+  FluidPluginOptions,
+  PluginEmitterOptions,
+  PluginMeshColliderOptions,
+  PluginRigidBodyOptions,
+} from './options';
 export type { GpuParticleColors } from './particleColors';
 export type { ParticleBuffers } from './particleFeed';
 export { type FluidLookOptions, type FluidRenderMode, supportsFluidRenderer } from './renderers';

@@ -1,6 +1,7 @@
 /** The MPS solver's settings (`solver: 'mps'`, live in `simulation.mpsSettings`): defaults, ranges, checks. */
 
 import { FluidError } from '../../core/errors';
+import { allows, MPS_OPTIONS, type OptionRule, rangeText } from '../../core/schema';
 
 /** Settings of the MPS solver. */
 export interface MpsSettings {
@@ -46,36 +47,27 @@ export interface MpsSettings {
 
 /** Default MPS settings; see {@link MpsSettings} for units and ranges. */
 export const MPS_DEFAULTS: Readonly<MpsSettings> = Object.freeze({
-  surfaceThreshold: 0.97,
-  tolerance: 1e-6,
-  maxIterations: 500,
-  compressibility: 4.5e-10,
-  kinematicViscosity: 0.01,
-  sourceRelaxation: 1,
-  collisionDistance: 0.9,
-  collisionRestitution: 0.2,
+  surfaceThreshold: MPS_OPTIONS.surfaceThreshold.default,
+  tolerance: MPS_OPTIONS.tolerance.default,
+  maxIterations: MPS_OPTIONS.maxIterations.default,
+  compressibility: MPS_OPTIONS.compressibility.default,
+  kinematicViscosity: MPS_OPTIONS.kinematicViscosity.default,
+  sourceRelaxation: MPS_OPTIONS.sourceRelaxation.default,
+  collisionDistance: MPS_OPTIONS.collisionDistance.default,
+  collisionRestitution: MPS_OPTIONS.collisionRestitution.default,
 });
 
 /** Throws {@link FluidError} naming the first MPS setting outside its range (see {@link MpsSettings}). */
 export function checkMpsSettings(settings: MpsSettings): void {
-  const check = (name: keyof MpsSettings, min: number, max: number, open = false, integer = false): void => {
+  for (const name of Object.keys(MPS_OPTIONS) as (keyof MpsSettings)[]) {
+    const rule: OptionRule = MPS_OPTIONS[name];
     const value = settings[name];
-    const aboveMin = open ? value > min : value >= min;
-    if (!(typeof value === 'number' && aboveMin && value <= max) || (integer && !Number.isInteger(value))) {
-      const range = `${open ? '(' : '['}${min}, ${max}]`;
+    if (!allows(rule, value)) {
       throw new FluidError(
-        `mps.${name} is ${String(value)}; allowed range is ${integer ? 'an integer in ' : ''}${range}`,
+        `mps.${name} is ${String(value)}; allowed range is ${rule.integer ? 'an integer in ' : ''}${rangeText(rule)}`,
       );
     }
-  };
-  check('surfaceThreshold', 0, 1, true);
-  check('tolerance', 1e-12, 0.1);
-  check('maxIterations', 1, 100000, false, true);
-  check('compressibility', 0, 1e-3);
-  check('kinematicViscosity', 0, 1);
-  check('sourceRelaxation', 0, 1, true);
-  check('collisionDistance', 0, 0.99);
-  check('collisionRestitution', 0, 1);
+  }
 }
 
 /**

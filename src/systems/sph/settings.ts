@@ -4,6 +4,7 @@
  * (`settings.sphSpeedOfSound` ...), so snapshots store them and game code may edit them between steps.
  */
 import { FluidError } from '../../core/errors';
+import { allows, type OptionRule, rangeText, SPH_OPTIONS } from '../../core/schema';
 
 /** Options of the WCSPH solver; every one has a default giving stable water at the default sizes. */
 export interface SphOptions {
@@ -73,23 +74,17 @@ export interface SphSettings {
   sphMaxSubsteps: number;
 }
 
-/** Default speed of sound c_s (m/s). */
-export const DEFAULT_SPEED_OF_SOUND = 20;
-/** Default dynamic viscosity mu (Pa s). */
-export const DEFAULT_SPH_VISCOSITY = 10;
-/** Default surface tension sigma (N/m). */
-export const DEFAULT_SURFACE_TENSION = 0.0728;
-/** Default surface threshold l times h (dimensionless). */
+/** Default surface threshold l times h (dimensionless): the default l is this over h. */
 export const DEFAULT_SURFACE_THRESHOLD_TIMES_H = 0.5;
-/** Default Courant number. */
-export const DEFAULT_COURANT_NUMBER = 0.25;
-/** Default substep cap. */
-export const DEFAULT_MAX_SUBSTEPS = 256;
 
-function check(name: string, value: unknown, min: number, max: number, integer = false): number {
-  if (typeof value !== 'number' || !(value >= min && value <= max) || (integer && !Number.isInteger(value))) {
+type SphName = keyof typeof SPH_OPTIONS;
+
+/** Checks WCSPH setting `name` against its rule in `SPH_OPTIONS` (core/schema.ts) and returns it. */
+function check(name: SphName, value: unknown): number {
+  const rule: OptionRule = SPH_OPTIONS[name];
+  if (!allows(rule, value)) {
     throw new FluidError(
-      `sph.${name} is ${String(value)}; allowed range is ${integer ? 'an integer in ' : ''}[${min}, ${max}]`,
+      `sph.${name} is ${String(value)}; allowed range is ${rule.integer ? 'an integer in ' : ''}${rangeText(rule)}`,
     );
   }
   return value;
@@ -104,27 +99,26 @@ export function resolveSphSettings(options: SphOptions | undefined, kernelRadius
     throw new FluidError(`sph is ${String(options)}; it must be an object of WCSPH options`);
   }
   const o = options ?? {};
+  const rules = SPH_OPTIONS;
   return {
-    sphSpeedOfSound: check('speedOfSound', o.speedOfSound ?? DEFAULT_SPEED_OF_SOUND, 0.1, 1000),
-    sphViscosity: check('viscosity', o.viscosity ?? DEFAULT_SPH_VISCOSITY, 0, 1e5),
-    sphSurfaceTension: check('surfaceTension', o.surfaceTension ?? DEFAULT_SURFACE_TENSION, 0, 1e3),
+    sphSpeedOfSound: check('speedOfSound', o.speedOfSound ?? rules.speedOfSound.default),
+    sphViscosity: check('viscosity', o.viscosity ?? rules.viscosity.default),
+    sphSurfaceTension: check('surfaceTension', o.surfaceTension ?? rules.surfaceTension.default),
     sphSurfaceThreshold: check(
       'surfaceThreshold',
       o.surfaceThreshold ?? DEFAULT_SURFACE_THRESHOLD_TIMES_H / kernelRadius,
-      0,
-      1e6,
     ),
-    sphCourantNumber: check('courantNumber', o.courantNumber ?? DEFAULT_COURANT_NUMBER, 0.01, 1),
-    sphMaxSubsteps: check('maxSubsteps', o.maxSubsteps ?? DEFAULT_MAX_SUBSTEPS, 1, 4096, true),
+    sphCourantNumber: check('courantNumber', o.courantNumber ?? rules.courantNumber.default),
+    sphMaxSubsteps: check('maxSubsteps', o.maxSubsteps ?? rules.maxSubsteps.default),
   };
 }
 
 /** Re-checks the WCSPH settings game code may have edited between steps (same ranges as the options). */
 export function checkSphSettings(settings: SphSettings): void {
-  check('speedOfSound', settings.sphSpeedOfSound, 0.1, 1000);
-  check('viscosity', settings.sphViscosity, 0, 1e5);
-  check('surfaceTension', settings.sphSurfaceTension, 0, 1e3);
-  check('surfaceThreshold', settings.sphSurfaceThreshold, 0, 1e6);
-  check('courantNumber', settings.sphCourantNumber, 0.01, 1);
-  check('maxSubsteps', settings.sphMaxSubsteps, 1, 4096, true);
+  check('speedOfSound', settings.sphSpeedOfSound);
+  check('viscosity', settings.sphViscosity);
+  check('surfaceTension', settings.sphSurfaceTension);
+  check('surfaceThreshold', settings.sphSurfaceThreshold);
+  check('courantNumber', settings.sphCourantNumber);
+  check('maxSubsteps', settings.sphMaxSubsteps);
 }
