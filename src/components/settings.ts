@@ -3,6 +3,8 @@
  * Data only.
  */
 
+import type { SOLVERS } from '../core/schema';
+
 /**
  * Which backend runs the step: `'cpu'` (the reference, any environment) or `'webgpu'` (Babylon compute
  * shaders on a `WebGPUEngine`).
@@ -18,7 +20,7 @@ export type FluidBackend = 'cpu' | 'webgpu';
  * - `'mps'`: Moving Particle Semi-implicit (Premoze et al. 2003), a pressure Poisson equation solved by
  *   conjugate gradients; CPU backend only.
  */
-export type FluidSolver = 'pbf' | 'sph' | 'mps';
+export type FluidSolver = (typeof SOLVERS)[number];
 
 /** The resolved settings of a simulation (all values validated, SI units). */
 export interface FluidSettings {

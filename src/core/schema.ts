@@ -190,3 +190,40 @@ export const PLUGIN_OPTIONS = {
   /** Steps between two extractions of the `'surface'` mode's mesh. */
   surfaceUpdateInterval: { min: 1, max: 1000, integer: true, unit: '', default: 1 },
 } as const satisfies Record<string, OptionRule>;
+
+/** The numeric options of `addCollider` that live on in the `Collider` component (checked before each step too). */
+export const COLLIDER_OPTIONS = {
+  /** Coulomb friction coefficient. */
+  friction: { min: 0, max: 100, unit: '', default: 0 },
+  /** Coefficient of restitution of the normal velocity. */
+  restitution: { min: 0, max: 1, unit: '', default: 0 },
+  /** Radius of a sphere or capsule (m); also a drain sphere's. */
+  radius: { min: 0.000001, max: 10000000, unit: 'm' },
+  /** Uniform scale of the collider's pose. */
+  scale: { min: 0.000001, max: 1000000, unit: '' },
+  /** Heat transfer rate k (1/s); 0 is adiabatic. */
+  heatTransfer: { min: 0, max: 10000, unit: '1/s', default: 0 },
+} as const satisfies Record<string, OptionRule>;
+
+/** The solvers (`solver` option; `FluidSolver` in components/settings.ts). */
+export const SOLVERS = ['pbf', 'sph', 'mps'] as const;
+
+/** The backends a simulation can be asked for (`backend` option): a `FluidBackend` or `'auto'`. */
+export const BACKEND_CHOICES = ['cpu', 'webgpu', 'auto'] as const;
+
+/** When game code sees particle components on the WebGPU backend (`mirror` option; `MirrorMode`). */
+export const MIRROR_MODES = ['every-frame', 'on-demand', 'off'] as const;
+
+/** The allowed values as messages write them: `'a', 'b' and 'c'`. */
+export function choiceText(values: readonly string[]): string {
+  const quoted = values.map((value) => `'${value}'`);
+  return quoted.length < 2 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}`;
+}
+
+/** Checks that `value` is one of `values` (a `FluidError` names `name`, the value and the allowed values). */
+export function checkChoice<T extends string>(name: string, values: readonly T[], value: unknown): T {
+  if (!(values as readonly unknown[]).includes(value)) {
+    throw new FluidError(`${name} is '${String(value)}'; allowed values are ${choiceText(values)}`);
+  }
+  return value as T;
+}

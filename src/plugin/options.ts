@@ -10,7 +10,7 @@ import type { TransformNode } from '@babylonjs/core/Meshes/transformNode.js';
 import type { FluidBackend } from '../components/settings';
 import type { Vector3Tuple } from '../core/checks';
 import { FluidError } from '../core/errors';
-import { allows, type OptionRule, PLUGIN_OPTIONS, rangeText } from '../core/schema';
+import { allows, BACKEND_CHOICES, checkChoice, type OptionRule, PLUGIN_OPTIONS, rangeText } from '../core/schema';
 import type { EmitterOptions, FluidSimulationOptions } from '../systems/options';
 import type { FluidColorBy } from './colorMaps';
 import type { MeshFieldOptions } from './meshCollider';
@@ -137,8 +137,6 @@ export function checkPluginOption(name: keyof typeof PLUGIN_OPTIONS, value: numb
 
 export const RENDER_MODES: readonly FluidRenderMode[] = ['fluid', 'surface', 'splats', 'points', 'spheres', 'none'];
 
-const BACKENDS: readonly (FluidBackend | 'auto')[] = ['auto', 'cpu', 'webgpu'];
-
 /** True when `engine` can run the WebGPU backend: a WebGPU engine with compute shaders. */
 function runsCompute(engine: AbstractEngine): boolean {
   return engine.isWebGPU && engine.getCaps().supportComputeShaders === true;
@@ -146,9 +144,7 @@ function runsCompute(engine: AbstractEngine): boolean {
 
 /** Checks the requested backend against the scene's engine, naming the engine when it cannot run it. */
 export function checkBackend(backend: FluidBackend | 'auto', engine: AbstractEngine): FluidBackend | 'auto' {
-  if (!BACKENDS.includes(backend)) {
-    throw new FluidError(`backend is '${String(backend)}'; allowed values are ${BACKENDS.join(', ')}`);
-  }
+  checkChoice('backend', BACKEND_CHOICES, backend);
   if (backend === 'webgpu' && !runsCompute(engine)) {
     const kind = engine.isWebGPU ? 'a WebGPUEngine without compute shaders' : `a ${engine.constructor.name}`;
     throw new FluidError(

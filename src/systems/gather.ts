@@ -7,7 +7,7 @@ import { ColliderShape } from '../components';
 import { checkNumber, checkVector3 } from '../core/checks';
 import { FluidError } from '../core/errors';
 import { poly6 } from '../core/kernels';
-import { MATERIAL_OPTIONS } from '../core/schema';
+import { allows, COLLIDER_OPTIONS, MATERIAL_OPTIONS, rangeText } from '../core/schema';
 import type { SimulationContext } from './context';
 
 function checkMaterialValue(name: string, eid: number, value: number, min: number, max: number): void {
@@ -51,10 +51,10 @@ export function gatherMaterials(ctx: SimulationContext): void {
   }
 }
 
-/** Smallest uniform collider scale accepted. */
-export const MIN_SCALE = 1e-6;
+/** Smallest uniform collider scale accepted (`COLLIDER_OPTIONS.scale`, core/schema.ts). */
+export const MIN_SCALE = COLLIDER_OPTIONS.scale.min;
 /** Largest uniform collider scale accepted. */
-export const MAX_SCALE = 1e6;
+export const MAX_SCALE = COLLIDER_OPTIONS.scale.max;
 
 function checkFinite(name: string, eid: number, value: number): void {
   if (!Number.isFinite(value)) throw new FluidError(`${name}[${eid}] is ${value}; it must be a finite number`);
@@ -88,11 +88,11 @@ export function gatherColliders(ctx: SimulationContext): void {
       const field = COLLIDER_FINITE_FIELDS[f];
       if (!Number.isFinite(c[field][eid])) checkFinite(`Collider.${field}`, eid, c[field][eid]);
     }
-    if (!(c.friction[eid] >= 0 && c.friction[eid] <= 100)) {
-      throw new FluidError(`Collider.friction[${eid}] is ${c.friction[eid]}; allowed range is [0, 100]`);
-    }
-    if (!(c.restitution[eid] >= 0 && c.restitution[eid] <= 1)) {
-      throw new FluidError(`Collider.restitution[${eid}] is ${c.restitution[eid]}; allowed range is [0, 1]`);
+    for (const name of ['friction', 'restitution'] as const) {
+      const rule = COLLIDER_OPTIONS[name];
+      if (!allows(rule, c[name][eid])) {
+        throw new FluidError(`Collider.${name}[${eid}] is ${c[name][eid]}; allowed range is ${rangeText(rule)}`);
+      }
     }
     if (!(c.scale[eid] >= MIN_SCALE && c.scale[eid] <= MAX_SCALE)) {
       throw new FluidError(`Collider.scale[${eid}] is ${c.scale[eid]}; allowed range is [${MIN_SCALE}, ${MAX_SCALE}]`);

@@ -7,6 +7,7 @@
 
 import type { FluidBackend, FluidSolver } from '../components';
 import { FluidError } from '../core/errors';
+import { choiceText, SOLVERS } from '../core/schema';
 import type { SimulationContext } from './context';
 import { emitOnlySystem } from './emit/cpu';
 import { gatherSceneSystem } from './gather';
@@ -74,7 +75,7 @@ export function systemsFor(backend: FluidBackend, solver: FluidSolver, gpu?: Gpu
     if (backend === 'webgpu') throw new FluidError("solver 'mps' runs on the CPU backend only");
     return mpsCpuSystems;
   }
-  throw new FluidError(`solver is '${String(solver)}'; allowed values are 'pbf', 'sph' and 'mps'`);
+  throw new FluidError(`solver is '${String(solver)}'; allowed values are ${choiceText(SOLVERS)}`);
 }
 
 const now = (): number => performance.now();

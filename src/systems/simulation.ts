@@ -29,10 +29,15 @@ import {
 import { checkNumber, checkQuaternion, checkVector3, type Vector3Tuple, withDefault } from '../core/checks';
 import { FluidCapacityError, FluidError } from '../core/errors';
 import {
+  BACKEND_CHOICES,
+  COLLIDER_OPTIONS,
+  checkChoice,
   checkOption,
   KERNEL_RADIUS_RANGE,
+  MIRROR_MODES,
   PROJECTION_OPTIONS,
   SIMULATION_OPTIONS,
+  SOLVERS,
   TEMPERATURE_RULE,
 } from '../core/schema';
 import { commitColliderPose, countParticlesInside } from './collide/cpu';
@@ -198,25 +203,15 @@ export class FluidSimulation {
     // One kernel radius per substep, at most the largest allowed speed (a tiny timeStep alone must not fail).
     const defaultMaxSpeed = Math.min(kernelRadius / (timeStep / substeps), rules.maxSpeed.max);
     const maxSpeed = checkOption('maxSpeed', rules.maxSpeed, withDefault(options.maxSpeed, defaultMaxSpeed));
-    const requested = withDefault<string>(options.backend, 'cpu');
-    if (requested !== 'cpu' && requested !== 'webgpu' && requested !== 'auto') {
-      throw new FluidError(`backend is '${requested}'; allowed values are 'cpu', 'webgpu' and 'auto'`);
-    }
-    const solver = withDefault<string>(options.solver, 'pbf');
-    if (solver !== 'pbf' && solver !== 'sph' && solver !== 'mps') {
-      throw new FluidError(`solver is '${String(solver)}'; allowed values are 'pbf', 'sph' and 'mps'`);
-    }
+    const requested = checkChoice('backend', BACKEND_CHOICES, withDefault<string>(options.backend, 'cpu'));
+    const solver = checkChoice('solver', SOLVERS, withDefault<string>(options.solver, 'pbf'));
     if (solver === 'mps' && requested === 'webgpu') {
       throw new FluidError("solver 'mps' runs on the CPU backend only; use backend 'cpu' or 'auto'");
     }
     const sphSettings = resolveSphSettings(options.sph, kernelRadius);
     // Checked before anything is created: a bad value throws here.
     const mpsSettings = solver === 'mps' ? resolveMpsSettings(options.mps ?? {}) : undefined;
-    const mirror = withDefault<string>(options.mirror, 'every-frame');
-    if (mirror !== 'every-frame' && mirror !== 'on-demand' && mirror !== 'off') {
-      throw new FluidError(`mirror is '${mirror}'; allowed values are 'every-frame', 'on-demand' and 'off'`);
-    }
-    this.mirrorMode = mirror;
+    this.mirrorMode = checkChoice('mirror', MIRROR_MODES, withDefault<string>(options.mirror, 'every-frame'));
     const engine = options.engine;
     const computeCapable = engine?.isWebGPU === true && engine.getCaps().supportComputeShaders === true;
     if (requested === 'webgpu' && !computeCapable) {
@@ -372,10 +367,7 @@ export class FluidSimulation {
 
   /** Sets the mirror mode; an unknown mode throws `FluidError`. */
   set mirror(mode: MirrorMode) {
-    if (mode !== 'every-frame' && mode !== 'on-demand' && mode !== 'off') {
-      throw new FluidError(`mirror is '${String(mode)}'; allowed values are 'every-frame', 'on-demand' and 'off'`);
-    }
-    this.mirrorMode = mode;
+    this.mirrorMode = checkChoice('mirror', MIRROR_MODES, mode);
     if (this.gpuContext) this.gpuContext.mirror = mode;
   }
 
@@ -553,15 +545,19 @@ export class FluidSimulation {
     if (table.count >= this.settings.maxColliders) {
       throw new FluidCapacityError(`maxColliders (${this.settings.maxColliders}) reached; cannot add a collider`);
     }
-    const friction = checkNumber('friction', withDefault(options.friction, 0), 0, 100);
-    const restitution = checkNumber('restitution', withDefault(options.restitution, 0), 0, 1);
+    const friction = checkOption('friction', COLLIDER_OPTIONS.friction, withDefault(options.friction, 0));
+    const restitution = checkOption('restitution', COLLIDER_OPTIONS.restitution, withDefault(options.restitution, 0));
     const temperature = checkNumber(
       'temperature',
       withDefault(options.temperature, MATERIAL_DEFAULTS.initialTemperature),
       TEMPERATURE_RULE.min,
       TEMPERATURE_RULE.max,
     );
-    const heatTransfer = checkNumber('heatTransfer', withDefault(options.heatTransfer, 0), 0, 1e4);
+    const heatTransfer = checkOption(
+      'heatTransfer',
+      COLLIDER_OPTIONS.heatTransfer,
+      withDefault(options.heatTransfer, 0),
+    );
     if (heatTransfer > 0 && this.settings.solver !== 'pbf') {
       throw new FluidError(`heatTransfer is implemented for solver 'pbf' only; leave it 0`);
     }
@@ -602,13 +598,13 @@ export class FluidSimulation {
       case 'sphere':
         shape = ColliderShape.sphere;
         a = checkVector3('center', options.center);
-        radius = checkNumber('radius', options.radius, 1e-6, 1e7);
+        radius = checkOption('radius', COLLIDER_OPTIONS.radius, options.radius);
         break;
       case 'capsule':
         shape = ColliderShape.capsule;
         a = checkVector3('a', options.a);
         b = checkVector3('b', options.b);
-        radius = checkNumber('radius', options.radius, 1e-6, 1e7);
+        radius = checkOption('radius', COLLIDER_OPTIONS.radius, options.radius);
         break;
       case 'plane': {
         shape = ColliderShape.plane;
@@ -910,7 +906,7 @@ export class FluidSimulation {
     if (options.shape === 'sphere') {
       shape = DrainShape.sphere;
       min = checkVector3('center', options.center);
-      radius = checkNumber('radius', options.radius, 1e-6, 1e7);
+      radius = checkOption('radius', COLLIDER_OPTIONS.radius, options.radius);
     } else if (options.shape === undefined || options.shape === 'box') {
       shape = DrainShape.box;
       min = checkVector3('min', options.min);

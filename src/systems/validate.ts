@@ -4,7 +4,14 @@
  */
 import { ColliderShape, type FluidBackend, type FluidSettings } from '../components';
 import { FluidError } from '../core/errors';
-import { checkOption, PROJECTION_OPTIONS, SIMULATION_OPTIONS } from '../core/schema';
+import {
+  allows,
+  COLLIDER_OPTIONS,
+  checkOption,
+  PROJECTION_OPTIONS,
+  rangeText,
+  SIMULATION_OPTIONS,
+} from '../core/schema';
 import type { SimulationContext } from './context';
 import { gatherColliders, gatherMaterials } from './gather';
 import { checkMultiFluidComponents } from './multifluid/validate';
@@ -100,8 +107,10 @@ function checkColliderShapes(ctx: SimulationContext): void {
       );
     }
     if (shape === ColliderShape.sphere || shape === ColliderShape.capsule) {
-      if (!(c.radius[eid] >= 1e-6 && c.radius[eid] <= 1e7)) {
-        throw new FluidError(`Collider.radius[${eid}] is ${c.radius[eid]}; allowed range is [0.000001, 10000000]`);
+      if (!allows(COLLIDER_OPTIONS.radius, c.radius[eid])) {
+        throw new FluidError(
+          `Collider.radius[${eid}] is ${c.radius[eid]}; allowed range is ${rangeText(COLLIDER_OPTIONS.radius)}`,
+        );
       }
     } else if (shape === ColliderShape.box) {
       const min = [c.ax[eid], c.ay[eid], c.az[eid]];

@@ -12,7 +12,6 @@
 // hands them to the bodies' impulse accumulators (couple/impulse.wgsl): -m dx / dt at the particle (mirrors
 // addPendingPush, opposePendingPushes and flushPendingPushes in couple/cpu.ts).
 
-const EXTRA_PROJECTIONS: u32 = 3u;
 
 // Phases of the distance queries of one collider (see main).
 const END: u32 = 0u;
@@ -131,7 +130,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
             } else {
               t = t + d.x / pathLength;
               march = march + 1u;
-              if (march < 64u && t < 1.0) {
+              if (march < MAXIMUM_MARCH_STEPS && t < 1.0) {
                 query = s + t * path;
               } else {
                 project = true;

@@ -9,10 +9,12 @@
  * substep (from its start-of-substep position in the start pose to its current one in the end pose) is
  * sphere-traced, so a fast or thin wall cannot be crossed within one substep (no tunnelling).
  */
+
 import { ColliderShape } from '../../components';
 import { WALL_WEIGHT_SAMPLES } from '../../core/kernels';
 import { COLLIDER_FRAME_STRIDE, POSE_SIZE, type SimulationContext } from '../context';
 import { addPendingPush, flushPendingPushes, opposePendingPushes, recordWallGradient } from '../couple/cpu';
+import { EXTRA_PROJECTIONS, MAXIMUM_MARCH_STEPS } from './constants';
 
 /**
  * Writes a pose to `frames[offset .. offset + POSE_SIZE - 1]`: the rotation matrix of quaternion
@@ -89,9 +91,6 @@ function interpolatePose(ctx: SimulationContext, eid: number, t: number, frames:
 }
 
 const distanceScratch = new Float64Array(4);
-
-/** Projections after the first one for a particle still closer than r to a wall (concave corners). */
-const EXTRA_PROJECTIONS = 3;
 
 /** Makes the collider's current pose its previous one: the next step starts from here (no sweep). */
 export function commitColliderPose(ctx: SimulationContext, eid: number): void {
@@ -243,7 +242,7 @@ export function collideParticles(ctx: SimulationContext): void {
             let t = 0;
             let hit = false;
             const contactTolerance = 1e-6 * localRadius;
-            for (let march = 0; march < 64 && t < 1; march++) {
+            for (let march = 0; march < MAXIMUM_MARCH_STEPS && t < 1; march++) {
               fluidSideDistance(ctx, eid, sx + t * pathX, sy + t * pathY, sz + t * pathZ, out, contactTolerance);
               if (out[0] < contactTolerance) {
                 hit = true;

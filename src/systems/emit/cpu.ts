@@ -9,7 +9,7 @@
  * that. Invalid emitter or drain values (a NaN position, a negative rate) throw a {@link FluidError}
  * naming the value before anything changes.
  */
-import { EmitterShape } from '../../components';
+import { DrainShape, EmitterShape } from '../../components';
 import { FluidError } from '../../core/errors';
 import type { SimulationContext } from '../context';
 import { createParticle, destroyParticle } from '../entities';
@@ -98,7 +98,7 @@ function drainParticles(ctx: SimulationContext): void {
         const drain = drains[k];
         if (d.enabled[drain] === 0) continue;
         let inside: boolean;
-        if (d.shape[drain] === 0) {
+        if (d.shape[drain] === DrainShape.box) {
           inside =
             x >= d.minX[drain] &&
             x <= d.maxX[drain] &&

@@ -56,6 +56,7 @@ import { type SceneStep, writeColliders, writeDrains, writeMaterials, writeParam
 import { expandNeighbourLoops } from './shaderSource';
 import {
   type Access,
+  AIR_EVENTS,
   BODY_IMPULSE_COMPONENTS,
   BodyImpulseAccumulator,
   type BodyImpulseQuanta,
@@ -160,9 +161,6 @@ export interface GpuReadback {
    */
   readonly airEventsRead: boolean;
 }
-
-/** Words of the `airEvents` buffer before the boiled pairs (see multifluid/airFields.wgsl). */
-export const AIR_EVENT_HEADER = 4;
 
 /** A pending upload: particles added by the CPU, or edited (a record with lifetime < 0 removes). */
 interface Upload {
@@ -301,7 +299,7 @@ export class WebGpuSolver {
     this.airLimit = airLimit;
     make('airFields', capacity * 32);
     make('airCandidates', airLimit * 32);
-    make('airEvents', (AIR_EVENT_HEADER + 2 * airLimit) * 4);
+    make('airEvents', (AIR_EVENTS.header + 2 * airLimit) * 4);
     this.pendingAir = new Float32Array(airLimit * 8);
     this.fieldBuffer = make('fieldValues', 16);
     const accumulatorBytes = settings.maxColliders * BodyImpulseAccumulator.size;
@@ -318,7 +316,7 @@ export class WebGpuSolver {
       capacity * (4 + 16 * 6) +
       accumulatorBytes +
       ctx.entityCapacity * 16 +
-      (AIR_EVENT_HEADER + 2 * airLimit) * 4 +
+      (AIR_EVENTS.header + 2 * airLimit) * 4 +
       airLimit * 32;
     this.createPasses();
   }
@@ -474,7 +472,7 @@ export class WebGpuSolver {
    * equals it uploads KEEP_MATERIAL, so it cannot undo a boil the CPU has not read back yet.
    */
   private readonly gpuMaterial: Int32Array;
-  private readonly zeroAirHeader = new Uint32Array(AIR_EVENT_HEADER);
+  private readonly zeroAirHeader = new Uint32Array(AIR_EVENTS.header);
 
   /**
    * Records that the GPU holds material entity `material` for particle `entity` (a boil event a readback
@@ -848,7 +846,7 @@ export class WebGpuSolver {
     }
     // The air events' counters restart once a readback took them (queue order: after its copy).
     if (this.airRead) {
-      this.buffers.airEvents.update(this.zeroAirHeader, 0, AIR_EVENT_HEADER * 4);
+      this.buffers.airEvents.update(this.zeroAirHeader, 0, AIR_EVENTS.header * 4);
       this.airRead = false;
     }
     // Air generation (section 3.4.1) only once every earlier air step's candidates arrived and were taken
@@ -1076,7 +1074,7 @@ export class WebGpuSolver {
     const airInUse = this.airReadAtStep < this.lastAirStep;
     if (airInUse) {
       this.airReadAtStep = this.stepsRecorded;
-      copy('airEvents', (AIR_EVENT_HEADER + 2 * this.airLimit) * 4);
+      copy('airEvents', (AIR_EVENTS.header + 2 * this.airLimit) * 4);
       copy('airCandidates', this.airLimit * 32);
       this.airRead = true;
     }
@@ -1109,12 +1107,18 @@ export class WebGpuSolver {
     const candidatesAt = view('airCandidates');
     if (eventsAt && candidatesAt) {
       const events = new Uint32Array(mapped, eventsAt[0], eventsAt[1] / 4);
-      airDeletedCount = events[1];
-      boiled = new Uint32Array(mapped, eventsAt[0] + AIR_EVENT_HEADER * 4, 2 * Math.min(events[2], this.airLimit));
+      airDeletedCount = events[AIR_EVENTS.deleted];
+      boiled = new Uint32Array(
+        mapped,
+        eventsAt[0] + AIR_EVENTS.header * 4,
+        2 * Math.min(events[AIR_EVENTS.boiled], this.airLimit),
+      );
       // Candidates accumulate until a step-start system takes them (at most airLimit waiting).
       const candidates = new Float32Array(mapped, candidatesAt[0], candidatesAt[1] / 4);
       // None from a non-finite GPU state (it is rebuilt from the components).
-      airCandidateCount = nonFinite ? 0 : Math.min(events[0], this.airLimit, this.airLimit - this.pendingAirCount);
+      airCandidateCount = nonFinite
+        ? 0
+        : Math.min(events[AIR_EVENTS.candidates], this.airLimit, this.airLimit - this.pendingAirCount);
       this.pendingAir.set(candidates.subarray(0, airCandidateCount * 8), this.pendingAirCount * 8);
       this.pendingAirCount += airCandidateCount;
       this.airArrivedAtStep = Math.max(this.airArrivedAtStep, requestedAtStep);

@@ -3,10 +3,18 @@
  * and the per-particle buffers every pass may bind. The WGSL preamble of every pass is generated here: the
  * structs, the constants (workgroup size, table sizes) and the bindings the pass uses.
  */
-import { ColliderShape } from '../../components';
+import { ColliderShape, DrainShape } from '../../components';
 import { WALL_WEIGHT_SAMPLES } from '../../core/kernels';
+import { EXTRA_PROJECTIONS, MAXIMUM_MARCH_STEPS } from '../collide/constants';
 import { PENDING_PUSHES } from '../couple/state';
 import { arrayOf, defineStruct, type StructLayout } from './layout';
+
+/**
+ * The `airEvents` buffer (multifluid/airFields.wgsl): the word indices of its counters (candidates appended,
+ * never past the room; air particles deleted; particles boiled, counting past its cap, of which the CPU reads
+ * min(counter, cap)) and the words before the boiled (entity, vapour slot) pairs.
+ */
+export const AIR_EVENTS = { candidates: 0, deleted: 1, boiled: 2, header: 4 } as const;
 
 /** Threads per workgroup of every per-particle pass (one define, used by the WGSL and the dispatch sizes). */
 export const WORKGROUP_SIZE = 256;
@@ -352,7 +360,7 @@ export const BUFFER_TYPES = {
   // Trapped air and boiling (multifluid/airFields.wgsl): per sorted place two vec4s, (grad c^P, number
   // density) and (grad c^S, decision bits: 1 generates, 2 deleted, 4 boiled); the generation candidates
   // (two vec4s each: position and target material slot, velocity and source entity); the event words
-  // (see `AIR_EVENT_HEADER`: counters, then boiled (entity, vapour slot) pairs).
+  // (see `AIR_EVENTS`: counters, then boiled (entity, vapour slot) pairs).
   airFields: 'array<vec4<f32>>',
   airCandidates: 'array<vec4<f32>>',
   airEvents: 'array<atomic<u32>>',
@@ -406,6 +414,13 @@ export function passSource(
     `const PENDING_PUSHES: u32 = ${PENDING_PUSHES}u;`,
     `const TEMPERATURE_REFERENCE: f32 = ${TEMPERATURE_REFERENCE.toFixed(6)};`,
     `const KEEP_MATERIAL: u32 = ${KEEP_MATERIAL}u;`,
+    `const EXTRA_PROJECTIONS: u32 = ${EXTRA_PROJECTIONS}u;`,
+    `const MAXIMUM_MARCH_STEPS: u32 = ${MAXIMUM_MARCH_STEPS}u;`,
+    `const CANDIDATE_COUNTER: u32 = ${AIR_EVENTS.candidates}u;`,
+    `const DELETED_COUNTER: u32 = ${AIR_EVENTS.deleted}u;`,
+    `const BOILED_COUNTER: u32 = ${AIR_EVENTS.boiled}u;`,
+    `const AIR_EVENT_HEADER: u32 = ${AIR_EVENTS.header}u;`,
+    `const DRAIN_BOX: u32 = ${DrainShape.box}u;`,
     // The collider shape codes: SHAPE_BOX = ColliderShape.box, ...
     ...Object.entries(ColliderShape).map(([name, code]) => `const SHAPE_${name.toUpperCase()}: u32 = ${code}u;`),
   ].join('\n');

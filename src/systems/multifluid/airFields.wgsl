@@ -20,12 +20,8 @@
 //   (Params.airGenerationOpen 0: a lagging readback), so the same particles do not propose twice.
 // - `buoyancy` (every substep, after the velocity-stage terms): eq. 17 as artificialBuoyancySystem in air.ts.
 
-// Words of the `airEvents` buffer before the boiled pairs: candidates appended (never past the room),
-// air particles deleted, particles boiled (counts past its cap; the CPU reads min(counter, cap)), unused.
-const CANDIDATE_COUNTER: u32 = 0u;
-const DELETED_COUNTER: u32 = 1u;
-const BOILED_COUNTER: u32 = 2u;
-const AIR_EVENT_HEADER: u32 = 4u;
+// The words of the `airEvents` buffer before the boiled pairs (CANDIDATE_COUNTER, DELETED_COUNTER,
+// BOILED_COUNTER, AIR_EVENT_HEADER) are generated from gpu/structs.ts (`AIR_EVENTS`).
 
 // PCG hash (Jarzynski and Olano 2020).
 fn pcgHash(value: u32) -> u32 {

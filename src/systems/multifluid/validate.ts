@@ -6,7 +6,7 @@
  */
 
 import { FluidError } from '../../core/errors';
-import { MATERIAL_OPTIONS, TEMPERATURE_RULE } from '../../core/schema';
+import { COLLIDER_OPTIONS, MATERIAL_OPTIONS, TEMPERATURE_RULE } from '../../core/schema';
 import type { SimulationContext } from '../context';
 import { explicitFeatureNames, updateMultiFluidFeatures } from './features';
 
@@ -111,7 +111,8 @@ export function checkMultiFluidComponents(ctx: SimulationContext, particles: boo
       TEMPERATURE_RULE.max,
       ' K',
     );
-    checkRange('Collider.heatTransfer', eid, collider.heatTransfer[eid], 0, 1e4, ' 1/s');
+    const heat = COLLIDER_OPTIONS.heatTransfer;
+    checkRange('Collider.heatTransfer', eid, collider.heatTransfer[eid], heat.min, heat.max, ` ${heat.unit}`);
   }
   const features = updateMultiFluidFeatures(ctx);
   const used = explicitFeatureNames(features);

@@ -30,7 +30,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     for (var k = 0u; k < p.drainCount && !dead; k = k + 1u) {
       let drain = scene.drains[k];
       if (drain.enabled == 0u) { continue; }
-      if (drain.shape == 0u) {
+      if (drain.shape == DRAIN_BOX) {
         dead = all(x >= drain.min.xyz) && all(x <= drain.max.xyz);
       } else {
         let d = x - drain.min.xyz;

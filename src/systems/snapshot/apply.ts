@@ -6,6 +6,7 @@
 import { addComponent, addEntity, removeEntity } from 'bitecs';
 import type { FluidSettings, FluidSolver } from '../../components';
 import { FluidError } from '../../core/errors';
+import { choiceText, SOLVERS } from '../../core/schema';
 import type { SimulationContext } from '../context';
 import { resolveMpsSettings } from '../mps/settings';
 import { mpsOptionsFromSnapshot, restoreMpsState } from '../mps/state';
@@ -69,9 +70,9 @@ const SPH_SETTINGS = [
 function savedSolver(decoded: DecodedSnapshot): FluidSolver {
   const value = decoded.settings.get('solver');
   if (value === undefined) return 'pbf';
-  if (value === 'pbf' || value === 'sph' || value === 'mps') return value;
+  if ((SOLVERS as readonly unknown[]).includes(value)) return value as FluidSolver;
   throw new FluidError(
-    `corrupt: the snapshot's setting 'solver' is ${String(value)}; allowed values are 'pbf', 'sph' and 'mps'`,
+    `corrupt: the snapshot's setting 'solver' is ${String(value)}; allowed values are ${choiceText(SOLVERS)}`,
   );
 }
 
