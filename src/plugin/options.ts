@@ -135,6 +135,7 @@ export function checkPluginOption(name: keyof typeof PLUGIN_OPTIONS, value: numb
   return value;
 }
 
+/** The render modes `renderMode` accepts. */
 export const RENDER_MODES: readonly FluidRenderMode[] = ['fluid', 'surface', 'splats', 'points', 'spheres', 'none'];
 
 /** True when `engine` can run the WebGPU backend: a WebGPU engine with compute shaders. */
@@ -154,4 +155,5 @@ export function checkBackend(backend: FluidBackend | 'auto', engine: AbstractEng
   return backend;
 }
 
+/** The values `colorBy` accepts. */
 export const COLOR_BYS: readonly FluidColorBy[] = ['material', 'speed', 'density', 'color'];

@@ -13,6 +13,7 @@ import shapesSource from './shapes.wgsl?raw';
 
 const collide = commonSource + poseSource + shapesSource + collideSource;
 
+/** The collision passes, uncoupled and coupled. */
 export const collidePasses: readonly PassDefinition[] = [
   {
     key: 'collide',

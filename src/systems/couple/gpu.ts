@@ -7,6 +7,7 @@ import commonSource from '../gpu/common.wgsl?raw';
 import { type PassDefinition, R, W } from '../gpu/passes';
 import applySource from './apply.wgsl?raw';
 
+/** The apply pass of steps with coupled colliders. */
 export const couplePasses: readonly PassDefinition[] = [
   {
     key: 'apply',

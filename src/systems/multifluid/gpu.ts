@@ -18,6 +18,7 @@ import tensionSource from './tension.wgsl?raw';
 const diffusion = (entry: string) => commonSource + entrySection(diffusionSource, entry);
 const air = (entry: string) => entrySection(airFieldsSource, entry);
 
+/** The fluid-fluid interaction, trapped-air and boiling passes (PBF only). */
 export const multiFluidPasses: readonly PassDefinition[] = [
   {
     key: 'tension',

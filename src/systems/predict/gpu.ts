@@ -3,6 +3,7 @@ import commonSource from '../gpu/common.wgsl?raw';
 import { type PassDefinition, R, W } from '../gpu/passes';
 import predictSource from './predict.wgsl?raw';
 
+/** The predict pass. */
 export const predictPasses: readonly PassDefinition[] = [
   {
     key: 'predict',

@@ -214,9 +214,9 @@ export function markFluidCells(ctx: SimulationContext, state: ProjectionState): 
   for (let c = 0; c < plan.cells; c++) if (cellVolume[c] >= half) type[c] = CellType.fluid;
 }
 
+/** Scratch of the distance queries and the collider surface velocities (no arrays per substep). */
 const sample = new Float64Array(4);
-
-export const surfaceVelocity = new Float64Array(3);
+const surfaceVelocity = new Float64Array(3);
 
 /** Fluid-side distance (m) of world point p to collider `slot` and the world normal, into `sample`. */
 function worldDistance(ctx: SimulationContext, slot: number, px: number, py: number, pz: number): void {
@@ -249,7 +249,8 @@ export function cellCoordinates(c: number, dims: Int32Array, out: Int32Array): v
   out[2] = Math.floor(c / (nx * ny));
 }
 
-export const coordinates = new Int32Array(3);
+/** Scratch of `cellCoordinates` calls. */
+const coordinates = new Int32Array(3);
 
 /**
  * The cells whose collider distance the step needs: fluid cells and their 6 neighbours (every face that

@@ -7,7 +7,12 @@
 import { colliderSurfaceVelocity } from '../collide/cpu';
 import type { SimulationContext } from '../context';
 import { addBodyImpulse } from '../couple/cpu';
-import { cellCoordinates, coordinates, surfaceVelocity } from './grid';
+import { cellCoordinates } from './grid';
+
+/** Scratch of the cell coordinates and the collider surface velocities (no arrays per substep). */
+const coordinates = new Int32Array(3);
+const surfaceVelocity = new Float64Array(3);
+
 import { CellType, CLOSED_FACE_MASS, FaceKind, type ProjectionPlan, type ProjectionState } from './state';
 
 /** The 8 faces of one axis around a particle and their weights, normalised over non-dead faces. */

@@ -6,6 +6,7 @@ import { ELEMENT_TYPES, type PlainValue, type StoreArray, tagCode } from './form
 // ---------------------------------------------------------------------------------------------------------
 // Writing.
 
+/** Appends little-endian values to a growing byte buffer; `section` writes a tagged, length-prefixed section. */
 export class ByteWriter {
   private bytes = new Uint8Array(1 << 16);
   private view = new DataView(this.bytes.buffer);
@@ -120,6 +121,7 @@ export class ByteWriter {
   }
 }
 
+/** Writes a plain value (number, number array, string or boolean) with its type code. */
 export function writePlain(writer: ByteWriter, value: PlainValue): void {
   if (typeof value === 'number') {
     writer.u8(0);
@@ -140,6 +142,7 @@ export function writePlain(writer: ByteWriter, value: PlainValue): void {
 // ---------------------------------------------------------------------------------------------------------
 // Reading.
 
+/** Reads little-endian values from a section of a snapshot; every read checks the section's bounds. */
 export class ByteReader {
   private readonly view: DataView;
   at: number;

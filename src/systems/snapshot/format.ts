@@ -101,6 +101,7 @@ export const ELEMENT_TYPES = [
   { code: 8, name: 'Uint8Array', bytes: 1 },
 ] as const;
 
+/** The element-type code of a store array (see `ELEMENT_TYPES`). */
 export function elementCode(array: StoreArray): number {
   if (array instanceof Float64Array) return 1;
   if (array instanceof Float32Array) return 2;
@@ -138,6 +139,7 @@ export function storeFields(store: unknown): [string, StoreArray][] {
   return result;
 }
 
+/** The world's component stores by name, sorted (the order a snapshot writes them in). */
 export function componentStores(ctx: SimulationContext): [string, object][] {
   const record = ctx.components as unknown as Record<string, object>;
   return Object.keys(record)
@@ -145,10 +147,12 @@ export function componentStores(ctx: SimulationContext): [string, object][] {
     .map((name): [string, object] => [name, record[name]]);
 }
 
+/** A section's 4-letter tag as its u32 code. */
 export function tagCode(tag: string): number {
   return (tag.charCodeAt(0) | (tag.charCodeAt(1) << 8) | (tag.charCodeAt(2) << 16) | (tag.charCodeAt(3) << 24)) >>> 0;
 }
 
+/** A u32 section code as its 4-letter tag. */
 export function tagName(code: number): string {
   let name = '';
   for (let k = 0; k < 4; k++) {
@@ -210,6 +214,7 @@ export interface DecodedSnapshot {
   readonly projection: SavedProjection | undefined;
 }
 
+/** The sections every snapshot has (MPSP and PROJ are optional). */
 export const REQUIRED_SECTIONS = ['SETT', 'ENTS', 'ORDR', 'FLDS', 'COMP', 'EVTS', 'STAT'] as const;
 
 /** What section 'PROJ' holds (see the writer). */

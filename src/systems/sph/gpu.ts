@@ -12,6 +12,7 @@ import sphDensitySource from './density.wgsl?raw';
 import sphFinishSource from './finish.wgsl?raw';
 import sphForcesSource from './forces.wgsl?raw';
 
+/** The WCSPH passes (a WCSPH simulation compiles them instead of the multi-fluid ones). */
 export const sphPasses: readonly PassDefinition[] = [
   {
     key: 'sphDensity',

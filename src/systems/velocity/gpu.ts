@@ -23,6 +23,7 @@ const velocityBindings: readonly PassBinding[] = [
   ['solve', R],
 ];
 
+/** The velocity-stage passes. */
 export const velocityPasses: readonly PassDefinition[] = [
   {
     key: 'velocity',
