@@ -174,11 +174,15 @@ export const MPS_OPTIONS = {
   /** Kinematic viscosity nu (m^2/s). */
   kinematicViscosity: { min: 0, max: 1, unit: 'm²/s', default: 0.01 },
   /** gamma of the mixed source term. */
-  sourceRelaxation: { min: 0, minExclusive: true, max: 1, unit: '', default: 1 },
+  sourceRelaxation: { min: 0, minExclusive: true, max: 1, unit: '', default: 0.1 },
   /** Pair collision distance, a fraction of the lattice spacing. */
   collisionDistance: { min: 0, max: 0.99, unit: '', default: 0.9 },
   /** Restitution of those collisions. */
   collisionRestitution: { min: 0, max: 1, unit: '', default: 0.2 },
+  /** Most lattice spacings a particle may move per substep: the CFL number of the adaptive substeps. */
+  courantNumber: { min: 0.01, max: 1, unit: '', default: 0.2 },
+  /** Cap on the adaptive substeps. */
+  maxSubsteps: { min: 1, max: 4096, integer: true, unit: '', default: 64 },
 } as const satisfies Record<string, OptionRule>;
 
 /** The plugin's own numeric options (`FluidPlugin.create`; live in `fluid.maxStepsPerFrame`, `fluid.timeScale`). */

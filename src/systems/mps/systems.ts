@@ -12,7 +12,7 @@ import { predictSystem } from '../predict/cpu';
 import { publishSystem } from '../publish';
 import type { FluidSystem } from '../system';
 import { velocitySystem } from '../velocity/cpu';
-import { mpsCollisionSystem, mpsCommitSystem, mpsPressureSystem, mpsViscositySystem } from './cpu';
+import { mpsCollisionSystem, mpsCommitSystem, mpsPressureSystem, mpsSubstepSystem, mpsViscositySystem } from './cpu';
 
 /**
  * The MPS solver's systems on the CPU, in order. Per substep: collider poses; u* = u + dt g and
@@ -23,6 +23,8 @@ import { mpsCollisionSystem, mpsCommitSystem, mpsPressureSystem, mpsViscositySys
 export const mpsCpuSystems: readonly FluidSystem[] = [
   { name: 'emit', stage: 'step-start', run: emitSystem },
   { name: 'gather', stage: 'step-start', run: gatherSystem },
+  // The substep count from the CFL condition (mpsSettings.courantNumber).
+  { name: 'mpsSubsteps', stage: 'step-start', run: mpsSubstepSystem },
   { name: 'colliderPose', stage: 'substep', run: colliderPoseSystem },
   { name: 'predict', stage: 'substep', run: predictSystem },
   { name: 'neighbours', stage: 'substep', run: neighbourSystem },
