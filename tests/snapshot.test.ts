@@ -1,5 +1,5 @@
 /**
- * Save and load (src/systems/snapshot.ts): a CPU simulation restored from a snapshot, into a new simulation,
+ * Save and load (src/systems/snapshot/): a CPU simulation restored from a snapshot, into a new simulation,
  * into another existing one and into itself, continues bit-identically to the one that was saved (every
  * component value compared with Object.is, the entity ids, the last step's ids, the statistics, and the
  * snapshot bytes after the same steps); snapshot -> restore -> snapshot gives the same bytes; wrong and

@@ -1009,7 +1009,7 @@ export class FluidSimulation {
   }
 
   /**
-   * Save: the whole state as a compact, versioned binary snapshot (see `snapshot.ts`): every live entity
+   * Save: the whole state as a compact, versioned binary snapshot (see snapshot/format.ts): every live entity
    * with its id and every component value, materials, colliders (poses and previous poses, and the mesh
    * colliders' signed distance fields in full), emitters (with their owed fraction of a layer) and drains,
    * the settings, and what the solver carries from step to step (the particles' order in its arrays, the

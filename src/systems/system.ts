@@ -1,7 +1,7 @@
 /**
  * The system type of the step (docs/ARCHITECTURE.md, "The step"): a named function of the simulation
- * context and the stage it runs in. The ordered lists are in pipeline.ts; a solver's own list (mps/systems.ts)
- * uses the same type.
+ * context and the stage it runs in. The ordered lists come from schedule.ts (pipeline.ts holds them per
+ * backend); a solver's own list (mps/systems.ts) uses the same type.
  */
 import type { SimulationContext } from './context';
 

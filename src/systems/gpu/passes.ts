@@ -1,7 +1,7 @@
 /**
  * The GPU passes as data (docs/ARCHITECTURE.md, "A new GPU pass"): each folder's `gpu.ts` defines the passes
  * of its WGSL files next to the CPU code they mirror, the backend compiles every definition once
- * (gpu/backend.ts), and the schedule (pipeline.ts) says which passes a step records, in the order of the CPU
+ * (gpu/backend.ts), and the schedule (schedule.ts) says which passes a step records, in the order of the CPU
  * systems. Imports types only.
  */
 import type { MultiFluidFeatures } from '../context';
@@ -41,7 +41,7 @@ export const W = 'read_write' as const;
 
 /**
  * What decides which passes one GPU step records: read by the `gpu` functions of the schedule's entries
- * (pipeline.ts); the backend fills it before each step and rebuilds its pass lists only when it changed.
+ * (schedule.ts); the backend fills it before each step and rebuilds its pass lists only when it changed.
  */
 export interface GpuPlan {
   /** Density iterations per substep (`settings.iterations`). */

@@ -282,7 +282,7 @@ function exchangeColliderHeat(ctx: SimulationContext): void {
 }
 
 /**
- * Substep system `multiFluid` of the CPU system list (pipeline.ts): interface and surface tension,
+ * Substep system `multiFluid` of the CPU system list (schedule.ts): interface and surface tension,
  * diffusion of temperature and color, and collider heat, each only when in use (the features of
  * `solver.multiFluid.features`, set before the step). Runs after `viscosityVorticity`, which sets
  * `solver.volume` and x = x*. Allocates nothing.
