@@ -8,6 +8,7 @@ import {
   allows,
   COLLIDER_OPTIONS,
   checkOption,
+  type OptionRule,
   PROJECTION_OPTIONS,
   rangeText,
   SIMULATION_OPTIONS,
@@ -16,6 +17,11 @@ import type { SimulationContext } from './context';
 import { gatherColliders, gatherMaterials } from './gather';
 import { checkMultiFluidComponents } from './multifluid/validate';
 import { checkSphSettings } from './sph/settings';
+
+/** Checks one live setting; its name (`prefix` + `name`) is only built for the message (nothing per step). */
+function checkLive(prefix: string, name: string, rule: OptionRule, value: unknown): void {
+  if (!allows(rule, value)) checkOption(prefix + name, rule, value);
+}
 
 /**
  * Checks the settings that may change between steps (`simulation.settings`: gravity, substeps, iterations,
@@ -32,9 +38,9 @@ export function checkLiveSettings(settings: FluidSettings, backend: FluidBackend
     if (!(Math.abs(gravity[axis]) <= rules.gravity.max))
       checkOption(`${prefix}gravity[${axis}]`, rules.gravity, gravity[axis]);
   }
-  checkOption(`${prefix}substeps`, rules.substeps, settings.substeps);
-  checkOption(`${prefix}iterations`, rules.iterations, settings.iterations);
-  checkOption(`${prefix}maxSpeed`, rules.maxSpeed, settings.maxSpeed);
+  checkLive(prefix, 'substeps', rules.substeps, settings.substeps);
+  checkLive(prefix, 'iterations', rules.iterations, settings.iterations);
+  checkLive(prefix, 'maxSpeed', rules.maxSpeed, settings.maxSpeed);
   if (typeof settings.projection !== 'boolean') {
     throw new FluidError(`${prefix}projection is ${String(settings.projection)}; it must be true or false`);
   }
@@ -44,13 +50,9 @@ export function checkLiveSettings(settings: FluidSettings, backend: FluidBackend
     );
   }
   const projection = PROJECTION_OPTIONS;
-  checkOption(`${prefix}projectionTolerance`, projection.tolerance, settings.projectionTolerance);
-  checkOption(`${prefix}projectionMaxIterations`, projection.maxIterations, settings.projectionMaxIterations);
-  checkOption(
-    `${prefix}projectionDensityRelaxation`,
-    projection.densityRelaxation,
-    settings.projectionDensityRelaxation,
-  );
+  checkLive(prefix, 'projectionTolerance', projection.tolerance, settings.projectionTolerance);
+  checkLive(prefix, 'projectionMaxIterations', projection.maxIterations, settings.projectionMaxIterations);
+  checkLive(prefix, 'projectionDensityRelaxation', projection.densityRelaxation, settings.projectionDensityRelaxation);
   if (settings.solver === 'sph') checkSphSettings(settings);
 }
 

@@ -211,9 +211,5 @@ export function densitySystem(ctx: SimulationContext): void {
     const inverseRestDensity = ctx.materials.inverseRestDensity;
     for (let i = 0; i < s.count; i++) wallShareScale[i] = mass[i] * inverseRestDensity[material[i]];
   }
-  solveDensityIterations(
-    ctx,
-    () => computeLambda(ctx),
-    () => computeCorrections(ctx),
-  );
+  solveDensityIterations(ctx, computeLambda, computeCorrections, ctx.solver.multiFluid.restVolume);
 }

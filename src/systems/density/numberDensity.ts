@@ -270,9 +270,5 @@ export function computeNumberDensityCorrections(ctx: SimulationContext, restVolu
  */
 export function numberDensitySolve(ctx: SimulationContext, features: MultiFluidFeatures): void {
   const restVolume = computeRestVolumes(ctx, features);
-  solveDensityIterations(
-    ctx,
-    () => computeNumberDensityLambda(ctx, restVolume),
-    () => computeNumberDensityCorrections(ctx, restVolume),
-  );
+  solveDensityIterations(ctx, computeNumberDensityLambda, computeNumberDensityCorrections, restVolume);
 }

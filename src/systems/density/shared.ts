@@ -53,21 +53,26 @@ export function applyCorrections(ctx: SimulationContext): void {
   }
 }
 
+/** A lambda or correction pass of a density solve; `restVolume` is the number-density solve's (unused by the other). */
+export type DensityPass = (ctx: SimulationContext, restVolume: Float64Array) => void;
+
 /**
  * `iterations` x (wall weights, lambda, corrections, apply, the coupled colliders' share of the wall
- * pressure, collide), with the solve's own lambda and correction passes.
+ * pressure, collide), with the solve's own lambda and correction passes (module functions: nothing is
+ * allocated per substep).
  */
 export function solveDensityIterations(
   ctx: SimulationContext,
-  lambdaPass: () => void,
-  correctionPass: () => void,
+  lambdaPass: DensityPass,
+  correctionPass: DensityPass,
+  restVolume: Float64Array,
 ): void {
   const walls = ctx.colliders.count > 0;
   const iterations = ctx.settings.iterations;
   for (let iteration = 0; iteration < iterations; iteration++) {
     if (walls) computeWallWeights(ctx);
-    lambdaPass();
-    correctionPass();
+    lambdaPass(ctx, restVolume);
+    correctionPass(ctx, restVolume);
     applyCorrections(ctx);
     if (walls) accumulateWallImpulses(ctx);
     collideParticles(ctx);

@@ -692,17 +692,28 @@ export class WebGpuSolver {
     if (nodes > 0) this.fieldBuffer.update(all);
   }
 
-  /** Writes parameters, materials, colliders, drains and poses for every substep of this step. */
-  private writeScene(): void {
-    const step: SceneStep = {
+  /** The step values `writeScene` hands the scene writers, updated in place (no object per step). */
+  private get sceneStep(): SceneStep {
+    this.sceneStepValues ??= {
       tableSize: this.tableSize,
-      appendCount: this.appendCount,
-      editCount: this.editCount,
+      appendCount: 0,
+      editCount: 0,
       airLimit: this.airLimit,
-      stepsRecorded: this.stepsRecorded,
-      airGenerationOpen: this.airGenerationOpen,
+      stepsRecorded: 0,
+      airGenerationOpen: true,
       impulseQuanta: this.impulseQuanta,
     };
+    return this.sceneStepValues;
+  }
+  private sceneStepValues: SceneStep | undefined;
+
+  /** Writes parameters, materials, colliders, drains and poses for every substep of this step. */
+  private writeScene(): void {
+    const step = this.sceneStep;
+    step.appendCount = this.appendCount;
+    step.editCount = this.editCount;
+    step.stepsRecorded = this.stepsRecorded;
+    step.airGenerationOpen = this.airGenerationOpen;
     writeParams(this.ctx, this.scene, this.sceneWords, step);
     writeMaterials(this.ctx, this.scene, this.sceneWords);
     writeColliders(this.ctx, this.scene, this.sceneWords, step);

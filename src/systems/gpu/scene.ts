@@ -31,19 +31,22 @@ export function diffusionSlots(largestDiffusivity: number, kernelRadius: number,
   return Math.min(MAX_DIFFUSION_PARTS, Math.max(1, Math.ceil((substepTimeStep * rate) / DIFFUSION_STABILITY)));
 }
 
-/** The values of the step being recorded that the scene's `Params` carry besides the settings. */
+/**
+ * The values of the step being recorded that the scene's `Params` carry besides the settings (one object per
+ * solver, updated before each step).
+ */
 export interface SceneStep {
   /** Size of the hash table (a power of two). */
   readonly tableSize: number;
   /** Particles appended and edited by this step's uploads. */
-  readonly appendCount: number;
-  readonly editCount: number;
+  appendCount: number;
+  editCount: number;
   /** Most air candidates and boiled events one readback holds. */
   readonly airLimit: number;
   /** Steps recorded before this one. */
-  readonly stepsRecorded: number;
+  stepsRecorded: number;
   /** Whether air generation may add candidates this step. */
-  readonly airGenerationOpen: boolean;
+  airGenerationOpen: boolean;
   /** Fixed-point quanta of the impulse accumulators. */
   readonly impulseQuanta: BodyImpulseQuanta;
 }
