@@ -149,3 +149,87 @@ describe('still water with the MPS solver (CPU, its defaults: mixed source gamma
     });
   }
 });
+
+describe('still water with the WCSPH solver (CPU, its defaults: c_s 20 m/s, CFL substeps)', () => {
+  // A block spawned for WCSPH on a collider starts in its hydrostatic rest state (spawn.ts,
+  // compressHydrostatically):
+  // without it, the uniform lattice rang in the column's lowest acoustic mode (30 deep at r = 1 cm: 0.027 m/s
+  // after 4 s, the whole column breathing with a period of 0.4 s; 50 deep: 0.078 m/s). Measured with it (README,
+  // "Still water"): 10, 30 and 50 deep at r = 1 cm 0.0030 / 0.019, 0.0064 / 0.026 and 0.0068 / 0.046 m/s.
+  it('10 particles deep, r = 0.01 m, spawned at rest: after 4 s mean speed < 0.01 m/s, fastest < 0.1 m/s, surface in place', {
+    timeout: 300_000,
+  }, () => {
+    const simulation = restingPool(10, 0.01, 0, { solver: 'sph' });
+    for (let frame = 0; frame < 240; frame++) simulation.step();
+    const figures = restFigures(simulation, 10);
+    console.log(
+      `still water, WCSPH, 10 deep, r = 0.01 m, 4 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s, fastest ${figures.fastest.toFixed(3)} m/s, ` +
+        `p99 surface ${(100 * figures.surfaceError).toFixed(1)}% of the rest height, highest particle ` +
+        `${figures.highestAbove.toFixed(2)} spacings above it`,
+    );
+    expect(figures.meanSpeed).toBeLessThan(0.01);
+    expect(figures.fastest).toBeLessThan(0.1);
+    // As for PBF: within 3% of the rest height, or the top layer within 0.6 spacing of it. Here the surface
+    // sits low: the clamped pressure (p >= 0) gives the top layer, short of neighbours, no support until it
+    // has sunk about half a spacing into the layer below.
+    expect(Math.abs(figures.surfaceError) * 10).toBeLessThan(0.6);
+    expect(figures.highestAbove).toBeLessThan(3);
+  });
+
+  it('a block spawned on the floor is squeezed into hydrostatic balance (rho0 exp(g d / c_s^2) along the depth); one in the air is not', () => {
+    const depth = 30;
+    const radius = 0.01;
+    const uniform = restingPool(depth, radius, 0, { solver: 'pbf' });
+    const squeezed = restingPool(depth, radius, 0, { solver: 'sph' });
+    const heights = (simulation: FluidSimulation) =>
+      [...new Set([...simulation.particles()].map((id) => simulation.Position.y[id]))].sort((a, b) => a - b);
+    const before = heights(uniform);
+    const after = heights(squeezed);
+    expect(after.length).toBe(depth);
+    // The bottom layer stays on the floor and the rest moves down: the whole column is 0.67% lower (the
+    // density is 1.48% above rho0 at the floor, g H / c_s^2 with H = 0.6 m, and the lattice's density grows
+    // 1.055 times faster than it is squeezed).
+    expect(after[0]).toBeCloseTo(before[0], 12);
+    const lowered = (before[depth - 1] - after[depth - 1]) / (depth * 2 * radius);
+    console.log(`hydrostatic spawn, 30 deep: column lowered by ${(100 * lowered).toFixed(3)}%`);
+    expect(lowered).toBeGreaterThan(0.006);
+    expect(lowered).toBeLessThan(0.009);
+    // What the squeeze is for: the summation density (poly6, eq. 3, with the mass that puts the rest lattice
+    // at rho0) at the depth d below the squeezed top is rho0 exp(g d / c_s^2); computed here from the spawned
+    // positions, for the particles whose kernel reaches neither a wall nor the surface.
+    const h = squeezed.settings.kernelRadius;
+    const poly6 = (r2: number) => (r2 < h * h ? (315 / (64 * Math.PI * h ** 9)) * (h * h - r2) ** 3 : 0);
+    let latticeSum = 0;
+    for (let i = -2; i <= 2; i++)
+      for (let j = -2; j <= 2; j++)
+        for (let k = -2; k <= 2; k++) latticeSum += poly6((i * i + j * j + k * k) * 4 * radius * radius);
+    const mass = 1000 / latticeSum;
+    const ids = [...squeezed.particles()];
+    const { x, y, z } = squeezed.Position;
+    const stiffness = squeezed.settings.sphSpeedOfSound ** 2;
+    const top = after[depth - 1] + radius;
+    const width = 10 * 2 * radius;
+    let worst = 0;
+    let checked = 0;
+    for (const id of ids) {
+      const depthBelowTop = top - y[id];
+      const inside = Math.min(x[id], width - x[id], z[id], width - z[id], y[id], depthBelowTop);
+      if (inside < h) continue;
+      let density = 0;
+      for (const other of ids)
+        density += mass * poly6((x[id] - x[other]) ** 2 + (y[id] - y[other]) ** 2 + (z[id] - z[other]) ** 2);
+      const expected = 1000 * Math.exp((9.81 * depthBelowTop) / stiffness);
+      worst = Math.max(worst, Math.abs(density - expected) / 1000);
+      checked++;
+    }
+    console.log(
+      `hydrostatic spawn, 30 deep: ${checked} particles, density within ${worst.toExponential(2)} of rho0 exp(g d / c_s^2)`,
+    );
+    expect(checked).toBeGreaterThan(500);
+    // The squeeze is 1.5% at the floor: within 1e-4 of rho0 is 150 times finer.
+    expect(worst).toBeLessThan(1e-4);
+    // In the air (dropped 0.15 m) a block falls at uniform density: it is not squeezed.
+    const falling = heights(restingPool(depth, radius, 0.15, { solver: 'sph' }));
+    for (let layer = 0; layer < depth; layer++) expect(falling[layer]).toBeCloseTo(before[layer] + 0.15, 12);
+  });
+});

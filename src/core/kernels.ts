@@ -148,6 +148,53 @@ export function latticeGradientSum(spacing: number, h: number): number {
   return sum + sx * sx + sy * sy + sz * sz;
 }
 
+/**
+ * First moment of the spiky gradient over the rest lattice: sum_j V (x_j - x_i)_y^2 |grad W_ij| / r_ij with
+ * V = 1 / latticeKernelSum (dimensionless; the same along every axis of the cubic lattice). The SPH gradient
+ * of a linear field p, sum_j V (p_j - p_i) grad W_ij, returns this times grad p: 0.947 at h = 2 spacings (the
+ * default), 1 in the continuum limit. Its inverse normalises WCSPH's pressure force (the constant-lattice
+ * form of Bonet & Lok's 1999 kernel gradient correction), so that a column at rest carries its weight with
+ * the hydrostatic pressure (sph/cpu.ts).
+ */
+export function latticeGradientMoment(spacing: number, h: number): number {
+  const volume = 1 / latticeKernelSum(spacing, h);
+  const n = Math.ceil(h / spacing);
+  const g = [0, 0, 0];
+  let sum = 0;
+  for (let i = -n; i <= n; i++)
+    for (let j = -n; j <= n; j++)
+      for (let k = -n; k <= n; k++) {
+        if (i === 0 && j === 0 && k === 0) continue;
+        spikyGradient(i * spacing, j * spacing, k * spacing, h, g);
+        // The offset x_i - x_j is (i, j, k) spacing and grad_i W is parallel to it with a negative factor, so
+        // -(x_i - x_j)_y (grad_i W)_y = y^2 |grad W| / r.
+        sum -= volume * (j * spacing) * g[1];
+      }
+  return sum;
+}
+
+/**
+ * How fast the poly6 density of the rest lattice grows when the lattice is squeezed along one axis:
+ * d(rho / rho0) / d(strain) = sum_j V 6 c (h^2 - r_j^2)^2 y_j^2 with c the poly6 coefficient and
+ * V = 1 / latticeKernelSum (dimensionless; 1.055 at h = 2 spacings, 1 in the continuum limit). The
+ * hydrostatic spawn of WCSPH uses it (spawn.ts).
+ */
+export function latticeDensityResponse(spacing: number, h: number): number {
+  const volume = 1 / latticeKernelSum(spacing, h);
+  const c = poly6Coefficient(h);
+  const n = Math.ceil(h / spacing);
+  let sum = 0;
+  for (let i = -n; i <= n; i++)
+    for (let j = -n; j <= n; j++)
+      for (let k = -n; k <= n; k++) {
+        const r2 = (i * i + j * j + k * k) * spacing * spacing;
+        if (r2 >= h * h) continue;
+        const d = h * h - r2;
+        sum += volume * 6 * c * d * d * (j * spacing) ** 2;
+      }
+  return sum;
+}
+
 /** Number of lattice neighbours (self excluded) strictly inside the kernel radius. */
 export function latticeNeighbourCount(spacing: number, h: number): number {
   const n = Math.ceil(h / spacing);

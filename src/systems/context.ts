@@ -5,6 +5,8 @@
 import type { World } from 'bitecs';
 import type { FluidComponents, FluidSettings } from '../components';
 import {
+  latticeDensityResponse,
+  latticeGradientMoment,
   latticeGradientSum,
   latticeKernelSum,
   latticeNeighbourCount,
@@ -328,6 +330,10 @@ export interface LatticeConstants {
   readonly gradientSum: number;
   /** Neighbours of a lattice particle inside h. */
   readonly neighbourCount: number;
+  /** First moment of the spiky gradient over the lattice (`latticeGradientMoment`, dimensionless). */
+  readonly gradientMoment: number;
+  /** Growth of the lattice's density per unit squeeze along one axis (`latticeDensityResponse`). */
+  readonly densityResponse: number;
   /** Neighbour count from which a neighbourhood is full (80% of the rest-density expectation). */
   readonly fullNeighbourhood: number;
   /** Wall weight function Z(d) tabulated over [0, h] (see `wallWeightTable`). */
@@ -619,6 +625,8 @@ export function createLatticeConstants(particleRadius: number, kernelRadius: num
     kernelSum: latticeKernelSum(spacing, kernelRadius),
     gradientSum: latticeGradientSum(spacing, kernelRadius),
     neighbourCount: latticeNeighbourCount(spacing, kernelRadius),
+    gradientMoment: latticeGradientMoment(spacing, kernelRadius),
+    densityResponse: latticeDensityResponse(spacing, kernelRadius),
     fullNeighbourhood: Math.ceil(0.8 * expected),
     wallWeight: wallWeightTable(particleRadius, kernelRadius),
   };

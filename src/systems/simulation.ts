@@ -519,8 +519,10 @@ export class FluidSimulation {
 
   /**
    * Fills the box [min, max] with particles on a cubic lattice of spacing 2r, centered in the box, and
-   * returns their entity ids. Throws {@link FluidCapacityError} (spawning nothing) if the particles would
-   * exceed the capacity, and {@link FluidError} for an invalid box or material.
+   * returns their entity ids. With the WCSPH solver a block that rests on a collider is squeezed along
+   * gravity into its hydrostatic rest state (density rho0 exp(g d / c_s^2) at depth d; README, "Solvers").
+   * Throws {@link FluidCapacityError} (spawning nothing) if the particles would exceed the capacity, and
+   * {@link FluidError} for an invalid box or material.
    */
   spawnBlock(options: SpawnBlockOptions): Uint32Array {
     return spawnBlockIn(this.context, options);
@@ -966,7 +968,8 @@ export class FluidSimulation {
    * and returns their ids (a burst or volume emitter). A mesh keeps the lattice points whose distance
    * inside the mesh is at least one particle radius. Throws {@link FluidCapacityError} (spawning nothing)
    * if the particles would exceed the capacity, and {@link FluidError} if the volume's bounding box spans
-   * more than 1e8 lattice points (it is refused rather than searched for seconds).
+   * more than 1e8 lattice points (it is refused rather than searched for seconds). With the WCSPH solver a
+   * volume that rests on a collider starts in its hydrostatic rest state, as in {@link spawnBlock}.
    */
   spawn(options: SpawnOptions): Uint32Array {
     return spawnShape(this.context, options);

@@ -12,7 +12,7 @@ import {
 } from '../core/checks';
 import { FluidCapacityError, FluidError } from '../core/errors';
 import { TEMPERATURE_RULE } from '../core/schema';
-import { writePose } from './collide/cpu';
+import { colliderDistanceAt, writePose } from './collide/cpu';
 import { POSE_SIZE, type SimulationContext } from './context';
 import { createParticle } from './entities';
 import { checkScaling } from './gather';
@@ -78,17 +78,22 @@ export function spawnBlock(ctx: SimulationContext, options: SpawnBlockOptions): 
       `spawning ${total} particles would make ${s.count + total}, over the capacity of ${ctx.settings.capacity}; nothing was spawned`,
     );
   }
-  const ids = new Uint32Array(total);
+  const points = new Float64Array(3 * total);
   let k = 0;
   for (let iz = 0; iz < counts[2]; iz++) {
     for (let iy = 0; iy < counts[1]; iy++) {
       for (let ix = 0; ix < counts[0]; ix++) {
-        const x = offsets[0] + ix * spacing;
-        const y = offsets[1] + iy * spacing;
-        const z = offsets[2] + iz * spacing;
-        ids[k++] = createParticle(ctx, x, y, z, velocity[0], velocity[1], velocity[2], options.material, 0);
+        points[k++] = offsets[0] + ix * spacing;
+        points[k++] = offsets[1] + iy * spacing;
+        points[k++] = offsets[2] + iz * spacing;
       }
     }
+  }
+  compressHydrostatically(ctx, points);
+  const ids = new Uint32Array(total);
+  for (k = 0; k < total; k++) {
+    const [x, y, z] = [points[3 * k], points[3 * k + 1], points[3 * k + 2]];
+    ids[k] = createParticle(ctx, x, y, z, velocity[0], velocity[1], velocity[2], options.material, 0);
   }
   const { Temperature, Color } = ctx.components;
   for (const id of ids) {
@@ -194,6 +199,7 @@ export function spawnShape(ctx: SimulationContext, options: SpawnOptions): Uint3
       `spawning ${total} particles would make ${s.count + total}, over the capacity of ${ctx.settings.capacity}; nothing was spawned`,
     );
   }
+  compressHydrostatically(ctx, points);
   const ids = new Uint32Array(total);
   for (let k = 0; k < total; k++) {
     ids[k] = createParticle(
@@ -209,4 +215,70 @@ export function spawnShape(ctx: SimulationContext, options: SpawnOptions): Uint3
     );
   }
   return ids;
+}
+
+/**
+ * WCSPH only (`solver: 'sph'`): moves freshly spawned lattice points (x, y, z triples, in place) into the
+ * hydrostatic rest state of the weakly compressible fluid when they rest on a collider, so that a block
+ * spawned on the floor starts at rest instead of ringing in its lowest acoustic mode (a column 30 deep at
+ * r = 1 cm breathed at 0.027 m/s after 4 s; see README, "Still water").
+ *
+ * With the equation of state p = k (rho - rho0), k = c_s^2, and the pressure gradient normalised on the rest
+ * lattice (sph/cpu.ts), hydrostatic balance dp/dd = rho g along the depth d below the spawned volume's top
+ * gives rho(d') = rho0 exp(g d' / k) at the depth d' below the squeezed volume's top. The lattice keeps its
+ * spacing across gravity and is squeezed along it; its poly6 density grows R = `latticeDensityResponse`
+ * times faster than the squeeze (1.055 at h = 2 spacings), so (taking rho / rho0 = (rest spacing / local
+ * spacing)^R) the local spacing at depth d' is exp(-g d' / (R k)) of the rest spacing, and the point at
+ * depth d on the rest lattice moves to depth d' = (R k / g) ln(1 + g d / (R k)). The deepest points stay where they are (on what the volume rests on) and
+ * the rest move down towards them. The top is the highest point plus one particle radius (the lattice's
+ * surface).
+ *
+ * Left as they are: points of PBF and MPS (incompressible), all points when gravity is zero, and a volume
+ * that does not rest on a collider (fewer than half of its deepest points within two particle radii of a
+ * collider's surface): in free fall a fluid carries no pressure, and a block spawned in the air falls
+ * at uniform density.
+ */
+export function compressHydrostatically(ctx: SimulationContext, points: Float64Array | number[]): void {
+  const settings = ctx.settings;
+  if (settings.solver !== 'sph' || points.length === 0) return;
+  const [gx, gy, gz] = settings.gravity;
+  const g = Math.hypot(gx, gy, gz);
+  if (!(g > 0)) return;
+  const stiffness = ctx.lattice.densityResponse * settings.sphSpeedOfSound * settings.sphSpeedOfSound;
+  const [ux, uy, uz] = [gx / g, gy / g, gz / g];
+  const r = settings.particleRadius;
+  // Depth is measured along gravity from the top of the spawned volume.
+  let top = Infinity;
+  let bottom = -Infinity;
+  for (let k = 0; k < points.length; k += 3) {
+    const along = points[k] * ux + points[k + 1] * uy + points[k + 2] * uz;
+    top = Math.min(top, along);
+    bottom = Math.max(bottom, along);
+  }
+  // Does the volume rest on a collider? Its deepest points (within half a spacing of the bottom) are asked.
+  const table = ctx.colliders;
+  let deepest = 0;
+  let supported = 0;
+  for (let k = 0; k < points.length; k += 3) {
+    if (points[k] * ux + points[k + 1] * uy + points[k + 2] * uz < bottom - r) continue;
+    deepest++;
+    for (let slot = 0; slot < table.count; slot++) {
+      if (colliderDistanceAt(ctx, table.entity[slot], points[k], points[k + 1], points[k + 2]) <= 2 * r) {
+        supported++;
+        break;
+      }
+    }
+  }
+  if (2 * supported < deepest) return;
+  top -= r;
+  const squeezed = (depth: number): number => (stiffness / g) * Math.log1p((g * depth) / stiffness);
+  const height = bottom - top;
+  const anchor = height - squeezed(height);
+  for (let k = 0; k < points.length; k += 3) {
+    const depth = points[k] * ux + points[k + 1] * uy + points[k + 2] * uz - top;
+    const move = squeezed(depth) - depth + anchor;
+    points[k] += move * ux;
+    points[k + 1] += move * uy;
+    points[k + 2] += move * uz;
+  }
 }

@@ -605,28 +605,35 @@ export function computeWallWeights(ctx: SimulationContext): void {
 }
 
 /**
+ * Signed distance (m) of world point (x, y, z) to collider `eid`'s surface in the collider's current pose
+ * (its components, not a substep's interpolated frame), positive on the fluid side.
+ */
+export function colliderDistanceAt(ctx: SimulationContext, eid: number, x: number, y: number, z: number): number {
+  const c = ctx.components.Collider;
+  const f = poseScratch;
+  writePose(f, 0, c.rotationX[eid], c.rotationY[eid], c.rotationZ[eid], c.rotationW[eid], 0, 0, 0, 1);
+  const scale = c.scale[eid];
+  const wx = x - c.positionX[eid];
+  const wy = y - c.positionY[eid];
+  const wz = z - c.positionZ[eid];
+  const lx = (f[0] * wx + f[3] * wy + f[6] * wz) / scale;
+  const ly = (f[1] * wx + f[4] * wy + f[7] * wz) / scale;
+  const lz = (f[2] * wx + f[5] * wy + f[8] * wz) / scale;
+  fluidSideDistance(ctx, eid, lx, ly, lz, distanceScratch, 0);
+  return distanceScratch[0] * scale;
+}
+
+/**
  * Number of live particles whose center lies inside collider `eid`'s solid (on the wall's side of its
  * surface) in its current pose, read from the `Position` components (on the WebGPU backend: as last
  * mirrored).
  */
 export function countParticlesInside(ctx: SimulationContext, eid: number, particles: ArrayLike<number>): number {
-  const c = ctx.components.Collider;
   const { x, y, z } = ctx.components.Position;
-  const out = distanceScratch;
-  writePose(poseScratch, 0, c.rotationX[eid], c.rotationY[eid], c.rotationZ[eid], c.rotationW[eid], 0, 0, 0, 1);
-  const inverseScale = 1 / c.scale[eid];
   let inside = 0;
   for (let k = 0; k < particles.length; k++) {
     const p = particles[k];
-    const wx = x[p] - c.positionX[eid];
-    const wy = y[p] - c.positionY[eid];
-    const wz = z[p] - c.positionZ[eid];
-    const f = poseScratch;
-    const lx = (f[0] * wx + f[3] * wy + f[6] * wz) * inverseScale;
-    const ly = (f[1] * wx + f[4] * wy + f[7] * wz) * inverseScale;
-    const lz = (f[2] * wx + f[5] * wy + f[8] * wz) * inverseScale;
-    fluidSideDistance(ctx, eid, lx, ly, lz, out, 0);
-    if (out[0] < 0) inside++;
+    if (colliderDistanceAt(ctx, eid, x[p], y[p], z[p]) < 0) inside++;
   }
   return inside;
 }

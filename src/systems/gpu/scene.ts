@@ -97,6 +97,7 @@ export function writeParams(ctx: SimulationContext, scene: StructLayout, words: 
   f[P('sphViscosity')] = settings.sphViscosity;
   f[P('sphSurfaceTension')] = settings.sphSurfaceTension;
   f[P('sphSurfaceThreshold')] = settings.sphSurfaceThreshold;
+  f[P('sphPressureGradient')] = spikyGradientCoefficient(h) / ctx.lattice.gradientMoment;
   f[P('viscosityLaplacian')] = viscosityLaplacianCoefficient(h);
   f[P('poly6Gradient')] = poly6GradientCoefficient(h);
   f[P('tensionThreshold')] = TENSION_NORMAL_THRESHOLD / h;

@@ -81,12 +81,14 @@ export const Params = defineStruct('Params', [
   ['wallShareOffset', 'u32'],
   // WCSPH (`solver: 'sph'`, see sph/cpu.ts): 1 when the step runs the WCSPH passes (predict then only sorts
   // the current positions), the stiffness k = c_s^2 (m^2/s^2), mu (Pa s), sigma (N/m), the surface
-  // threshold l (1/m), and the viscosity-Laplacian and poly6-gradient coefficients (see kernels.ts).
+  // threshold l (1/m), the pressure force's spiky-gradient coefficient normalised on the rest lattice (see
+  // sph/cpu.ts), and the viscosity-Laplacian and poly6-gradient coefficients (see kernels.ts).
   ['sphMode', 'u32'],
   ['sphStiffness', 'f32'],
   ['sphViscosity', 'f32'],
   ['sphSurfaceTension', 'f32'],
   ['sphSurfaceThreshold', 'f32'],
+  ['sphPressureGradient', 'f32'],
   ['viscosityLaplacian', 'f32'],
   ['poly6Gradient', 'f32'],
   // Fluid-fluid interaction (Müller et al. 2005, see multifluid/interaction.ts): the tension threshold

@@ -23,7 +23,11 @@
  *   (momentum is conserved), but only this one is the gradient of the internal energy sum_i m_i e(rho_i)
  *   with de / d rho = p / rho^2: with eq. 10 a settling tank (1250 particles, c_s = 20 m/s, mu = 1 or
  *   10 Pa s) gained kinetic energy without bound at any substep length (KE x 70 in 2 s), with this form it
- *   settles. The gradient is the spiky one (eq. 21, no clustering under pressure, section 3.5).
+ *   settles. The gradient is the spiky one (eq. 21, no clustering under pressure, section 3.5), divided by
+ *   its first moment on the rest lattice (`latticeGradientMoment`, 0.947 at h = 2 spacings): the SPH
+ *   gradient of a linear pressure field is then exact on that lattice (the constant-lattice form of Bonet &
+ *   Lok's 1999 kernel gradient correction). Without it a settled column carried its weight with 1.11 times
+ *   the hydrostatic pressure rho0 g (surface - y) at every depth; with it 1.02-1.06 (tests/sph.test.ts).
  * - Viscosity (eq. 14) is written per pair, m_i a_i = mu sum_j m_i m_j (v_j - v_i) / (rho_i rho_j)
  *   lap W_ij, antisymmetric in i and j.
  * - Walls enter the density through Harada et al.'s wall weight (2007, eq. 12), as in PBF, and push with
@@ -248,7 +252,9 @@ export function computeSphAccelerations(ctx: SimulationContext): number {
   const settings = ctx.settings;
   const h = settings.kernelRadius;
   const hSquared = h * h;
-  const spikyC = spikyGradientCoefficient(h);
+  // The spiky gradient normalised on the rest lattice (see the notes above): a column at rest carries its
+  // weight with the hydrostatic pressure instead of 1 / 0.947 of it.
+  const spikyC = spikyGradientCoefficient(h) / ctx.lattice.gradientMoment;
   const viscosityC = viscosityLaplacianCoefficient(h);
   const colorC = poly6GradientCoefficient(h);
   const mu = settings.sphViscosity;

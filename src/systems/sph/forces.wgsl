@@ -1,6 +1,6 @@
 // WCSPH accelerations and the leap-frog kick (mirrors computeSphAccelerations and sphForceSystem in
 // sph/cpu.ts; Müller et al. 2003, section 3): per particle, gathered over its neighbours,
-// a_i = -sum_j m_j (p_i / rho_i^2 + p_j / rho_j^2) grad W_spiky + mu sum_j m_j (v_j - v_i) / (rho_i rho_j)
+// a_i = -sum_j m_j (p_i / rho_i^2 + p_j / rho_j^2) grad W_spiky (normalised on the rest lattice) + mu sum_j m_j (v_j - v_i) / (rho_i rho_j)
 // lap W_viscosity (eq. 14) - m_i p_i / rho_i^2 grad Z_i (walls) + g, plus surface tension
 // -sigma lap(c_S) n / (|n| rho_i) where |n| > l (eq. 15-19, poly6 gradient and Laplacian, the walls counted
 // in n). Then v = v + dt a, clamped to maxSpeed, and the drift dt v is written to delta: the collide pass adds
@@ -41,7 +41,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         let distance = sqrt(r2);
         let solveJ = solve[j];
         let mj = solveJ.w * solveJ.x;
-        let pressureScale = -spikyScale(k, distance) * (pressureI * inverseRhoISquared + solveJ.y / (solveJ.x * solveJ.x));
+        let e = k.radius - distance;
+        let pressureScale = p.sphPressureGradient * e * e / distance * (pressureI * inverseRhoISquared + solveJ.y / (solveJ.x * solveJ.x));
         let viscosityScale = viscosity * (k.radius - distance) / solveJ.x;
         acceleration = acceleration + mj * (pressureScale * r + viscosityScale * (sortedVelocity[j].xyz - vi));
         let d = k.radiusSquared - r2;
