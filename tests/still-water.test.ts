@@ -5,9 +5,10 @@
  *
  * The bounds are what the defaults deliver (README, "Still water"), not yet the targets of the issue that
  * asked for them (mean speed 0.01 m/s and fastest particle 0.1 m/s after 4 s, 0.005 m/s after 10 s):
- * measured, the mean speed after 4 s is 0.017-0.029 m/s and the fastest particle 0.075-0.124 m/s, a
- * self-sustained particle-scale motion that neither grows nor decays (README, "Still water"); the surface
- * is within 3.1%. Before the coarse pressure projection a 30-deep column boiled at 1.2 m/s.
+ * measured, the mean speed after 4 s is 0.0096-0.0230 m/s and the fastest particle 0.076-0.144 m/s, a
+ * particle-scale motion that decays slowly (README, "Still water"); the surface is within 2.9%. Before the
+ * projection's full-cell mobility the mean speeds were 0.017-0.029 m/s (bound 0.035 then); before the coarse
+ * pressure projection a 30-deep column boiled at 1.2 m/s.
  * Columns 100 particles deep are in `npm run bench` (the resting pool), too slow for this suite.
  */
 import { describe, expect, it } from 'vitest';
@@ -32,14 +33,14 @@ describe('still water: a pool at rest stays at rest (CPU, defaults)', () => {
   ];
   for (const [depth, radius, drop] of cases) {
     const name = `${depth} particles deep, r = ${radius} m, ${drop > 0 ? `dropped ${drop} m` : 'spawned at rest'}`;
-    it(`${name}: after 4 s mean speed < 0.035 m/s, fastest < 0.2 m/s, surface in place`, { timeout: 300_000 }, () => {
+    it(`${name}: after 4 s mean speed < 0.03 m/s, fastest < 0.2 m/s, surface in place`, { timeout: 300_000 }, () => {
       const figures = restingColumn(depth, radius, drop, 4);
       console.log(
         `still water, ${name}, 4 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s, fastest ${figures.fastest.toFixed(3)} m/s, ` +
           `p99 surface ${(100 * figures.surfaceError).toFixed(1)}% of the rest height, highest particle ` +
           `${figures.highestAbove.toFixed(2)} spacings above it`,
       );
-      expect(figures.meanSpeed).toBeLessThan(0.035);
+      expect(figures.meanSpeed).toBeLessThan(0.03);
       expect(figures.fastest).toBeLessThan(0.2);
       // Within 3% of the rest height, or (shallow pools) the top layer within 0.6 spacing of it: the
       // artificial pressure (s_corr, eq. 13) holds the surface layer about half a spacing up.
@@ -55,7 +56,8 @@ describe('still water: a pool at rest stays at rest (CPU, defaults)', () => {
     console.log(
       `still water, 30 deep, 10 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s, fastest ${figures.fastest.toFixed(3)} m/s`,
     );
-    expect(figures.meanSpeed).toBeLessThan(0.025);
+    // Measured 0.0078 m/s and 0.100 m/s (0.0183 and 0.084 before the full-cell mobility, bound 0.025 then).
+    expect(figures.meanSpeed).toBeLessThan(0.015);
     expect(figures.fastest).toBeLessThan(0.15);
   });
 
@@ -73,7 +75,7 @@ describe('still water: a pool at rest stays at rest (CPU, defaults)', () => {
     console.log(
       `still water, oil over water 20 deep, 4 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s, fastest ${figures.fastest.toFixed(3)} m/s, p99 surface ${(100 * figures.surfaceError).toFixed(1)}%`,
     );
-    // Measured 0.0140 m/s, 0.120 m/s, +0.9%.
+    // Measured 0.0141 m/s, 0.097 m/s, +0.8%.
     expect(figures.meanSpeed).toBeLessThan(0.03);
     expect(figures.fastest).toBeLessThan(0.2);
     expect(Math.abs(figures.surfaceError)).toBeLessThan(0.03);
@@ -99,7 +101,7 @@ describe('still water: a pool at rest stays at rest (CPU, defaults)', () => {
     console.log(
       `still water, baked box container 20 deep, 4 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s, fastest ${figures.fastest.toFixed(3)} m/s, p99 surface ${(100 * figures.surfaceError).toFixed(1)}%; without the projection (2 x 3) ${without.meanSpeed.toFixed(4)} m/s, fastest ${without.fastest.toFixed(3)} m/s`,
     );
-    // Measured 0.061 m/s and 0.37 m/s, three times the analytic box's: a mesh's wall weight counts its
+    // Measured 0.052 m/s and 0.33 m/s, four times the analytic box's: a mesh's wall weight counts its
     // nearest surface as one flat wall (README, "How the solver reads the papers"), wrong in the corners.
     expect(figures.meanSpeed).toBeLessThan(0.1);
     expect(figures.fastest).toBeLessThan(0.6);

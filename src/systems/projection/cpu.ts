@@ -10,14 +10,16 @@
  * Premoze et al. 2003, eq. 14), and hands the change back to the particles as an increment, so their own detail is kept. The density
  * constraints then only fix what is local.
  *
- * The projection conserves momentum exactly: each particle spreads its mass, rest volume and volume flux
- * over the faces around it with trilinear weights normalised over the faces that carry fluid; the faces'
- * volume-weighted velocities are made free of divergence (volume, not mass, is what incompressible fluids
- * keep: a bubble rising through water is a zero volume flux but a downward mass flux), each particle is
- * pushed by -grad phi times its share weight (about 1 / rho, so a light fluid is pushed harder than a
- * heavy one: buoyancy on the grid), and the momentum the particles gain is -H^2 sum_f (phi_b - phi_a),
- * which telescopes to the pressure at the walls. That part, and the velocity change of the faces on a collider, is what a
- * coupled collider receives.
+ * Each particle spreads its mass, rest volume and volume flux over the faces around it with trilinear
+ * weights normalised over the faces that carry fluid; the faces' volume-weighted velocities are made free
+ * of divergence (volume, not mass, is what incompressible fluids keep: a bubble rising through water is a
+ * zero volume flux but a downward mass flux), and each particle (and each rigid-fluid body) is pushed by
+ * -grad phi / rho of its own density (its share weight; a light fluid is pushed harder than a heavy one:
+ * buoyancy on the grid). Between two cells full of fluid a face's mobility is its mean of 1 / rho over a
+ * full cell's rest volume, not over the mass the particles happen to put on it (see `faceMobility`), so
+ * water at rest is held up evenly; the momentum those faces give beyond the telescoped pressure is taken
+ * back from all particles alike, so the particles gain exactly the pressure the walls exert. That pressure,
+ * and the velocity change of the faces on a collider, is what a coupled collider receives.
  *
  * One substep, in order (each a function of grid.ts, transfer.ts or solve.ts; not ported to WGSL yet):
  * 1. plan: cells of the kernel radius h over the predicted positions' bounding box (and coupled bodies
@@ -32,7 +34,7 @@
  *    the non-dead faces) to the faces of each axis, and, with a full neighbourhood, its density error of the last solve to its
  *    cell;
  * 6. solve: A phi = b over the fluid cells, A phi = sum over open faces of H^2 k_f (phi_c - phi_n), k_f the
- *    face's mobility (1 / M_f for one fluid, see faceMobility)
+ *    face's mobility (1 / (rho0 V_full) between full cells, 1 / M_f elsewhere, for one fluid; see faceMobility)
  *    (phi = 0 in air), b the divergence target minus the divergence of the face velocities; the target
  *    is beta (rho / rho0 - 1) H / dt, which spreads a compressed cell and draws fluid into an expanded one
  *    (beta per substep); Jacobi-preconditioned conjugate gradients from the last substep's phi when the grid

@@ -60,6 +60,7 @@ export function planGrid(ctx: SimulationContext, state: ProjectionState): boolea
   }
   const plan = state.plan;
   plan.cellSize = base;
+  state.fullVolume = base ** 3 / (ctx.lattice.spacing ** 3 * ctx.lattice.kernelSum);
   plan.cells = 1;
   for (let a = 0; a < 3; a++) {
     plan.origin[a] = low[a] - GRID_MARGIN;
@@ -359,7 +360,8 @@ export const SURFACE_LAYERS = 2;
  * there for the modes longer than a few particle spacings, which Jacobi iterations converge slowly; near a
  * free surface the local constraints converge well, and a surface resolved by coarse cells would smooth what
  * acts on the surface itself (tension, splashes, small drops, a stream landing in a shallow pool). A blob or
- * a pool less than 2 SURFACE_LAYERS + 1 cells across gets no projection.
+ * a pool less than 2 SURFACE_LAYERS + 1 cells across gets no projection. Then marks the full cells
+ * (`ProjectionState.full`).
  */
 export function erodeSurfaceCells(state: ProjectionState): void {
   const { plan, type, cellBody, count } = state;
@@ -385,6 +387,11 @@ export function erodeSurfaceCells(state: ProjectionState): void {
       }
     }
     for (let c = 0; c < plan.cells; c++) if (count[c] === 1) type[c] = CellType.air;
+  }
+  const full = state.full;
+  const half = 0.499 * plan.cellSize;
+  for (let c = 0; c < plan.cells; c++) {
+    full[c] = type[c] === CellType.fluid && cellBody[c] < 0 && state.distance[c] >= half ? 1 : 0;
   }
 }
 

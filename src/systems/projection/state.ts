@@ -58,6 +58,12 @@ export interface ProjectionState {
   readonly queue: Int32Array;
   /** Per cell: 1 where the cell needs its collider distance (fluid, beside fluid, or in a coupled body). */
   readonly near: Uint8Array;
+  /**
+   * Per cell: 1 where the cell is full of fluid (a fluid cell of particles, not a body's, whose center is at
+   * least half a cell from every collider); a face between two full cells gets the mobility of a full cell
+   * (see `faceMobility`).
+   */
+  readonly full: Uint8Array;
   /** Per cell: the mass (kg) and rest volume (m^3, mass / own rest density) of its particles. */
   readonly cellMass: Float64Array;
   readonly cellVolume: Float64Array;
@@ -115,6 +121,11 @@ export interface ProjectionState {
   readonly coefficient: readonly Float64Array[];
   /** The fluid cells of this substep, the first ones in use. */
   readonly fluidCells: Int32Array;
+  /**
+   * The rest volume (m^3) the particles of a cell full of fluid at rest add up to: H^3 / ((2r)^3 x the
+   * lattice's poly6 sum), 0.99 H^3 at h = 4r (set by `planGrid`).
+   */
+  fullVolume: number;
   /** Iterations and final relative residual of the last solve. */
   iterations: number;
   relativeResidual: number;
@@ -147,6 +158,7 @@ export function createProjectionState(
     type: new Uint8Array(maxCells),
     count: new Int32Array(maxCells),
     near: new Uint8Array(maxCells),
+    full: new Uint8Array(maxCells),
     component: new Int32Array(maxCells),
     queue: new Int32Array(maxCells),
     cellMass: f(),
@@ -181,6 +193,7 @@ export function createProjectionState(
     diagonal: f(),
     coefficient: perAxis(),
     fluidCells: new Int32Array(maxCells),
+    fullVolume: 0,
     iterations: 0,
     relativeResidual: 0,
   };
