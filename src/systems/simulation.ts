@@ -15,7 +15,6 @@ import {
 } from 'bitecs';
 import {
   type BodyCouplingStore,
-  ColliderShape,
   createFluidComponents,
   DrainShape,
   EmitterShape,
@@ -41,6 +40,7 @@ import {
   TEMPERATURE_RULE,
 } from '../core/schema';
 import { commitColliderPose, countParticlesInside } from './collide/cpu';
+import { readColliderGeometry } from './collide/geometry';
 import { createSimulationContext, type FluidStats, type SimulationContext } from './context';
 import { nozzleLayer } from './emit/cpu';
 import { createEntity, destroyParticle } from './entities';
@@ -69,7 +69,7 @@ import type {
   SpawnOptions,
 } from './options';
 import { cpuSystems, runStep, systemsFor } from './pipeline';
-import { SignedDistanceField } from './sdf/field';
+import type { SignedDistanceField } from './sdf/field';
 import { applySnapshot, checkSnapshotFits, snapshotSimulationOptions } from './snapshot/apply';
 import type { DecodedSnapshot, EntityIndex, FromSnapshotOptions } from './snapshot/format';
 import { readSnapshot } from './snapshot/read';
@@ -581,56 +581,7 @@ export class FluidSimulation {
         ? [0, 0, 0]
         : checkVector3('rigidBody.centerOfMass', rigidBody.centerOfMass);
     const bodyMass = rigidBody?.mass === undefined ? 0 : checkNumber('rigidBody.mass', rigidBody.mass, 0, 1e9);
-    let shape: number;
-    let field: SignedDistanceField | undefined;
-    let a: [number, number, number] = [0, 0, 0];
-    let b: [number, number, number] = [0, 0, 0];
-    let radius = 0;
-    switch (options.shape) {
-      case 'box': {
-        shape = ColliderShape.box;
-        a = checkVector3('min', options.min);
-        b = checkVector3('max', options.max);
-        for (let axis = 0; axis < 3; axis++) {
-          if (!(b[axis] > a[axis]))
-            throw new FluidError(`max[${axis}] (${b[axis]}) must be greater than min[${axis}] (${a[axis]})`);
-        }
-        break;
-      }
-      case 'sphere':
-        shape = ColliderShape.sphere;
-        a = checkVector3('center', options.center);
-        radius = checkOption('radius', COLLIDER_OPTIONS.radius, options.radius);
-        break;
-      case 'capsule':
-        shape = ColliderShape.capsule;
-        a = checkVector3('a', options.a);
-        b = checkVector3('b', options.b);
-        radius = checkOption('radius', COLLIDER_OPTIONS.radius, options.radius);
-        break;
-      case 'plane': {
-        shape = ColliderShape.plane;
-        a = checkVector3('point', options.point);
-        const normal = checkVector3('normal', options.normal);
-        const length = Math.hypot(normal[0], normal[1], normal[2]);
-        if (length < 1e-9) throw new FluidError('normal has zero length; a plane needs a non-zero normal');
-        b = [normal[0] / length, normal[1] / length, normal[2] / length];
-        break;
-      }
-      case 'mesh':
-        shape = ColliderShape.mesh;
-        if (!(options.field instanceof SignedDistanceField)) {
-          throw new FluidError(
-            `field is ${String(options.field)}; a mesh collider needs a SignedDistanceField (bakeSignedDistanceField)`,
-          );
-        }
-        field = options.field;
-        break;
-      default:
-        throw new FluidError(
-          `shape is '${String((options as { shape?: unknown }).shape)}'; allowed values are 'box', 'sphere', 'capsule', 'plane', 'mesh'`,
-        );
-    }
+    const { shape, a, b, radius, field } = readColliderGeometry(options);
     const eid = this.newEntity();
     const c = this.components.Collider;
     addComponent(this.world, eid, c);
