@@ -25,12 +25,27 @@ function samePlan(plan: ProjectionPlan, previous: ProjectionPlan): boolean {
  * A phi = b over the fluid cells by Jacobi-preconditioned conjugate gradients.
  */
 export function solvePressure(ctx: SimulationContext, state: ProjectionState): void {
-  const { plan, type, faceKind, mass, volume, volumeFlux, velocity, errorSum, errorCount, diagonal, phi } = state;
-  const { rightHandSide } = state;
-  const { residual, preconditioned, direction, product, coefficient, fluidCells } = state;
+  faceCoefficients(ctx, state);
+  warmStart(state);
+  const fluid = assembleRightHandSide(ctx, state);
+  removeEnclosedMeans(state, fluid);
+  const { rightHandSide, fluidCells, phi } = state;
+  let normB = 0;
+  for (let q = 0; q < fluid; q++) normB += rightHandSide[fluidCells[q]] ** 2;
+  normB = Math.sqrt(normB);
+  state.iterations = 0;
+  state.relativeResidual = 0;
+  if (!(normB > 0)) {
+    phi.fill(0, 0, state.plan.cells);
+    return;
+  }
+  conjugateGradients(ctx, state, fluid, normB);
+}
+
+/** The open faces' velocities and A's coefficients H^2 k_f; faces with too little mass are closed. */
+function faceCoefficients(ctx: SimulationContext, state: ProjectionState): void {
+  const { plan, faceKind, mass, volume, volumeFlux, velocity, coefficient } = state;
   const cells = plan.cells;
-  const nx = plan.dims[0];
-  const nxy = plan.dims[0] * plan.dims[1];
   const size = plan.cellSize;
   const area = size * size;
   const closedMass = closedFaceMass(ctx, size);
@@ -47,11 +62,20 @@ export function solvePressure(ctx: SimulationContext, state: ProjectionState): v
       }
     }
   }
-  warmStart(state);
-  const relaxation = (ctx.settings.projectionDensityRelaxation * size) / ctx.substepTimeStep;
-  const [kx, ky, kz] = coefficient;
+}
+
+/**
+ * Lists the fluid cells (phi = 0 elsewhere) and writes b (the density relaxation minus the divergence of the
+ * face velocities) and A's diagonal for each; returns how many fluid cells there are.
+ */
+function assembleRightHandSide(ctx: SimulationContext, state: ProjectionState): number {
+  const { plan, type, faceKind, velocity, errorSum, errorCount, diagonal, phi, rightHandSide, fluidCells } = state;
+  const cells = plan.cells;
+  const nx = plan.dims[0];
+  const nxy = plan.dims[0] * plan.dims[1];
+  const relaxation = (ctx.settings.projectionDensityRelaxation * plan.cellSize) / ctx.substepTimeStep;
+  const [kx, ky, kz] = state.coefficient;
   let fluid = 0;
-  let normB = 0;
   for (let c = 0; c < cells; c++) {
     if (type[c] !== CellType.fluid) {
       phi[c] = 0;
@@ -72,31 +96,40 @@ export function solvePressure(ctx: SimulationContext, state: ProjectionState): v
     rightHandSide[c] = b;
     diagonal[c] = kx[c] + kx[c + 1] + ky[c] + ky[c + nx] + kz[c] + kz[c + nxy];
   }
-  removeEnclosedMeans(state, fluid);
-  for (let q = 0; q < fluid; q++) normB += rightHandSide[fluidCells[q]] ** 2;
-  normB = Math.sqrt(normB);
-  state.iterations = 0;
-  state.relativeResidual = 0;
-  if (!(normB > 0)) {
-    phi.fill(0, 0, cells);
-    return;
+  return fluid;
+}
+
+/**
+ * out = A x over the first `fluid` fluid cells; x is zero in every other cell (phi = 0 in air), so no cell
+ * type is tested.
+ */
+function applyPressureMatrix(state: ProjectionState, fluid: number, x: Float64Array, out: Float64Array): void {
+  const { plan, diagonal, fluidCells } = state;
+  const nx = plan.dims[0];
+  const nxy = plan.dims[0] * plan.dims[1];
+  const [kx, ky, kz] = state.coefficient;
+  for (let q = 0; q < fluid; q++) {
+    const c = fluidCells[q];
+    out[c] =
+      diagonal[c] * x[c] -
+      kx[c + 1] * x[c + 1] -
+      kx[c] * x[c - 1] -
+      ky[c + nx] * x[c + nx] -
+      ky[c] * x[c - nx] -
+      kz[c + nxy] * x[c + nxy] -
+      kz[c] * x[c - nxy];
   }
-  // A x over the fluid cells; x is zero in every other cell (phi = 0 in air), so no cell type is tested.
-  const applyA = (x: Float64Array, out: Float64Array): void => {
-    for (let q = 0; q < fluid; q++) {
-      const c = fluidCells[q];
-      out[c] =
-        diagonal[c] * x[c] -
-        kx[c + 1] * x[c + 1] -
-        kx[c] * x[c - 1] -
-        ky[c + nx] * x[c + nx] -
-        ky[c] * x[c - nx] -
-        kz[c + nxy] * x[c + nxy] -
-        kz[c] * x[c - nxy];
-    }
-  };
-  direction.fill(0, 0, cells);
-  applyA(phi, product);
+}
+
+/**
+ * Jacobi-preconditioned conjugate gradients from the warm-started phi until the residual is below
+ * `projectionTolerance` times |b| or `projectionMaxIterations` are done; records the iterations and the final
+ * relative residual.
+ */
+function conjugateGradients(ctx: SimulationContext, state: ProjectionState, fluid: number, normB: number): void {
+  const { diagonal, phi, rightHandSide, residual, preconditioned, direction, product, fluidCells } = state;
+  direction.fill(0, 0, state.plan.cells);
+  applyPressureMatrix(state, fluid, phi, product);
   let rz = 0;
   let rr = 0;
   for (let q = 0; q < fluid; q++) {
@@ -113,7 +146,7 @@ export function solvePressure(ctx: SimulationContext, state: ProjectionState): v
   const maxIterations = ctx.settings.projectionMaxIterations;
   let iteration = 0;
   while (Math.sqrt(rr) > tolerance && iteration < maxIterations) {
-    applyA(direction, product);
+    applyPressureMatrix(state, fluid, direction, product);
     let pAp = 0;
     for (let q = 0; q < fluid; q++) {
       const c = fluidCells[q];
