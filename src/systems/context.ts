@@ -632,6 +632,17 @@ export function createLatticeConstants(particleRadius: number, kernelRadius: num
   };
 }
 
+/** The largest particle speed (m/s) in the solver's velocity arrays (the substep planners of WCSPH and MPS). */
+export function largestSpeed(solver: SolverState): number {
+  const { velocityX, velocityY, velocityZ } = solver;
+  let maxSpeedSquared = 0;
+  for (let i = 0; i < solver.count; i++) {
+    const speedSquared = velocityX[i] * velocityX[i] + velocityY[i] * velocityY[i] + velocityZ[i] * velocityZ[i];
+    if (speedSquared > maxSpeedSquared) maxSpeedSquared = speedSquared;
+  }
+  return Math.sqrt(maxSpeedSquared);
+}
+
 /** Poly6 at r = 0 for radius h (the self contribution to density per unit mass). */
 export function selfWeight(h: number): number {
   return poly6Coefficient(h) * h ** 6;

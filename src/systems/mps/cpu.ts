@@ -75,7 +75,7 @@
 
 import { FluidError } from '../../core/errors';
 import { collideParticles } from '../collide/cpu';
-import type { SimulationContext } from '../context';
+import { largestSpeed, type SimulationContext } from '../context';
 import { hashCell } from '../neighbours/cpu';
 import { solveConjugateGradient } from './pcg';
 import { addWallPressureImpulses, applyPressureCorrection, assemblePressureEquation } from './pressure';
@@ -91,17 +91,10 @@ import { computeMpsWallTerms } from './walls';
  * place within one substep).
  */
 export function mpsSubstepSystem(ctx: SimulationContext): void {
-  const s = ctx.solver;
-  const { velocityX, velocityY, velocityZ } = s;
-  let maxSpeedSquared = 0;
-  for (let i = 0; i < s.count; i++) {
-    const speedSquared = velocityX[i] * velocityX[i] + velocityY[i] * velocityY[i] + velocityZ[i] * velocityZ[i];
-    if (speedSquared > maxSpeedSquared) maxSpeedSquared = speedSquared;
-  }
   const settings = ctx.settings;
   const g = settings.gravity;
   const dt = ctx.frameTimeStep;
-  const speed = Math.min(settings.maxSpeed, Math.sqrt(maxSpeedSquared) + Math.hypot(g[0], g[1], g[2]) * dt);
+  const speed = Math.min(settings.maxSpeed, largestSpeed(ctx.solver) + Math.hypot(g[0], g[1], g[2]) * dt);
   const mps = mpsState(ctx).settings;
   const needed = Math.ceil((dt * speed) / (mps.courantNumber * 2 * settings.particleRadius));
   const count = Math.max(settings.substeps, Math.min(mps.maxSubsteps, needed));

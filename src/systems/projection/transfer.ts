@@ -318,10 +318,9 @@ const excess = new Float64Array(3);
  */
 function excessMomentum(state: ProjectionState, out: Float64Array): void {
   const { plan, type, faceKind, phi, full } = state;
-  const strides = [1, plan.dims[0], plan.dims[0] * plan.dims[1]];
   const area = plan.cellSize * plan.cellSize;
   for (let a = 0; a < 3; a++) {
-    const stride = strides[a];
+    const stride = a === 0 ? 1 : a === 1 ? plan.dims[0] : plan.dims[0] * plan.dims[1];
     const kind = faceKind[a];
     let sum = 0;
     for (let c = stride; c < plan.cells; c++) {

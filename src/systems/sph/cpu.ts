@@ -62,7 +62,7 @@ import {
   viscosityLaplacianCoefficient,
 } from '../../core/kernels';
 import { collideParticles, computeWallWeights } from '../collide/cpu';
-import { type SimulationContext, selfWeight } from '../context';
+import { largestSpeed, type SimulationContext, selfWeight } from '../context';
 import { addBodyImpulse } from '../couple/cpu';
 import { neighbourSystem } from '../neighbours/cpu';
 
@@ -113,14 +113,7 @@ export function sphSubstepCount(
  * velocities; the acceleration bound is max(|g|, the largest |a| of the previous step's last substep).
  */
 export function sphSubstepSystem(ctx: SimulationContext): void {
-  const s = ctx.solver;
-  const { velocityX, velocityY, velocityZ } = s;
-  let maxSpeedSquared = 0;
-  for (let i = 0; i < s.count; i++) {
-    const speedSquared = velocityX[i] * velocityX[i] + velocityY[i] * velocityY[i] + velocityZ[i] * velocityZ[i];
-    if (speedSquared > maxSpeedSquared) maxSpeedSquared = speedSquared;
-  }
-  planSubsteps(ctx, Math.sqrt(maxSpeedSquared), ctx.stats.maxAcceleration);
+  planSubsteps(ctx, largestSpeed(ctx.solver), ctx.stats.maxAcceleration);
 }
 
 /**
