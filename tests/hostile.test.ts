@@ -209,6 +209,24 @@ describe('hostile arguments', () => {
     expect(state(simulation)).toEqual(before);
     simulation.step();
   });
+
+  it('a transform call that throws changes nothing: a bad direction leaves the emitter where it was', () => {
+    const { simulation, tap } = tank();
+    const e = simulation.components.Emitter;
+    const pose = () => [e.positionX[tap], e.positionY[tap], e.positionZ[tap], e.directionX[tap], e.directionY[tap]];
+    const before = pose();
+    expectFluidError(
+      () => simulation.setEmitterTransform(tap, { position: [0.1, 0.1, 0.1], direction: [Number.NaN, 0, 0] }),
+      /direction\[0\] is NaN/,
+    );
+    expectFluidError(
+      () => simulation.setEmitterTransform(tap, { position: [0.1, 0.1, 0.1], direction: [0, 0, 0] }),
+      /direction has zero length/,
+    );
+    expect(pose()).toEqual(before);
+    simulation.setEmitterTransform(tap, { position: [0.1, 0.1, 0.1], direction: [0, -2, 0] });
+    expect(pose()).toEqual([0.1, 0.1, 0.1, 0, -1]);
+  });
 });
 
 describe('hostile component edits', () => {

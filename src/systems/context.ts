@@ -176,6 +176,8 @@ export interface GpuLink {
     forEachPendingUpload(visit: (entity: number) => void): void;
     /** Whether the components' velocities are those of the GPU's last step (sph/cpu.ts's substep planner). */
     velocitiesCurrent(): boolean;
+    /** Forgets a removed collider's GPU state (collide/entities.ts, `removeColliderEntity`). */
+    forgetCollider(collider: number): void;
   };
 }
 

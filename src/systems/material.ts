@@ -189,6 +189,11 @@ export function writeMaterial(store: FluidMaterialStore, eid: number, values: Re
   store.airMaterial[eid] = values.airMaterial;
 }
 
+/** True if `id` is a live material entity in `table` (ids of bitecs are integers from 1 below the entity capacity). */
+export function isMaterialEntity(table: MaterialTable, id: number): boolean {
+  return Number.isInteger(id) && id > 0 && id < table.slotOfEntity.length && table.slotOfEntity[id] >= 0;
+}
+
 /** Gives material entity `eid` the next slot of the solver's material table. */
 export function registerMaterial(table: MaterialTable, eid: number): void {
   table.entity[table.count] = eid;

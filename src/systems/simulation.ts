@@ -4,57 +4,49 @@
  */
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
+import { addComponent, createEntityIndex, createWorld, type World } from 'bitecs';
 import {
-  addComponent,
-  createEntityIndex,
-  createWorld,
-  entityExists,
-  hasComponent,
-  removeEntity,
-  type World,
-} from 'bitecs';
-import {
-  type BodyCouplingStore,
   createFluidComponents,
-  DrainShape,
-  EmitterShape,
   type FluidBackend,
   type FluidComponents,
   type FluidSettings,
   type FluidSolver,
-  MATERIAL_DEFAULTS,
   type Vector3Store,
 } from '../components';
-import { checkNumber, checkQuaternion, checkVector3, type Vector3Tuple, withDefault } from '../core/checks';
+import type { Vector3Tuple } from '../core/checks';
 import { FluidCapacityError, FluidError } from '../core/errors';
+import { checkChoice, checkOption, MIRROR_MODES, SIMULATION_OPTIONS } from '../core/schema';
+import { countParticlesInside } from './collide/cpu';
 import {
-  BACKEND_CHOICES,
-  COLLIDER_OPTIONS,
-  checkChoice,
-  checkOption,
-  KERNEL_RADIUS_RANGE,
-  MIRROR_MODES,
-  PROJECTION_OPTIONS,
-  SIMULATION_OPTIONS,
-  SOLVERS,
-  TEMPERATURE_RULE,
-} from '../core/schema';
-import { commitColliderPose, countParticlesInside } from './collide/cpu';
-import { readColliderGeometry } from './collide/geometry';
+  addColliderEntity,
+  isColliderEntity,
+  removeColliderEntity,
+  setColliderPose,
+  takeBodyImpulse,
+  WCSPH_GPU_COUPLING,
+} from './collide/entities';
 import { createSimulationContext, type FluidStats, type SimulationContext } from './context';
-import { nozzleLayer } from './emit/cpu';
+import {
+  addDrainEntity,
+  addEmitterEntity,
+  isDrainEntity,
+  isEmitterEntity,
+  removeDrainEntity,
+  removeEmitterEntity,
+  setEmitterPose,
+} from './emit/entities';
 import { createEntity, destroyParticle } from './entities';
-import { checkScaling } from './gather';
 import { WebGpuSolver } from './gpu/backend';
 import { applyReadback, type GpuContext, type MirrorMode } from './gpu/systems';
 import {
   type FluidMaterialOptions,
+  isMaterialEntity,
   registerMaterial,
   resolveMaterial,
   unsupportedMultiFluidOptions,
   writeMaterial,
 } from './material';
-import { checkMpsSettings, type MpsSettings, resolveMpsSettings } from './mps/settings';
+import { checkMpsSettings, type MpsSettings } from './mps/settings';
 import { configureMps, mpsState } from './mps/state';
 import type {
   BackendChange,
@@ -64,76 +56,19 @@ import type {
   DrainOptions,
   EmitterOptions,
   FluidSimulationOptions,
-  ProjectionOptions,
   SpawnBlockOptions,
   SpawnOptions,
 } from './options';
 import { cpuSystems, runStep, systemsFor } from './pipeline';
 import type { SignedDistanceField } from './sdf/field';
+import { resolveSimulationOptions } from './settings';
 import { applySnapshot, checkSnapshotFits, snapshotSimulationOptions } from './snapshot/apply';
 import type { DecodedSnapshot, EntityIndex, FromSnapshotOptions } from './snapshot/format';
 import { readSnapshot } from './snapshot/read';
 import { writeSnapshot } from './snapshot/write';
 import { spawnBlock as spawnBlockIn, spawnShape } from './spawn';
-import { resolveSphSettings } from './sph/settings';
 import type { FluidSystem } from './system';
-import { checkComponents, checkLiveSettings, maximumNozzleRadius } from './validate';
-
-/** Resolves and checks the `projection` option into the flat `projection*` settings. */
-function resolveProjectionOptions(
-  options: ProjectionOptions | false | undefined,
-  backend: FluidBackend,
-): Pick<
-  FluidSettings,
-  'projection' | 'projectionTolerance' | 'projectionMaxIterations' | 'projectionDensityRelaxation'
-> {
-  const rules = PROJECTION_OPTIONS;
-  if (options === false) {
-    return {
-      projection: false,
-      projectionTolerance: rules.tolerance.default,
-      projectionMaxIterations: rules.maxIterations.default,
-      projectionDensityRelaxation: rules.densityRelaxation.default,
-    };
-  }
-  if (options !== undefined && (typeof options !== 'object' || options === null)) {
-    throw new FluidError(`projection is ${String(options)}; it must be an object of projection options or false`);
-  }
-  const o = options ?? {};
-  return {
-    // Not ported to the WebGPU backend yet: there it reads false (the options are still checked).
-    projection: backend === 'cpu',
-    projectionTolerance: checkOption(
-      'projection.tolerance',
-      rules.tolerance,
-      withDefault(o.tolerance, rules.tolerance.default),
-    ),
-    projectionMaxIterations: checkOption(
-      'projection.maxIterations',
-      rules.maxIterations,
-      withDefault(o.maxIterations, rules.maxIterations.default),
-    ),
-    projectionDensityRelaxation: checkOption(
-      'projection.densityRelaxation',
-      rules.densityRelaxation,
-      withDefault(o.densityRelaxation, rules.densityRelaxation.default),
-    ),
-  };
-}
-
-/** Why a collider coupled with a rigid body is refused in a WCSPH simulation on the WebGPU backend. */
-const WCSPH_GPU_COUPLING =
-  "rigidBody coupling with solver 'sph' is not implemented on the WebGPU backend yet; use backend 'cpu' or solver 'pbf'";
-
-/** Zeroes the impulse accumulators of collider `id`. */
-function clearBodyImpulse(b: BodyCouplingStore, id: number): void {
-  b.impulseX[id] = 0;
-  b.impulseY[id] = 0;
-  b.impulseZ[id] = 0;
-  b.angularImpulseX[id] = 0;
-  b.angularImpulseY[id] = 0;
-  b.angularImpulseZ[id] = 0;
-}
+import { checkComponents, checkLiveSettings } from './validate';
 
 /**
  * A Position Based Fluids simulation (Macklin & Müller 2013) whose particles are bitecs entities.
@@ -176,76 +111,12 @@ export class FluidSimulation {
 
   /** Creates a simulation; throws {@link FluidError} naming any invalid option and its allowed range. */
   constructor(options: FluidSimulationOptions = {}) {
-    if (typeof options !== 'object' || options === null) throw new FluidError('options must be an object');
-    const rules = SIMULATION_OPTIONS;
-    /** A constant-default option of the schema, checked. */
-    const option = (
-      name: 'particleRadius' | 'capacity' | 'maxMaterials' | 'maxColliders' | 'maxEmitters' | 'timeStep' | 'substeps',
-    ) => checkOption(name, rules[name], withDefault(options[name], rules[name].default));
-    const particleRadius = option('particleRadius');
-    const kernelRadius = checkNumber(
-      'kernelRadius',
-      withDefault(options.kernelRadius, KERNEL_RADIUS_RANGE.default * particleRadius),
-      KERNEL_RADIUS_RANGE.min * particleRadius,
-      KERNEL_RADIUS_RANGE.max * particleRadius,
-    );
-    const capacity = option('capacity');
-    const maxMaterials = option('maxMaterials');
-    const maxColliders = option('maxColliders');
-    const maxEmitters = option('maxEmitters');
-    const gravity = checkVector3(
-      'gravity',
-      withDefault<Vector3Tuple>(options.gravity, [0, -9.81, 0]),
-      rules.gravity.max,
-    );
-    const timeStep = option('timeStep');
-    const substeps = option('substeps');
-    // One kernel radius per substep, at most the largest allowed speed (a tiny timeStep alone must not fail).
-    const defaultMaxSpeed = Math.min(kernelRadius / (timeStep / substeps), rules.maxSpeed.max);
-    const maxSpeed = checkOption('maxSpeed', rules.maxSpeed, withDefault(options.maxSpeed, defaultMaxSpeed));
-    const requested = checkChoice('backend', BACKEND_CHOICES, withDefault<string>(options.backend, 'cpu'));
-    const solver = checkChoice('solver', SOLVERS, withDefault<string>(options.solver, 'pbf'));
-    if (solver === 'mps' && requested === 'webgpu') {
-      throw new FluidError("solver 'mps' runs on the CPU backend only; use backend 'cpu' or 'auto'");
-    }
-    const sphSettings = resolveSphSettings(options.sph, kernelRadius);
-    // Checked before anything is created: a bad value throws here.
-    const mpsSettings = solver === 'mps' ? resolveMpsSettings(options.mps ?? {}) : undefined;
-    this.mirrorMode = checkChoice('mirror', MIRROR_MODES, withDefault<string>(options.mirror, 'every-frame'));
-    const engine = options.engine;
-    const computeCapable = engine?.isWebGPU === true && engine.getCaps().supportComputeShaders === true;
-    if (requested === 'webgpu' && !computeCapable) {
-      throw new FluidError(
-        `backend is 'webgpu' but engine is ${engine === undefined ? 'missing' : 'not a WebGPUEngine with compute shaders'}; pass a WebGPUEngine as engine, or use backend 'auto' or 'cpu'`,
-      );
-    }
-    const backend: FluidBackend = requested === 'cpu' || !computeCapable || solver === 'mps' ? 'cpu' : 'webgpu';
-    const projection = resolveProjectionOptions(options.projection, backend);
-    const iterations = checkOption(
-      'iterations',
-      rules.iterations,
-      withDefault(options.iterations, projection.projection ? 2 : 3),
-    );
+    const { settings, mpsSettings, mirror, engine } = resolveSimulationOptions(options);
+    this.mirrorMode = mirror;
     this.engine = engine;
-
-    this.settings = {
-      particleRadius,
-      kernelRadius,
-      capacity,
-      maxMaterials,
-      maxColliders,
-      maxEmitters,
-      gravity,
-      timeStep,
-      substeps,
-      iterations,
-      maxSpeed,
-      backend,
-      solver,
-      ...projection,
-      ...sphSettings,
-    };
-    this.sphMaxSubsteps = sphSettings.sphMaxSubsteps;
+    this.settings = settings;
+    const { capacity, maxMaterials, maxColliders, maxEmitters, solver, backend } = settings;
+    this.sphMaxSubsteps = settings.sphMaxSubsteps;
     // Entity ids of bitecs start at 1 and are recycled, so every id is below this bound.
     this.entityCapacity = capacity + maxMaterials + maxColliders + maxEmitters + 1;
     this.components = createFluidComponents(this.entityCapacity);
@@ -498,7 +369,7 @@ export class FluidSimulation {
 
   /** True if `id` is a live material entity of this simulation. */
   isMaterial(id: number): boolean {
-    return Number.isInteger(id) && id > 0 && id < this.entityCapacity && this.context.materials.slotOfEntity[id] >= 0;
+    return isMaterialEntity(this.context.materials, id);
   }
 
   /** True if `id` is a live particle entity of this simulation. */
@@ -508,13 +379,7 @@ export class FluidSimulation {
 
   /** True if `id` is a live collider entity of this simulation. */
   isCollider(id: number): boolean {
-    return (
-      Number.isInteger(id) &&
-      id > 0 &&
-      id < this.entityCapacity &&
-      entityExists(this.world, id) &&
-      hasComponent(this.world, id, this.components.Collider)
-    );
+    return isColliderEntity(this.context, id);
   }
 
   /**
@@ -542,97 +407,7 @@ export class FluidSimulation {
    * starts at the identity and is changed with {@link FluidSimulation.setColliderTransform}.
    */
   addCollider(options: ColliderOptions): number {
-    if (typeof options !== 'object' || options === null) throw new FluidError('addCollider options must be an object');
-    const table = this.context.colliders;
-    if (table.count >= this.settings.maxColliders) {
-      throw new FluidCapacityError(`maxColliders (${this.settings.maxColliders}) reached; cannot add a collider`);
-    }
-    const friction = checkOption('friction', COLLIDER_OPTIONS.friction, withDefault(options.friction, 0));
-    const restitution = checkOption('restitution', COLLIDER_OPTIONS.restitution, withDefault(options.restitution, 0));
-    const temperature = checkNumber(
-      'temperature',
-      withDefault(options.temperature, MATERIAL_DEFAULTS.initialTemperature),
-      TEMPERATURE_RULE.min,
-      TEMPERATURE_RULE.max,
-    );
-    const heatTransfer = checkOption(
-      'heatTransfer',
-      COLLIDER_OPTIONS.heatTransfer,
-      withDefault(options.heatTransfer, 0),
-    );
-    if (heatTransfer > 0 && this.settings.solver !== 'pbf') {
-      throw new FluidError(`heatTransfer is implemented for solver 'pbf' only; leave it 0`);
-    }
-    const container = withDefault(options.container, false);
-    if (typeof container !== 'boolean') throw new FluidError(`container is ${String(container)}; it must be a boolean`);
-    const wallWeights = withDefault(options.wallWeights, true);
-    if (typeof wallWeights !== 'boolean') {
-      throw new FluidError(`wallWeights is ${String(wallWeights)}; it must be a boolean`);
-    }
-    const rigidBody = options.rigidBody;
-    if (rigidBody !== undefined && (typeof rigidBody !== 'object' || rigidBody === null)) {
-      throw new FluidError(`rigidBody is ${String(rigidBody)}; it must be an object ({ centerOfMass })`);
-    }
-    if (rigidBody !== undefined && this.settings.solver === 'sph' && this.gpuContext !== undefined) {
-      throw new FluidError(WCSPH_GPU_COUPLING);
-    }
-    const centerOfMass =
-      rigidBody?.centerOfMass === undefined
-        ? [0, 0, 0]
-        : checkVector3('rigidBody.centerOfMass', rigidBody.centerOfMass);
-    const bodyMass = rigidBody?.mass === undefined ? 0 : checkNumber('rigidBody.mass', rigidBody.mass, 0, 1e9);
-    const { shape, a, b, radius, field } = readColliderGeometry(options);
-    const eid = this.newEntity();
-    const c = this.components.Collider;
-    addComponent(this.world, eid, c);
-    c.shape[eid] = shape;
-    c.container[eid] = container ? 1 : 0;
-    c.friction[eid] = friction;
-    c.restitution[eid] = restitution;
-    c.temperature[eid] = temperature;
-    c.heatTransfer[eid] = heatTransfer;
-    c.ax[eid] = a[0];
-    c.ay[eid] = a[1];
-    c.az[eid] = a[2];
-    c.bx[eid] = b[0];
-    c.by[eid] = b[1];
-    c.bz[eid] = b[2];
-    c.radius[eid] = radius;
-    c.field[eid] = field === undefined ? -1 : this.registerField(field);
-    c.wallWeights[eid] = wallWeights ? 1 : 0;
-    c.scale[eid] = 1;
-    c.positionX[eid] = 0;
-    c.positionY[eid] = 0;
-    c.positionZ[eid] = 0;
-    c.rotationX[eid] = 0;
-    c.rotationY[eid] = 0;
-    c.rotationZ[eid] = 0;
-    c.rotationW[eid] = 1;
-    commitColliderPose(this.context, eid);
-    const coupling = this.components.BodyCoupling;
-    coupling.coupled[eid] = rigidBody === undefined ? 0 : 1;
-    coupling.centerOfMassX[eid] = centerOfMass[0];
-    coupling.centerOfMassY[eid] = centerOfMass[1];
-    coupling.centerOfMassZ[eid] = centerOfMass[2];
-    coupling.mass[eid] = bodyMass;
-    clearBodyImpulse(coupling, eid);
-    table.entity[table.count] = eid;
-    table.count++;
-    return eid;
-  }
-
-  /** Index of `field` in the field list, adding it to the list (or to a free place) if it is not there. */
-  private registerField(field: SignedDistanceField): number {
-    const fields = this.context.colliders.fields;
-    const index = fields.indexOf(field);
-    if (index >= 0) return index;
-    const free = fields.indexOf(undefined);
-    if (free >= 0) {
-      fields[free] = field;
-      return free;
-    }
-    fields.push(field);
-    return fields.length - 1;
+    return addColliderEntity(this.context, options);
   }
 
   /**
@@ -648,27 +423,7 @@ export class FluidSimulation {
    * it pushes the fluid with its own velocity, unless `teleport` is true.
    */
   setColliderTransform(id: number, transform: ColliderTransform): void {
-    if (!this.isCollider(id)) throw new FluidError(`setColliderTransform: ${String(id)} is not a collider entity`);
-    if (typeof transform !== 'object' || transform === null) {
-      throw new FluidError('setColliderTransform: transform must be an object');
-    }
-    const c = this.components.Collider;
-    const position = transform.position === undefined ? undefined : checkVector3('position', transform.position);
-    const rotation = transform.rotation === undefined ? undefined : checkQuaternion('rotation', transform.rotation);
-    const scaling = transform.scaling === undefined ? undefined : checkScaling(transform.scaling);
-    if (scaling !== undefined) c.scale[id] = scaling;
-    if (position) {
-      c.positionX[id] = position[0];
-      c.positionY[id] = position[1];
-      c.positionZ[id] = position[2];
-    }
-    if (rotation) {
-      c.rotationX[id] = rotation[0];
-      c.rotationY[id] = rotation[1];
-      c.rotationZ[id] = rotation[2];
-      c.rotationW[id] = rotation[3];
-    }
-    if (transform.teleport === true) commitColliderPose(this.context, id);
+    setColliderPose(this.context, id, transform);
   }
 
   /**
@@ -679,19 +434,7 @@ export class FluidSimulation {
    * {@link FluidError} if `id` is not a collider coupled with `rigidBody`.
    */
   takeBodyImpulse(id: number, out?: BodyImpulse): BodyImpulse {
-    if (!this.isCollider(id) || this.components.BodyCoupling.coupled[id] !== 1) {
-      throw new FluidError(`takeBodyImpulse: ${String(id)} is not a collider coupled with a rigid body`);
-    }
-    const b = this.components.BodyCoupling;
-    const result = out ?? { impulse: [0, 0, 0], angularImpulse: [0, 0, 0] };
-    result.impulse[0] = b.impulseX[id];
-    result.impulse[1] = b.impulseY[id];
-    result.impulse[2] = b.impulseZ[id];
-    result.angularImpulse[0] = b.angularImpulseX[id];
-    result.angularImpulse[1] = b.angularImpulseY[id];
-    result.angularImpulse[2] = b.angularImpulseZ[id];
-    clearBodyImpulse(b, id);
-    return result;
+    return takeBodyImpulse(this.context, id, out);
   }
 
   /**
@@ -706,46 +449,17 @@ export class FluidSimulation {
 
   /** Removes a collider entity. */
   removeCollider(id: number): void {
-    if (!this.isCollider(id)) throw new FluidError(`removeCollider: ${String(id)} is not a collider entity`);
-    const table = this.context.colliders;
-    for (let slot = 0; slot < table.count; slot++) {
-      if (table.entity[slot] === id) {
-        table.entity[slot] = table.entity[table.count - 1];
-        table.count--;
-        break;
-      }
-    }
-    this.components.BodyCoupling.coupled[id] = 0;
-    clearBodyImpulse(this.components.BodyCoupling, id);
-    this.gpuContext?.solver.forgetCollider(id);
-    const c = this.components.Collider;
-    const fieldIndex = c.field[id];
-    c.field[id] = -1;
-    if (fieldIndex >= 0) {
-      let used = false;
-      for (let slot = 0; slot < table.count; slot++) if (c.field[table.entity[slot]] === fieldIndex) used = true;
-      if (!used) table.fields[fieldIndex] = undefined;
-    }
-    removeEntity(this.world, id);
+    removeColliderEntity(this.context, id);
   }
 
   /** True if `id` is a live emitter entity of this simulation. */
   isEmitter(id: number): boolean {
-    return this.context.events.emitters.includes(id);
+    return isEmitterEntity(this.context, id);
   }
 
   /** True if `id` is a live drain entity of this simulation. */
   isDrain(id: number): boolean {
-    return this.context.events.drains.includes(id);
-  }
-
-  private checkEmitterRoom(): void {
-    const events = this.context.events;
-    if (events.emitters.length + events.drains.length >= this.settings.maxEmitters) {
-      throw new FluidCapacityError(
-        `maxEmitters (${this.settings.maxEmitters}) reached; cannot add an emitter or drain`,
-      );
-    }
+    return isDrainEntity(this.context, id);
   }
 
   /**
@@ -754,149 +468,27 @@ export class FluidSimulation {
    * At the capacity it stops and sets `Emitter.blocked` and `stats.emitterBlocked`; it never throws then.
    */
   addEmitter(options: EmitterOptions): number {
-    if (typeof options !== 'object' || options === null) throw new FluidError('addEmitter options must be an object');
-    this.checkEmitterRoom();
-    if (!this.isMaterial(options.material)) {
-      throw new FluidError(
-        `material is ${String(options.material)}, which is not a material entity of this simulation`,
-      );
-    }
-    const position = checkVector3('position', options.position);
-    const direction = checkVector3('direction', withDefault<Vector3Tuple>(options.direction, [0, -1, 0]));
-    const length = Math.hypot(direction[0], direction[1], direction[2]);
-    if (length < 1e-9) throw new FluidError('direction has zero length; an emitter needs a direction');
-    const shapeName = withDefault<string>(options.shape, 'circle');
-    if (shapeName !== 'circle' && shapeName !== 'square') {
-      throw new FluidError(`shape is '${shapeName}'; allowed values are 'circle', 'square'`);
-    }
-    const shape = shapeName === 'circle' ? EmitterShape.circle : EmitterShape.square;
-    const r = this.settings.particleRadius;
-    const radius = checkNumber('radius', withDefault(options.radius, 2 * r), 1e-6, maximumNozzleRadius(this.settings));
-    const speed = checkNumber('speed', withDefault(options.speed, 2), 0, 1e4);
-    const spacing = 2 * r;
-    let rate: number;
-    if (options.rate !== undefined && options.litresPerSecond !== undefined) {
-      throw new FluidError('give either rate (particles per second) or litresPerSecond, not both');
-    } else if (options.litresPerSecond !== undefined) {
-      rate = (checkNumber('litresPerSecond', options.litresPerSecond, 0, 1e9) * 1e-3) / spacing ** 3;
-      checkNumber('rate (from litresPerSecond)', rate, 0, 1e9);
-    } else {
-      rate = checkNumber(
-        'rate',
-        withDefault(options.rate, (nozzleLayer(shape, radius, spacing) * speed) / spacing),
-        0,
-        1e9,
-      );
-    }
-    const spread = checkNumber('spread', withDefault(options.spread, 0), 0, Math.PI);
-    const lifetime = checkNumber('lifetime', withDefault(options.lifetime, 0), 0, 1e9);
-    const enabled = withDefault(options.enabled, true);
-    if (typeof enabled !== 'boolean') throw new FluidError(`enabled is ${String(enabled)}; it must be a boolean`);
-    const eid = this.newEntity();
-    const e = this.components.Emitter;
-    addComponent(this.world, eid, e);
-    e.enabled[eid] = enabled ? 1 : 0;
-    e.shape[eid] = shape;
-    e.radius[eid] = radius;
-    e.positionX[eid] = position[0];
-    e.positionY[eid] = position[1];
-    e.positionZ[eid] = position[2];
-    e.directionX[eid] = direction[0] / length;
-    e.directionY[eid] = direction[1] / length;
-    e.directionZ[eid] = direction[2] / length;
-    e.rate[eid] = rate;
-    e.speed[eid] = speed;
-    e.spread[eid] = spread;
-    e.material[eid] = options.material;
-    e.lifetime[eid] = lifetime;
-    e.owed[eid] = 0;
-    e.blocked[eid] = 0;
-    this.context.events.emitters.push(eid);
-    return eid;
+    return addEmitterEntity(this.context, options);
   }
 
   /** Moves an emitter: nozzle center and/or direction (world space; the direction is normalised). */
   setEmitterTransform(id: number, transform: { position?: Vector3Tuple; direction?: Vector3Tuple }): void {
-    if (!this.isEmitter(id)) throw new FluidError(`setEmitterTransform: ${String(id)} is not an emitter entity`);
-    if (typeof transform !== 'object' || transform === null) {
-      throw new FluidError('setEmitterTransform: transform must be an object');
-    }
-    const e = this.components.Emitter;
-    if (transform.position !== undefined) {
-      const position = checkVector3('position', transform.position);
-      e.positionX[id] = position[0];
-      e.positionY[id] = position[1];
-      e.positionZ[id] = position[2];
-    }
-    if (transform.direction !== undefined) {
-      const direction = checkVector3('direction', transform.direction);
-      const length = Math.hypot(direction[0], direction[1], direction[2]);
-      if (length < 1e-9) throw new FluidError('direction has zero length; an emitter needs a direction');
-      e.directionX[id] = direction[0] / length;
-      e.directionY[id] = direction[1] / length;
-      e.directionZ[id] = direction[2] / length;
-    }
+    setEmitterPose(this.context, id, transform);
   }
 
   /** Removes an emitter entity (its particles stay). */
   removeEmitter(id: number): void {
-    if (!this.isEmitter(id)) throw new FluidError(`removeEmitter: ${String(id)} is not an emitter entity`);
-    const emitters = this.context.events.emitters;
-    emitters.splice(emitters.indexOf(id), 1);
-    removeEntity(this.world, id);
+    removeEmitterEntity(this.context, id);
   }
 
   /** Adds a drain entity (a box or a sphere, world space) that removes every particle inside it each step. */
   addDrain(options: DrainOptions): number {
-    if (typeof options !== 'object' || options === null) throw new FluidError('addDrain options must be an object');
-    this.checkEmitterRoom();
-    const enabled = withDefault(options.enabled, true);
-    if (typeof enabled !== 'boolean') throw new FluidError(`enabled is ${String(enabled)}; it must be a boolean`);
-    let shape: number;
-    let min: [number, number, number];
-    let max: [number, number, number] = [0, 0, 0];
-    let radius = 0;
-    if (options.shape === 'sphere') {
-      shape = DrainShape.sphere;
-      min = checkVector3('center', options.center);
-      radius = checkOption('radius', COLLIDER_OPTIONS.radius, options.radius);
-    } else if (options.shape === undefined || options.shape === 'box') {
-      shape = DrainShape.box;
-      min = checkVector3('min', options.min);
-      max = checkVector3('max', options.max);
-      for (let axis = 0; axis < 3; axis++) {
-        if (!(max[axis] > min[axis])) {
-          throw new FluidError(`max[${axis}] (${max[axis]}) must be greater than min[${axis}] (${min[axis]})`);
-        }
-      }
-    } else {
-      throw new FluidError(
-        `shape is '${String((options as { shape?: unknown }).shape)}'; allowed values are 'box', 'sphere'`,
-      );
-    }
-    const eid = this.newEntity();
-    const d = this.components.Drain;
-    addComponent(this.world, eid, d);
-    d.enabled[eid] = enabled ? 1 : 0;
-    d.shape[eid] = shape;
-    d.minX[eid] = min[0];
-    d.minY[eid] = min[1];
-    d.minZ[eid] = min[2];
-    d.maxX[eid] = max[0];
-    d.maxY[eid] = max[1];
-    d.maxZ[eid] = max[2];
-    d.radius[eid] = radius;
-    d.removedCount[eid] = 0;
-    this.context.events.drains.push(eid);
-    return eid;
+    return addDrainEntity(this.context, options);
   }
 
   /** Removes a drain entity. */
   removeDrain(id: number): void {
-    if (!this.isDrain(id)) throw new FluidError(`removeDrain: ${String(id)} is not a drain entity`);
-    const drains = this.context.events.drains;
-    drains.splice(drains.indexOf(id), 1);
-    removeEntity(this.world, id);
+    removeDrainEntity(this.context, id);
   }
 
   /** Ids of the particles the emitters added in the last step (a view, valid until the next step). */

@@ -1,0 +1,148 @@
+/**
+ * The options of `new FluidSimulation(...)` checked and resolved into the flat {@link FluidSettings} (ranges
+ * and defaults from the option schema, core/schema.ts; docs/ARCHITECTURE.md, "Options"): what the facade's
+ * constructor reads before it creates anything, so a bad value throws with nothing created.
+ */
+import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
+import type { FluidBackend, FluidSettings } from '../components';
+import { checkNumber, checkVector3, type Vector3Tuple, withDefault } from '../core/checks';
+import { FluidError } from '../core/errors';
+import {
+  BACKEND_CHOICES,
+  checkChoice,
+  checkOption,
+  KERNEL_RADIUS_RANGE,
+  MIRROR_MODES,
+  PROJECTION_OPTIONS,
+  SIMULATION_OPTIONS,
+  SOLVERS,
+} from '../core/schema';
+import type { MirrorMode } from './gpu/systems';
+import { type MpsSettings, resolveMpsSettings } from './mps/settings';
+import type { FluidSimulationOptions, ProjectionOptions } from './options';
+import { resolveSphSettings } from './sph/settings';
+
+/** Resolves and checks the `projection` option into the flat `projection*` settings. */
+function resolveProjectionOptions(
+  options: ProjectionOptions | false | undefined,
+  backend: FluidBackend,
+): Pick<
+  FluidSettings,
+  'projection' | 'projectionTolerance' | 'projectionMaxIterations' | 'projectionDensityRelaxation'
+> {
+  const rules = PROJECTION_OPTIONS;
+  if (options === false) {
+    return {
+      projection: false,
+      projectionTolerance: rules.tolerance.default,
+      projectionMaxIterations: rules.maxIterations.default,
+      projectionDensityRelaxation: rules.densityRelaxation.default,
+    };
+  }
+  if (options !== undefined && (typeof options !== 'object' || options === null)) {
+    throw new FluidError(`projection is ${String(options)}; it must be an object of projection options or false`);
+  }
+  const o = options ?? {};
+  return {
+    // Not ported to the WebGPU backend yet: there it reads false (the options are still checked).
+    projection: backend === 'cpu',
+    projectionTolerance: checkOption(
+      'projection.tolerance',
+      rules.tolerance,
+      withDefault(o.tolerance, rules.tolerance.default),
+    ),
+    projectionMaxIterations: checkOption(
+      'projection.maxIterations',
+      rules.maxIterations,
+      withDefault(o.maxIterations, rules.maxIterations.default),
+    ),
+    projectionDensityRelaxation: checkOption(
+      'projection.densityRelaxation',
+      rules.densityRelaxation,
+      withDefault(o.densityRelaxation, rules.densityRelaxation.default),
+    ),
+  };
+}
+
+/** What the constructor needs besides the settings. */
+export interface ResolvedSimulationOptions {
+  /** The resolved settings. */
+  readonly settings: FluidSettings;
+  /** The MPS solver's settings when `solver` is `'mps'`. */
+  readonly mpsSettings: MpsSettings | undefined;
+  /** When the WebGPU backend mirrors particles to the components. */
+  readonly mirror: MirrorMode;
+  /** The engine the options named, if any. */
+  readonly engine: AbstractEngine | undefined;
+}
+
+/**
+ * Checks every option of `new FluidSimulation(options)` in a fixed order and resolves the settings; throws
+ * {@link FluidError} naming the first invalid option and its allowed range.
+ */
+export function resolveSimulationOptions(options: FluidSimulationOptions): ResolvedSimulationOptions {
+  if (typeof options !== 'object' || options === null) throw new FluidError('options must be an object');
+  const rules = SIMULATION_OPTIONS;
+  /** A constant-default option of the schema, checked. */
+  const option = (
+    name: 'particleRadius' | 'capacity' | 'maxMaterials' | 'maxColliders' | 'maxEmitters' | 'timeStep' | 'substeps',
+  ) => checkOption(name, rules[name], withDefault(options[name], rules[name].default));
+  const particleRadius = option('particleRadius');
+  const kernelRadius = checkNumber(
+    'kernelRadius',
+    withDefault(options.kernelRadius, KERNEL_RADIUS_RANGE.default * particleRadius),
+    KERNEL_RADIUS_RANGE.min * particleRadius,
+    KERNEL_RADIUS_RANGE.max * particleRadius,
+  );
+  const capacity = option('capacity');
+  const maxMaterials = option('maxMaterials');
+  const maxColliders = option('maxColliders');
+  const maxEmitters = option('maxEmitters');
+  const gravity = checkVector3('gravity', withDefault<Vector3Tuple>(options.gravity, [0, -9.81, 0]), rules.gravity.max);
+  const timeStep = option('timeStep');
+  const substeps = option('substeps');
+  // One kernel radius per substep, at most the largest allowed speed (a tiny timeStep alone must not fail).
+  const defaultMaxSpeed = Math.min(kernelRadius / (timeStep / substeps), rules.maxSpeed.max);
+  const maxSpeed = checkOption('maxSpeed', rules.maxSpeed, withDefault(options.maxSpeed, defaultMaxSpeed));
+  const requested = checkChoice('backend', BACKEND_CHOICES, withDefault<string>(options.backend, 'cpu'));
+  const solver = checkChoice('solver', SOLVERS, withDefault<string>(options.solver, 'pbf'));
+  if (solver === 'mps' && requested === 'webgpu') {
+    throw new FluidError("solver 'mps' runs on the CPU backend only; use backend 'cpu' or 'auto'");
+  }
+  const sphSettings = resolveSphSettings(options.sph, kernelRadius);
+  // Checked before anything is created: a bad value throws here.
+  const mpsSettings = solver === 'mps' ? resolveMpsSettings(options.mps ?? {}) : undefined;
+  const mirror = checkChoice('mirror', MIRROR_MODES, withDefault<string>(options.mirror, 'every-frame'));
+  const engine = options.engine;
+  const computeCapable = engine?.isWebGPU === true && engine.getCaps().supportComputeShaders === true;
+  if (requested === 'webgpu' && !computeCapable) {
+    throw new FluidError(
+      `backend is 'webgpu' but engine is ${engine === undefined ? 'missing' : 'not a WebGPUEngine with compute shaders'}; pass a WebGPUEngine as engine, or use backend 'auto' or 'cpu'`,
+    );
+  }
+  const backend: FluidBackend = requested === 'cpu' || !computeCapable || solver === 'mps' ? 'cpu' : 'webgpu';
+  const projection = resolveProjectionOptions(options.projection, backend);
+  const iterations = checkOption(
+    'iterations',
+    rules.iterations,
+    withDefault(options.iterations, projection.projection ? 2 : 3),
+  );
+  const settings: FluidSettings = {
+    particleRadius,
+    kernelRadius,
+    capacity,
+    maxMaterials,
+    maxColliders,
+    maxEmitters,
+    gravity,
+    timeStep,
+    substeps,
+    iterations,
+    maxSpeed,
+    backend,
+    solver,
+    ...projection,
+    ...sphSettings,
+  };
+  return { settings, mpsSettings, mirror, engine };
+}
