@@ -7,8 +7,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FluidError, FluidSimulation, type FluidSimulationOptions, MATERIAL_DEFAULTS } from '../src';
 import {
+  FluidError,
+  FluidSimulation,
+  type FluidSimulationOptions,
+  LevelSetSmoother,
+  MATERIAL_DEFAULTS,
+  SurfaceExtractor,
+} from '../src';
+import {
+  EMITTER_OPTIONS,
   MATERIAL_OPTIONS,
   MPS_OPTIONS,
   type OptionRule,
@@ -16,6 +24,7 @@ import {
   rangeText,
   SIMULATION_OPTIONS,
   SPH_OPTIONS,
+  SURFACE_OPTIONS,
 } from '../src/core/schema';
 
 const RULES: Record<string, OptionRule> = { ...SIMULATION_OPTIONS, ...MATERIAL_OPTIONS };
@@ -25,6 +34,7 @@ const TABLES: readonly { readonly before: RegExp; readonly rules: Record<string,
   { before: /new FluidSimulation\(options\)|addMaterial\(options\)|Several fluids at once/, rules: RULES },
   { before: /Settings \(`sph: \{ \.\.\. \}`\)/, rules: SPH_OPTIONS },
   { before: /Settings \(`mps: \{ \.\.\. \}`/, rules: MPS_OPTIONS },
+  { before: /Emitter options \(`addEmitter`/, rules: EMITTER_OPTIONS },
 ];
 
 interface OptionRow {
@@ -108,7 +118,7 @@ describe('the option schema', () => {
       });
     }
     for (const name of Object.keys(RULES)) expect(documented.has(name), `README documents ${name}`).toBe(true);
-    for (const rules of [SPH_OPTIONS, MPS_OPTIONS]) {
+    for (const rules of [SPH_OPTIONS, MPS_OPTIONS, EMITTER_OPTIONS]) {
       for (const name of Object.keys(rules)) {
         expect(
           rows.some((row) => row.rules === rules && row.names.includes(name)),
@@ -172,6 +182,68 @@ describe('the option schema', () => {
       store[name][water] = saved;
     }
     expect(() => simulation.step()).not.toThrow();
+  });
+
+  it('is what addEmitter and the step check: an emitter value outside its range throws, naming the range', () => {
+    const simulation = new FluidSimulation({ particleRadius: 0.05, capacity: 64 });
+    const water = simulation.addMaterial({});
+    const position: [number, number, number] = [0.5, 0.5, 0.5];
+    const emitterRules: [string, OptionRule][] = Object.entries(EMITTER_OPTIONS);
+    for (const [name, rule] of emitterRules) {
+      // Above the range (the radius is also limited by the capacity, so it is tried below its range).
+      const outside = name === 'radius' ? rule.min / 2 : rule.max + Math.max(1, Math.abs(rule.max));
+      const call = () => simulation.addEmitter({ material: water, position, [name]: outside });
+      expect(call, name).toThrowError(FluidError);
+      expect(call, name).toThrowError(name === 'radius' ? `[${rule.min}, ` : rangeText(rule));
+      if (rule.default !== undefined) {
+        const tap = simulation.addEmitter({ material: water, position, enabled: false });
+        const field = name as 'speed' | 'spread' | 'lifetime';
+        expect(simulation.components.Emitter[field][tap], `default of ${name}`).toBe(rule.default);
+        simulation.removeEmitter(tap);
+      }
+    }
+    // The same ranges before each step, for values game code wrote into the component.
+    const tap = simulation.addEmitter({ material: water, position, enabled: false });
+    const store = simulation.components.Emitter as unknown as Record<string, Float64Array>;
+    for (const [name, rule] of emitterRules) {
+      if (name === 'litresPerSecond') continue;
+      const saved = store[name][tap];
+      store[name][tap] = name === 'radius' ? rule.min / 2 : rule.max + Math.max(1, Math.abs(rule.max));
+      expect(() => simulation.step(), name).toThrowError(`Emitter.${name}[${tap}]`);
+      expect(() => simulation.step(), name).toThrowError(rangeText(rule));
+      store[name][tap] = saved;
+    }
+    expect(() => simulation.step()).not.toThrow();
+  });
+
+  it('is what the surface extraction and its level-set smoothing check', () => {
+    const r = 0.01;
+    const rules = SURFACE_OPTIONS;
+    for (const name of ['iterations', 'curvatureWeight', 'temporalWeight'] as const) {
+      const rule = rules[name];
+      expect(() => new LevelSetSmoother({ [name]: rule.max + 1 }), name).toThrowError(rangeText(rule));
+      expect(() => new LevelSetSmoother({ [name]: rule.min - 1 }), name).toThrowError(`${name} is ${rule.min - 1}`);
+      expect(new LevelSetSmoother({})[name], `default of ${name}`).toBe(rule.default);
+      expect(() => new SurfaceExtractor({ particleRadius: r, smoothing: { [name]: rule.max } })).not.toThrow();
+    }
+    // Open at both ends: 0 and 1 are refused, the default is 0.5.
+    for (const isoLevel of [0, 1, Number.NaN]) {
+      expect(() => new SurfaceExtractor({ particleRadius: r, isoLevel }), String(isoLevel)).toThrowError('(0, 1)');
+    }
+    expect(new SurfaceExtractor({ particleRadius: r }).isoLevel).toBe(rules.isoLevel.default);
+    // Relative ranges: the kernel radius in particle radii, the cell size in kernel radii.
+    const h = rules.kernelRadius.default * r;
+    expect(new SurfaceExtractor({ particleRadius: r }).kernelRadius).toBeCloseTo(h, 15);
+    expect(
+      () => new SurfaceExtractor({ particleRadius: r, kernelRadius: rules.kernelRadius.max * r * 1.01 }),
+    ).toThrowError('kernelRadius');
+    expect(() => new SurfaceExtractor({ particleRadius: r, cellSize: rules.cellSize.max * h * 1.01 })).toThrowError(
+      'cellSize',
+    );
+    expect(() => new SurfaceExtractor({ particleRadius: r, cellSize: rules.cellSize.min * h * 0.99 })).toThrowError(
+      'cellSize',
+    );
+    expect(() => new SurfaceExtractor({ particleRadius: r, cellSize: rules.cellSize.min * h })).not.toThrow();
   });
 
   it('is what the step and a snapshot restore check for the live settings', () => {

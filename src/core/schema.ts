@@ -14,8 +14,10 @@ export interface OptionRule {
   readonly min: number;
   /** True when `min` itself is not allowed: the range is (min, max]. */
   readonly minExclusive?: boolean;
-  /** Largest allowed value. */
+  /** Largest allowed value (excluded when `maxExclusive`). */
   readonly max: number;
+  /** True when `max` itself is not allowed: the range is [min, max) or (min, max). */
+  readonly maxExclusive?: boolean;
   /** True when only integers are allowed. */
   readonly integer?: boolean;
   /** SI unit as the README writes it (`''` for a dimensionless value). */
@@ -29,18 +31,18 @@ export interface OptionRule {
  * (an integer rule says so in its messages; the range text is the same).
  */
 export function rangeText(rule: OptionRule): string {
-  return `${rule.minExclusive ? '(' : '['}${rule.min}, ${rule.max}]`;
+  return `${rule.minExclusive ? '(' : '['}${rule.min}, ${rule.max}${rule.maxExclusive ? ')' : ']'}`;
 }
 
 /** True when `value` is a number that `rule` allows. */
 export function allows(rule: OptionRule, value: unknown): value is number {
   if (typeof value !== 'number' || !(rule.minExclusive ? value > rule.min : value >= rule.min)) return false;
-  return value <= rule.max && (!rule.integer || Number.isInteger(value));
+  return (rule.maxExclusive ? value < rule.max : value <= rule.max) && (!rule.integer || Number.isInteger(value));
 }
 
 /** Checks `value` against `rule` (a `FluidError` names `name`, the value and the range) and returns it. */
 export function checkOption(name: string, rule: OptionRule, value: unknown): number {
-  if (rule.minExclusive) {
+  if (rule.minExclusive || rule.maxExclusive) {
     if (!allows(rule, value)) throw new FluidError(`${name} is ${String(value)}; allowed range is ${rangeText(rule)}`);
     return value;
   }
@@ -207,6 +209,64 @@ export const COLLIDER_OPTIONS = {
   scale: { min: 0.000001, max: 1000000, unit: '' },
   /** Heat transfer rate k (1/s); 0 is adiabatic. */
   heatTransfer: { min: 0, max: 10000, unit: '1/s', default: 0 },
+} as const satisfies Record<string, OptionRule>;
+
+/**
+ * The numeric options of `addEmitter` that live on in the `Emitter` component, checked by `addEmitter` and again
+ * before each step (emit/cpu.ts). A nozzle's radius is further limited by the capacity (`maximumNozzleRadius`
+ * in validate.ts); `rate`'s default is the nozzle's full flow (layer size x speed / 2r).
+ */
+export const EMITTER_OPTIONS = {
+  /** Nozzle radius (m), or half side of a square nozzle; default 2r. */
+  radius: { min: 0.000001, max: 10000, unit: 'm' },
+  /** Particles per second. */
+  rate: { min: 0, max: 1000000000, unit: '1/s' },
+  /** Litres per second, converted to `rate` with (2r)^3 of fluid per particle. */
+  litresPerSecond: { min: 0, max: 1000000000, unit: 'L/s' },
+  /** Speed of the emitted particles along the direction (m/s). */
+  speed: { min: 0, max: 10000, unit: 'm/s', default: 2 },
+  /** Half-angle of the emission cone (rad). */
+  spread: { min: 0, max: Math.PI, unit: 'rad', default: 0 },
+  /** Lifetime of the emitted particles (s); 0 lives forever (`Particle.lifetime` has the same range). */
+  lifetime: { min: 0, max: 1000000000, unit: 's', default: 0 },
+} as const satisfies Record<string, OptionRule>;
+
+/**
+ * The bound on every coordinate of an emitter's or drain's position, direction and box (m), and of
+ * positions given to the public calls (`checkVector3`'s default limit).
+ */
+export const COORDINATE_RULE = { min: -10000000, max: 10000000, unit: 'm' } as const satisfies OptionRule;
+
+/**
+ * The numeric options of `addDrain` that live on in the `Drain` component. `addDrain` refuses a sphere of radius
+ * 0 (`radius`, the colliders' radius rule); game code may set `Drain.radius` to 0 later, which empties nothing
+ * (`liveRadius`, checked before each step).
+ */
+export const DRAIN_OPTIONS = {
+  /** A sphere drain's radius at `addDrain` (m). */
+  radius: COLLIDER_OPTIONS.radius,
+  /** `Drain.radius` as game code may edit it (m). */
+  liveRadius: { min: 0, max: 10000000, unit: 'm' },
+} as const satisfies Record<string, OptionRule>;
+
+/**
+ * The options of the surface extraction (`SurfaceExtractor`, the plugin's `surface` mode) and its level-set
+ * smoothing (`smoothing: { ... }`). `kernelRadius` is in particle radii and `cellSize` in kernel radii (their
+ * defaults: 4 r and 1.5 r).
+ */
+export const SURFACE_OPTIONS = {
+  /** Kernel radius of the color field, in particle radii r. */
+  kernelRadius: { min: 1, max: 16, unit: 'r', default: 4 },
+  /** Grid cell size, in kernel radii h. */
+  cellSize: { min: 0.0625, max: 1, unit: 'h' },
+  /** The color-field value of the surface. */
+  isoLevel: { min: 0, minExclusive: true, max: 1, maxExclusive: true, unit: '', default: 0.5 },
+  /** Level-set steps per extraction. */
+  iterations: { min: 1, max: 50, integer: true, unit: '', default: 4 },
+  /** mu of eq. 29 (cells). */
+  curvatureWeight: { min: 0, max: 0.8, unit: '', default: 0.5 },
+  /** The last extraction's share of the start value. */
+  temporalWeight: { min: 0, max: 0.95, unit: '', default: 0.5 },
 } as const satisfies Record<string, OptionRule>;
 
 /** The solvers (`solver` option; `FluidSolver` in components/settings.ts). */

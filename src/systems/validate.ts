@@ -8,6 +8,7 @@ import {
   allows,
   COLLIDER_OPTIONS,
   checkOption,
+  EMITTER_OPTIONS,
   type OptionRule,
   PROJECTION_OPTIONS,
   rangeText,
@@ -70,7 +71,9 @@ export function checkComponents(ctx: SimulationContext, particles: boolean): voi
   const e = ctx.components.Emitter;
   for (const eid of ctx.events.emitters) {
     if (!(e.radius[eid] <= largestNozzle)) {
-      throw new FluidError(`Emitter.radius[${eid}] is ${e.radius[eid]}; allowed range is [0.000001, ${largestNozzle}]`);
+      throw new FluidError(
+        `Emitter.radius[${eid}] is ${e.radius[eid]}; allowed range is [${EMITTER_OPTIONS.radius.min}, ${largestNozzle}]`,
+      );
     }
   }
   gatherMaterials(ctx);
@@ -88,7 +91,10 @@ export function checkComponents(ctx: SimulationContext, particles: boolean): voi
  * out would take memory and time in proportion to its area).
  */
 export function maximumNozzleRadius(settings: Pick<FluidSettings, 'particleRadius' | 'capacity'>): number {
-  return Math.min(1e4, 2 * settings.particleRadius * (Math.sqrt(settings.capacity / Math.PI) + 1));
+  return Math.min(
+    EMITTER_OPTIONS.radius.max,
+    2 * settings.particleRadius * (Math.sqrt(settings.capacity / Math.PI) + 1),
+  );
 }
 
 /** The shape names in the order of their codes (`ColliderShape`: 0 box, 1 sphere, ...). */
@@ -164,9 +170,9 @@ function checkParticleComponents(ctx: SimulationContext): void {
       );
     }
     const lifetime = Particle.lifetime[eid];
-    if (!(lifetime >= 0 && lifetime <= 1e9)) {
+    if (!allows(EMITTER_OPTIONS.lifetime, lifetime)) {
       throw new FluidError(
-        `Particle.lifetime[${eid}] is ${lifetime}; allowed range is [0, 1000000000] seconds (0 lives forever)`,
+        `Particle.lifetime[${eid}] is ${lifetime}; allowed range is ${rangeText(EMITTER_OPTIONS.lifetime)} seconds (0 lives forever)`,
       );
     }
     if (!Number.isFinite(Particle.age[eid])) {

@@ -11,6 +11,7 @@
  */
 import { DrainShape, EmitterShape } from '../../components';
 import { FluidError } from '../../core/errors';
+import { allows, COORDINATE_RULE, DRAIN_OPTIONS, EMITTER_OPTIONS, type OptionRule, rangeText } from '../../core/schema';
 import type { SimulationContext } from '../context';
 import { createParticle, destroyParticle } from '../entities';
 
@@ -24,9 +25,10 @@ export function nextRandom(ctx: SimulationContext): number {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 }
 
-function checkValue(name: string, eid: number, value: number, min: number, max: number): void {
-  if (!(value >= min && value <= max)) {
-    throw new FluidError(`${name}[${eid}] is ${value}; allowed range is [${min}, ${max}]`);
+/** Throws {@link FluidError} if component field `name` of entity `eid` is outside `rule`'s range. */
+function checkValue(name: string, eid: number, value: number, rule: OptionRule): void {
+  if (!allows(rule, value)) {
+    throw new FluidError(`${name}[${eid}] is ${value}; allowed range is ${rangeText(rule)}`);
   }
 }
 
@@ -45,14 +47,12 @@ function checkEmittersAndDrains(ctx: SimulationContext): void {
   const e = ctx.components.Emitter;
   const slotOfMaterial = ctx.materials.slotOfEntity;
   for (const eid of ctx.events.emitters) {
-    for (const field of EMITTER_VECTOR_FIELDS) {
-      checkValue(`Emitter.${field}`, eid, e[field][eid], -1e7, 1e7);
-    }
-    checkValue('Emitter.radius', eid, e.radius[eid], 1e-6, 1e4);
-    checkValue('Emitter.rate', eid, e.rate[eid], 0, 1e9);
-    checkValue('Emitter.speed', eid, e.speed[eid], 0, 1e4);
-    checkValue('Emitter.spread', eid, e.spread[eid], 0, Math.PI);
-    checkValue('Emitter.lifetime', eid, e.lifetime[eid], 0, 1e9);
+    for (const field of EMITTER_VECTOR_FIELDS) checkValue(`Emitter.${field}`, eid, e[field][eid], COORDINATE_RULE);
+    checkValue('Emitter.radius', eid, e.radius[eid], EMITTER_OPTIONS.radius);
+    checkValue('Emitter.rate', eid, e.rate[eid], EMITTER_OPTIONS.rate);
+    checkValue('Emitter.speed', eid, e.speed[eid], EMITTER_OPTIONS.speed);
+    checkValue('Emitter.spread', eid, e.spread[eid], EMITTER_OPTIONS.spread);
+    checkValue('Emitter.lifetime', eid, e.lifetime[eid], EMITTER_OPTIONS.lifetime);
     const dx = e.directionX[eid];
     const dy = e.directionY[eid];
     const dz = e.directionZ[eid];
@@ -66,10 +66,8 @@ function checkEmittersAndDrains(ctx: SimulationContext): void {
   }
   const d = ctx.components.Drain;
   for (const eid of ctx.events.drains) {
-    for (const field of DRAIN_VECTOR_FIELDS) {
-      checkValue(`Drain.${field}`, eid, d[field][eid], -1e7, 1e7);
-    }
-    checkValue('Drain.radius', eid, d.radius[eid], 0, 1e7);
+    for (const field of DRAIN_VECTOR_FIELDS) checkValue(`Drain.${field}`, eid, d[field][eid], COORDINATE_RULE);
+    checkValue('Drain.radius', eid, d.radius[eid], DRAIN_OPTIONS.liveRadius);
   }
 }
 

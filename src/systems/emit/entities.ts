@@ -7,7 +7,7 @@ import { addComponent, removeEntity } from 'bitecs';
 import { DrainShape, EmitterShape } from '../../components';
 import { checkNumber, checkVector3, type Vector3Tuple, withDefault } from '../../core/checks';
 import { FluidCapacityError, FluidError } from '../../core/errors';
-import { COLLIDER_OPTIONS, checkOption } from '../../core/schema';
+import { checkOption, DRAIN_OPTIONS, EMITTER_OPTIONS } from '../../core/schema';
 import type { SimulationContext } from '../context';
 import { createEntity } from '../entities';
 import { isMaterialEntity } from '../material';
@@ -47,15 +47,11 @@ function emitterRate(options: EmitterOptions, shape: number, radius: number, spe
     throw new FluidError('give either rate (particles per second) or litresPerSecond, not both');
   }
   if (options.litresPerSecond !== undefined) {
-    const rate = (checkNumber('litresPerSecond', options.litresPerSecond, 0, 1e9) * 1e-3) / spacing ** 3;
-    return checkNumber('rate (from litresPerSecond)', rate, 0, 1e9);
+    const litres = checkOption('litresPerSecond', EMITTER_OPTIONS.litresPerSecond, options.litresPerSecond);
+    return checkOption('rate (from litresPerSecond)', EMITTER_OPTIONS.rate, (litres * 1e-3) / spacing ** 3);
   }
-  return checkNumber(
-    'rate',
-    withDefault(options.rate, (nozzleLayer(shape, radius, spacing) * speed) / spacing),
-    0,
-    1e9,
-  );
+  const fullFlow = (nozzleLayer(shape, radius, spacing) * speed) / spacing;
+  return checkOption('rate', EMITTER_OPTIONS.rate, withDefault(options.rate, fullFlow));
 }
 
 /** `FluidSimulation.addEmitter`: checks the options, adds the nozzle entity, returns its id. */
@@ -73,11 +69,24 @@ export function addEmitterEntity(ctx: SimulationContext, options: EmitterOptions
   }
   const shape = shapeName === 'circle' ? EmitterShape.circle : EmitterShape.square;
   const r = ctx.settings.particleRadius;
-  const radius = checkNumber('radius', withDefault(options.radius, 2 * r), 1e-6, maximumNozzleRadius(ctx.settings));
-  const speed = checkNumber('speed', withDefault(options.speed, 2), 0, 1e4);
+  const radius = checkNumber(
+    'radius',
+    withDefault(options.radius, 2 * r),
+    EMITTER_OPTIONS.radius.min,
+    maximumNozzleRadius(ctx.settings),
+  );
+  const speed = checkOption('speed', EMITTER_OPTIONS.speed, withDefault(options.speed, EMITTER_OPTIONS.speed.default));
   const rate = emitterRate(options, shape, radius, speed, 2 * r);
-  const spread = checkNumber('spread', withDefault(options.spread, 0), 0, Math.PI);
-  const lifetime = checkNumber('lifetime', withDefault(options.lifetime, 0), 0, 1e9);
+  const spread = checkOption(
+    'spread',
+    EMITTER_OPTIONS.spread,
+    withDefault(options.spread, EMITTER_OPTIONS.spread.default),
+  );
+  const lifetime = checkOption(
+    'lifetime',
+    EMITTER_OPTIONS.lifetime,
+    withDefault(options.lifetime, EMITTER_OPTIONS.lifetime.default),
+  );
   const enabled = withDefault(options.enabled, true);
   if (typeof enabled !== 'boolean') throw new FluidError(`enabled is ${String(enabled)}; it must be a boolean`);
   const eid = createEntity(ctx);
@@ -151,7 +160,7 @@ export function addDrainEntity(ctx: SimulationContext, options: DrainOptions): n
   if (options.shape === 'sphere') {
     shape = DrainShape.sphere;
     min = checkVector3('center', options.center);
-    radius = checkOption('radius', COLLIDER_OPTIONS.radius, options.radius);
+    radius = checkOption('radius', DRAIN_OPTIONS.radius, options.radius);
   } else if (options.shape === undefined || options.shape === 'box') {
     shape = DrainShape.box;
     min = checkVector3('min', options.min);

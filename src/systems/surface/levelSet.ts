@@ -31,6 +31,7 @@
  *   never leaves the particles' neighbourhood and the extraction's closedness guarantee holds.
  */
 import { FluidError } from '../../core/errors';
+import { checkOption, SURFACE_OPTIONS } from '../../core/schema';
 import { hashCell } from '../neighbours/cpu';
 
 /** Nodes along a brick edge (matches marchingCubes.ts). */
@@ -71,25 +72,25 @@ export interface SparseBrickGrid {
   findBrick(bx: number, by: number, bz: number): number;
 }
 
-function checkRange(name: string, value: number, low: number, high: number, integer = false): number {
-  if (!(typeof value === 'number' && value >= low && value <= high) || (integer && !Number.isInteger(value))) {
-    throw new FluidError(
-      `${name} is ${String(value)}; it must be ${integer ? 'an integer' : 'a number'} in [${low}, ${high}]`,
-    );
-  }
-  return value;
-}
-
 /**
  * Validates level-set settings and fills in the defaults, without allocating a smoother's buffers. Bad
  * values throw {@link FluidError} naming the value and its range.
  */
 export function resolveLevelSetOptions(options: LevelSetOptions = {}): Required<LevelSetOptions> {
   if (typeof options !== 'object' || options === null) throw new FluidError('level-set options must be an object');
+  const rules = SURFACE_OPTIONS;
   return {
-    iterations: checkRange('iterations', options.iterations ?? 4, 1, 50, true),
-    curvatureWeight: checkRange('curvatureWeight', options.curvatureWeight ?? 0.5, 0, 0.8),
-    temporalWeight: checkRange('temporalWeight', options.temporalWeight ?? 0.5, 0, 0.95),
+    iterations: checkOption('iterations', rules.iterations, options.iterations ?? rules.iterations.default),
+    curvatureWeight: checkOption(
+      'curvatureWeight',
+      rules.curvatureWeight,
+      options.curvatureWeight ?? rules.curvatureWeight.default,
+    ),
+    temporalWeight: checkOption(
+      'temporalWeight',
+      rules.temporalWeight,
+      options.temporalWeight ?? rules.temporalWeight.default,
+    ),
   };
 }
 

@@ -29,8 +29,10 @@
  *
  * Buffers only grow; in the steady state an extraction allocates nothing.
  */
+import { checkNumber } from '../../core/checks';
 import { FluidError } from '../../core/errors';
 import { poly6Coefficient } from '../../core/kernels';
+import { checkOption, SURFACE_OPTIONS } from '../../core/schema';
 import { hashCell } from '../neighbours/cpu';
 import { type LevelSetOptions, LevelSetSmoother, resolveLevelSetOptions, type SparseBrickGrid } from './levelSet';
 import type { SurfaceParticleArrays } from './particles';
@@ -49,7 +51,7 @@ const NODE_LIMIT = 2 ** 28;
 const EDGE_MARGIN = 1e-4;
 
 /** Default iso-level of the color field: 0.5, half the bulk value, the level at a flat free surface. */
-export const DEFAULT_ISO_LEVEL = 0.5;
+export const DEFAULT_ISO_LEVEL = SURFACE_OPTIONS.isoLevel.default;
 /** Default cell size as a multiple of the particle radius. */
 export const DEFAULT_CELL_SIZE_FACTOR = 1.5;
 
@@ -170,13 +172,6 @@ function buildTetCases(): Int8Array {
   return table;
 }
 
-function checkPositive(name: string, value: number, low: number, high: number, unit: string): number {
-  if (!(typeof value === 'number' && value >= low && value <= high)) {
-    throw new FluidError(`${name} is ${String(value)}; it must be a number in [${low}, ${high}] (${unit})`);
-  }
-  return value;
-}
-
 /** {@link SurfaceExtractionOptions} with the defaults filled in and every value checked. */
 export interface ResolvedSurfaceExtractionOptions {
   /** Kernel radius h (m). */
@@ -202,13 +197,21 @@ export function resolveSurfaceExtractionOptions(options: SurfaceExtractionOption
   if (!(typeof r === 'number' && r > 0 && Number.isFinite(r))) {
     throw new FluidError(`particleRadius is ${String(r)}; it must be a finite number > 0 (m)`);
   }
-  const kernelRadius = checkPositive('kernelRadius', options.kernelRadius ?? 4 * r, r, 16 * r, 'm');
+  const rules = SURFACE_OPTIONS;
+  const kernelRadius = checkNumber(
+    'kernelRadius',
+    options.kernelRadius ?? rules.kernelRadius.default * r,
+    rules.kernelRadius.min * r,
+    rules.kernelRadius.max * r,
+  );
   const h = kernelRadius;
-  const cellSize = checkPositive('cellSize', options.cellSize ?? DEFAULT_CELL_SIZE_FACTOR * r, h / 16, h, 'm');
-  const isoLevel = options.isoLevel ?? DEFAULT_ISO_LEVEL;
-  if (!(typeof isoLevel === 'number' && isoLevel > 0 && isoLevel < 1)) {
-    throw new FluidError(`isoLevel is ${String(isoLevel)}; it must be a number in (0, 1)`);
-  }
+  const cellSize = checkNumber(
+    'cellSize',
+    options.cellSize ?? DEFAULT_CELL_SIZE_FACTOR * r,
+    rules.cellSize.min * h,
+    rules.cellSize.max * h,
+  );
+  const isoLevel = checkOption('isoLevel', rules.isoLevel, options.isoLevel ?? DEFAULT_ISO_LEVEL);
   const smoothing = options.smoothing === undefined ? undefined : resolveLevelSetOptions(options.smoothing);
   return { kernelRadius, cellSize, isoLevel, smoothing };
 }
