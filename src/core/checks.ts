@@ -40,15 +40,18 @@ function checkTuple(name: string, value: unknown, length: number, limit: number)
   return result;
 }
 
-/** Checks a vector `[x, y, z]` of finite numbers with |component| <= limit (default 1e7). */
-export function checkVector3(name: string, value: unknown, limit = 1e7): [number, number, number] {
+/** The largest |coordinate| a position, direction or box corner given to the public calls may have (m). */
+export const COORDINATE_LIMIT = 10000000;
+
+/** Checks a vector `[x, y, z]` of finite numbers with |component| <= limit (default {@link COORDINATE_LIMIT}). */
+export function checkVector3(name: string, value: unknown, limit = COORDINATE_LIMIT): [number, number, number] {
   const [x, y, z] = checkTuple(name, value, 3, limit);
   return [x, y, z];
 }
 
 /** Checks a quaternion `[x, y, z, w]` with non-zero length and returns it normalised. */
 export function checkQuaternion(name: string, value: unknown): [number, number, number, number] {
-  const [x, y, z, w] = checkTuple(name, value, 4, 1e7);
+  const [x, y, z, w] = checkTuple(name, value, 4, COORDINATE_LIMIT);
   const length = Math.hypot(x, y, z, w);
   if (length < 1e-9) throw new FluidError(`${name} has length ${length}; a rotation quaternion must not be zero`);
   return [x / length, y / length, z / length, w / length];

@@ -5,7 +5,7 @@
  * the README's option tables (checked by tests/options.test.ts) all read these, so the ranges cannot drift
  * apart (docs/ARCHITECTURE.md, "Layers": core imports nothing but the errors).
  */
-import { checkInteger, checkNumber } from './checks';
+import { COORDINATE_LIMIT, checkInteger, checkNumber } from './checks';
 import { FluidError } from './errors';
 
 /** One numeric option: allowed range [min, max] (or (min, max]), unit, default. */
@@ -235,7 +235,11 @@ export const EMITTER_OPTIONS = {
  * The bound on every coordinate of an emitter's or drain's position, direction and box (m), and of
  * positions given to the public calls (`checkVector3`'s default limit).
  */
-export const COORDINATE_RULE = { min: -10000000, max: 10000000, unit: 'm' } as const satisfies OptionRule;
+export const COORDINATE_RULE = {
+  min: -COORDINATE_LIMIT,
+  max: COORDINATE_LIMIT,
+  unit: 'm',
+} as const satisfies OptionRule;
 
 /**
  * The numeric options of `addDrain` that live on in the `Drain` component. `addDrain` refuses a sphere of radius
