@@ -6,10 +6,12 @@
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import type { FluidBackend, FluidSolver } from '../components';
 import type { QuaternionTuple, Vector3Tuple } from '../core/checks';
-import type { MirrorMode } from './gpu/systems';
 import type { MpsSettings } from './mps/settings';
 import type { SignedDistanceField } from './sdf/field';
 import type { SphOptions } from './sph/settings';
+
+/** When game code sees particle components on the WebGPU backend. */
+export type MirrorMode = 'every-frame' | 'on-demand' | 'off';
 
 /** Options of {@link FluidSimulation}. Every option has a default giving stable water at 1/60 s. */
 export interface FluidSimulationOptions {

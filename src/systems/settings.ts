@@ -17,9 +17,8 @@ import {
   SIMULATION_OPTIONS,
   SOLVERS,
 } from '../core/schema';
-import type { MirrorMode } from './gpu/systems';
 import { type MpsSettings, resolveMpsSettings } from './mps/settings';
-import type { FluidSimulationOptions, ProjectionOptions } from './options';
+import type { FluidSimulationOptions, MirrorMode, ProjectionOptions } from './options';
 import { resolveSphSettings } from './sph/settings';
 
 /** Resolves and checks the `projection` option into the flat `projection*` settings. */

@@ -2,11 +2,10 @@
  * The checks before a step (and before a snapshot is restored) of what game code may have edited: the live
  * settings and the components. Each failure names the value and the allowed range (core/schema.ts).
  */
-import { ColliderShape, type FluidBackend, type FluidSettings } from '../components';
+import type { FluidBackend, FluidSettings } from '../components';
 import { FluidError } from '../core/errors';
 import {
   allows,
-  COLLIDER_OPTIONS,
   checkOption,
   EMITTER_OPTIONS,
   type OptionRule,
@@ -14,6 +13,7 @@ import {
   rangeText,
   SIMULATION_OPTIONS,
 } from '../core/schema';
+import { SHAPE_NAMES, SHAPES } from './collide/shapes';
 import type { SimulationContext } from './context';
 import { gatherColliders, gatherMaterials } from './gather';
 import { checkMultiFluidComponents } from './multifluid/validate';
@@ -97,11 +97,6 @@ export function maximumNozzleRadius(settings: Pick<FluidSettings, 'particleRadiu
   );
 }
 
-/** The shape names in the order of their codes (`ColliderShape`: 0 box, 1 sphere, ...). */
-const SHAPE_NAMES = Object.entries(ColliderShape)
-  .sort((a, b) => a[1] - b[1])
-  .map(([name]) => name);
-
 /** Shape codes and the parameters each shape needs: positive radii, box min below max, a unit plane normal. */
 function checkColliderShapes(ctx: SimulationContext): void {
   const c = ctx.components.Collider;
@@ -114,30 +109,7 @@ function checkColliderShapes(ctx: SimulationContext): void {
         `Collider.shape[${eid}] is ${shape}; allowed values are 0 to ${SHAPE_NAMES.length - 1} (${SHAPE_NAMES.join(', ')})`,
       );
     }
-    if (shape === ColliderShape.sphere || shape === ColliderShape.capsule) {
-      if (!allows(COLLIDER_OPTIONS.radius, c.radius[eid])) {
-        throw new FluidError(
-          `Collider.radius[${eid}] is ${c.radius[eid]}; allowed range is ${rangeText(COLLIDER_OPTIONS.radius)}`,
-        );
-      }
-    } else if (shape === ColliderShape.box) {
-      const min = [c.ax[eid], c.ay[eid], c.az[eid]];
-      const max = [c.bx[eid], c.by[eid], c.bz[eid]];
-      for (let axis = 0; axis < 3; axis++) {
-        if (!(max[axis] > min[axis])) {
-          throw new FluidError(
-            `Collider box ${eid}: max ${'xyz'[axis]} (Collider.b${'xyz'[axis]}, ${max[axis]}) must be greater than min (Collider.a${'xyz'[axis]}, ${min[axis]})`,
-          );
-        }
-      }
-    } else if (shape === ColliderShape.plane) {
-      const length = Math.hypot(c.bx[eid], c.by[eid], c.bz[eid]);
-      if (!(Math.abs(length - 1) <= 1e-3)) {
-        throw new FluidError(
-          `Collider plane ${eid}: the normal (Collider.bx, by, bz) has length ${length}; it must be a unit vector (length 1 within 0.001)`,
-        );
-      }
-    }
+    SHAPES[shape].check(c, eid);
   }
 }
 

@@ -15,6 +15,7 @@ import { WALL_WEIGHT_SAMPLES } from '../../core/kernels';
 import { COLLIDER_FRAME_STRIDE, POSE_SIZE, type SimulationContext } from '../context';
 import { addPendingPush, flushPendingPushes, opposePendingPushes, recordWallGradient } from '../couple/cpu';
 import { EXTRA_PROJECTIONS, MAXIMUM_MARCH_STEPS } from './constants';
+import { boxDistance, capsuleDistance, meshDistance, planeDistance, sphereDistance } from './shapes';
 
 /**
  * Writes a pose to `frames[offset .. offset + POSE_SIZE - 1]`: the rotation matrix of quaternion
@@ -407,105 +408,28 @@ export function fluidSideDistance(
 ): void {
   const c = ctx.components.Collider;
   const shape = c.shape[eid];
-  const ax = c.ax[eid];
-  const ay = c.ay[eid];
-  const az = c.az[eid];
-  const bx = c.bx[eid];
-  const by = c.by[eid];
-  const bz = c.bz[eid];
-  let d: number;
-  let gx: number;
-  let gy: number;
-  let gz: number;
-  if (shape === ColliderShape.box) {
-    const px = lx - 0.5 * (ax + bx);
-    const py = ly - 0.5 * (ay + by);
-    const pz = lz - 0.5 * (az + bz);
-    const sx = px < 0 ? -1 : 1;
-    const sy = py < 0 ? -1 : 1;
-    const sz = pz < 0 ? -1 : 1;
-    const qx = Math.abs(px) - 0.5 * (bx - ax);
-    const qy = Math.abs(py) - 0.5 * (by - ay);
-    const qz = Math.abs(pz) - 0.5 * (bz - az);
-    if (qx > 0 || qy > 0 || qz > 0) {
-      const ox = qx > 0 ? qx : 0;
-      const oy = qy > 0 ? qy : 0;
-      const oz = qz > 0 ? qz : 0;
-      d = Math.sqrt(ox * ox + oy * oy + oz * oz);
-      gx = (sx * ox) / d;
-      gy = (sy * oy) / d;
-      gz = (sz * oz) / d;
-    } else if (qx >= qy && qx >= qz) {
-      d = qx;
-      gx = sx;
-      gy = 0;
-      gz = 0;
-    } else if (qy >= qz) {
-      d = qy;
-      gx = 0;
-      gy = sy;
-      gz = 0;
-    } else {
-      d = qz;
-      gx = 0;
-      gy = 0;
-      gz = sz;
-    }
-  } else if (shape === ColliderShape.mesh) {
-    const field = ctx.colliders.fields[c.field[eid]]!;
-    // The fluid side is d > 0 for a solid and d < 0 for a container: the normal only within normalWithin.
-    d =
-      c.container[eid] === 1
-        ? field.sampleWithGradient(lx, ly, lz, out, 1, -normalWithin, Number.POSITIVE_INFINITY)
-        : field.sampleWithGradient(lx, ly, lz, out, 1, Number.NEGATIVE_INFINITY, normalWithin);
-    gx = out[1];
-    gy = out[2];
-    gz = out[3];
-  } else if (shape === ColliderShape.plane) {
-    d = (lx - ax) * bx + (ly - ay) * by + (lz - az) * bz;
-    gx = bx;
-    gy = by;
-    gz = bz;
-  } else {
-    let qx = ax;
-    let qy = ay;
-    let qz = az;
-    if (shape === ColliderShape.capsule) {
-      const ex = bx - ax;
-      const ey = by - ay;
-      const ez = bz - az;
-      const lengthSquared = ex * ex + ey * ey + ez * ez;
-      let t = lengthSquared > 0 ? ((lx - ax) * ex + (ly - ay) * ey + (lz - az) * ez) / lengthSquared : 0;
-      t = t < 0 ? 0 : t > 1 ? 1 : t;
-      qx += t * ex;
-      qy += t * ey;
-      qz += t * ez;
-    }
-    const dx = lx - qx;
-    const dy = ly - qy;
-    const dz = lz - qz;
-    const distance = Math.sqrt(dx * dx + dy * dy + dz * dz);
-    if (distance > 1e-12) {
-      gx = dx / distance;
-      gy = dy / distance;
-      gz = dz / distance;
-    } else {
-      gx = 0;
-      gy = 1;
-      gz = 0;
-    }
-    d = distance - c.radius[eid];
+  // A switch over the shape modules' distances (collide/shapes/): direct calls the engine inlines.
+  switch (shape) {
+    case ColliderShape.box:
+      boxDistance(c, eid, lx, ly, lz, out);
+      break;
+    case ColliderShape.mesh:
+      meshDistance(c, eid, ctx.colliders.fields[c.field[eid]]!, lx, ly, lz, out, normalWithin);
+      break;
+    case ColliderShape.plane:
+      planeDistance(c, eid, lx, ly, lz, out);
+      break;
+    case ColliderShape.capsule:
+      capsuleDistance(c, eid, lx, ly, lz, out);
+      break;
+    default:
+      sphereDistance(c, eid, lx, ly, lz, out);
   }
   if (c.container[eid] === 1) {
-    out[0] = -d;
-    out[1] = -gx;
-    out[2] = -gy;
-    out[3] = -gz;
-  } else {
-    out[0] = d;
-    out[1] = gx;
-    out[2] = gy;
-    out[3] = gz;
+    out[0] = -out[0];
+    out[1] = -out[1];
+    out[2] = -out[2];
+    out[3] = -out[3];
   }
 }
 

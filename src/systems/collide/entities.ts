@@ -14,7 +14,7 @@ import { checkScaling } from '../gather';
 import type { BodyImpulse, ColliderOptions, ColliderTransform } from '../options';
 import type { SignedDistanceField } from '../sdf/field';
 import { commitColliderPose } from './cpu';
-import { readColliderGeometry } from './geometry';
+import { readColliderGeometry } from './shapes';
 
 /** Why a collider coupled with a rigid body is refused in a WCSPH simulation on the WebGPU backend. */
 export const WCSPH_GPU_COUPLING =

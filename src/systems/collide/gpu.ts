@@ -9,7 +9,7 @@ import { type PassDefinition, R, W } from '../gpu/passes';
 import { couplingVariant } from '../gpu/shaderSource';
 import collideSource from './collide.wgsl?raw';
 import poseSource from './pose.wgsl?raw';
-import shapesSource from './shapes.wgsl?raw';
+import { shapesSource } from './shapes';
 
 const collide = commonSource + poseSource + shapesSource + collideSource;
 

@@ -5,7 +5,7 @@
  * numberDensityCorrect.wgsl).
  */
 import poseSource from '../collide/pose.wgsl?raw';
-import shapesSource from '../collide/shapes.wgsl?raw';
+import { shapesSource } from '../collide/shapes';
 import commonSource from '../gpu/common.wgsl?raw';
 import { type GpuPlan, type PassBinding, type PassDefinition, R, W } from '../gpu/passes';
 import { materialVariant } from '../gpu/shaderSource';

@@ -13,11 +13,11 @@ import { FluidError } from '../../core/errors';
 import { commitColliderPoses } from '../collide/cpu';
 import type { SimulationContext } from '../context';
 import { createParticle, destroyParticle } from '../entities';
+import type { MirrorMode } from '../options';
 import type { GpuReadback, WebGpuSolver } from './backend';
 import { BODY_IMPULSE_COMPONENTS, TEMPERATURE_REFERENCE } from './structs';
 
-/** When game code sees particle components on the WebGPU backend. */
-export type MirrorMode = 'every-frame' | 'on-demand' | 'off';
+export type { MirrorMode } from '../options';
 
 /** The WebGPU backend's state in the simulation context. */
 export interface GpuContext {

@@ -5,7 +5,7 @@
  * (airFields.wgsl: boil, the fields, the decisions, and the artificial buoyancy of eq. 17).
  */
 import poseSource from '../collide/pose.wgsl?raw';
-import shapesSource from '../collide/shapes.wgsl?raw';
+import { shapesSource } from '../collide/shapes';
 import { wallFunctionsSource } from '../density/gpu';
 import commonSource from '../gpu/common.wgsl?raw';
 import { type GpuPlan, type PassDefinition, R, W } from '../gpu/passes';

@@ -3,8 +3,8 @@
  * solid or air, the surface layers left to the density constraints, and which faces are open, solid or dead.
  */
 
-import { ColliderShape } from '../../components';
 import { colliderSurfaceVelocity, fluidSideDistance, writePose } from '../collide/cpu';
+import { SHAPES } from '../collide/shapes';
 import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
 import { CellType, FaceKind, GRID_MARGIN, type ProjectionState } from './state';
 
@@ -106,33 +106,7 @@ function colliderWorldBounds(ctx: SimulationContext, slot: number, out: Float64A
   out[3] = out[4] = out[5] = Number.NEGATIVE_INFINITY;
   const lo = localLow;
   const hi = localHigh;
-  if (shape === ColliderShape.box) {
-    lo[0] = c.ax[eid];
-    lo[1] = c.ay[eid];
-    lo[2] = c.az[eid];
-    hi[0] = c.bx[eid];
-    hi[1] = c.by[eid];
-    hi[2] = c.bz[eid];
-  } else if (shape === ColliderShape.mesh) {
-    const field = ctx.colliders.fields[c.field[eid]];
-    if (field === undefined) return;
-    for (let a = 0; a < 3; a++) {
-      lo[a] = field.min[a];
-      hi[a] = field.max[a];
-    }
-  } else if (shape === ColliderShape.plane) {
-    return;
-  } else {
-    // Sphere (center a) or capsule (segment a-b), grown by the radius.
-    const r = c.radius[eid];
-    const capsule = shape === ColliderShape.capsule;
-    for (let a = 0; a < 3; a++) {
-      const start = (a === 0 ? c.ax : a === 1 ? c.ay : c.az)[eid];
-      const end = capsule ? (a === 0 ? c.bx : a === 1 ? c.by : c.bz)[eid] : start;
-      lo[a] = Math.min(start, end) - r;
-      hi[a] = Math.max(start, end) + r;
-    }
-  }
+  if (!SHAPES[shape].localBounds(c, eid, ctx.colliders.fields, lo, hi)) return;
   for (let which = 0; which < 2; which++) {
     const f = poseScratch;
     if (which === 0) {

@@ -26,8 +26,8 @@ import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import type { createEntityIndex } from 'bitecs';
 import type { FluidBackend } from '../../components';
 import type { SimulationContext } from '../context';
-import type { MirrorMode } from '../gpu/systems';
 import type { MpsWarmStart } from '../mps/state';
+import type { MirrorMode } from '../options';
 import { projectionMaxCells } from '../projection/state';
 import type { SignedDistanceField } from '../sdf/field';
 

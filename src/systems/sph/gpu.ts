@@ -4,7 +4,7 @@
  * copy of the velocities for the write-back (finish.wgsl).
  */
 import poseSource from '../collide/pose.wgsl?raw';
-import shapesSource from '../collide/shapes.wgsl?raw';
+import { shapesSource } from '../collide/shapes';
 import { wallFunctionsSource } from '../density/gpu';
 import commonSource from '../gpu/common.wgsl?raw';
 import { type PassDefinition, R, W } from '../gpu/passes';

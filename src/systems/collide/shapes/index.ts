@@ -1,0 +1,60 @@
+/**
+ * The collider shapes, one module each (docs/ARCHITECTURE.md, "A new collider shape"): `SHAPES[code]` is the
+ * module of `ColliderShape` code `code`, and {@link shapesSource} is the WGSL every pass that measures collider
+ * distances includes (each shape's `<name>.wgsl`, then the dispatch of collide/shapes.wgsl).
+ */
+import { ColliderShape } from '../../../components';
+import { FluidError } from '../../../core/errors';
+import type { ColliderOptions } from '../../options';
+import dispatchSource from '../shapes.wgsl?raw';
+import { boxShape } from './box';
+import boxSource from './box.wgsl?raw';
+import { capsuleShape } from './capsule';
+import capsuleSource from './capsule.wgsl?raw';
+import { meshShape } from './mesh';
+import meshSource from './mesh.wgsl?raw';
+import { planeShape } from './plane';
+import planeSource from './plane.wgsl?raw';
+import { sphereShape } from './sphere';
+import sphereSource from './sphere.wgsl?raw';
+import type { ColliderGeometry, ColliderShapeModule } from './types';
+
+/** The shape modules indexed by their `ColliderShape` code. */
+export const SHAPES: readonly ColliderShapeModule[] = (() => {
+  const shapes: ColliderShapeModule[] = [];
+  shapes[ColliderShape.box] = boxShape;
+  shapes[ColliderShape.sphere] = sphereShape;
+  shapes[ColliderShape.capsule] = capsuleShape;
+  shapes[ColliderShape.plane] = planeShape;
+  shapes[ColliderShape.mesh] = meshShape;
+  return shapes;
+})();
+
+/** The shapes' names in the order of their codes. */
+export const SHAPE_NAMES: readonly string[] = SHAPES.map((shape) => shape.name);
+
+/**
+ * Checks the shape options of `addCollider` (`shape` and the fields it needs) and returns the shape's
+ * component fields. Throws {@link FluidError} naming the bad value and what is allowed.
+ */
+export function readColliderGeometry(options: ColliderOptions): ColliderGeometry {
+  const shape = SHAPES.find((candidate) => candidate.name === options.shape);
+  if (shape === undefined) {
+    throw new FluidError(
+      `shape is '${String((options as { shape?: unknown }).shape)}'; allowed values are ${SHAPE_NAMES.map((name) => `'${name}'`).join(', ')}`,
+    );
+  }
+  return shape.read(options);
+}
+
+/** The WGSL of the collider distances: each shape's function, then `fluidSideDistance` over them. */
+export const shapesSource = [boxSource, sphereSource, capsuleSource, planeSource, meshSource, dispatchSource].join(
+  '\n',
+);
+
+export { boxDistance } from './box';
+export { capsuleDistance } from './capsule';
+export { meshDistance } from './mesh';
+export { planeDistance } from './plane';
+export { sphereDistance } from './sphere';
+export type { ColliderGeometry, ColliderShapeModule } from './types';
