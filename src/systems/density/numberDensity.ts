@@ -78,8 +78,9 @@
  */
 
 import { COINCIDENT_OFFSET, poly6Coefficient, spikyGradientCoefficient } from '../../core/kernels';
-import type { MultiFluidFeatures, SimulationContext } from '../context';
+import type { SimulationContext } from '../context';
 import { selfWeight } from '../context';
+import type { MultiFluidFeatures } from '../multifluid/state';
 import { artificialPressure, solveDensityIterations } from './shared';
 
 /**

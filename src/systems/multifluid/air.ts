@@ -47,8 +47,9 @@
  */
 
 import { poly6Coefficient, poly6GradientCoefficient } from '../../core/kernels';
-import type { AirState, SimulationContext } from '../context';
+import type { SimulationContext } from '../context';
 import { createParticle, destroyParticle } from '../entities';
+import type { AirState } from './state';
 
 /**
  * Most air particles one step generates, for a simulation of capacity `capacity`: 1/64 of it, at least 1

@@ -4,7 +4,8 @@
  * opt-in: with the defaults (`numberDensity` off, zero tension, diffusivity, alpha and heat transfer) none is on
  * and the step runs exactly the single-fluid code.
  */
-import type { MultiFluidFeatures, SimulationContext } from '../context';
+import type { SimulationContext } from '../context';
+import type { MultiFluidFeatures } from './state';
 
 /**
  * Reads the features of the current materials and colliders (a loop over materials and colliders only)
