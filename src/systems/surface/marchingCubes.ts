@@ -29,13 +29,21 @@
  *
  * Buffers only grow; in the steady state an extraction allocates nothing.
  */
-import { checkNumber } from '../../core/checks';
 import { FluidError } from '../../core/errors';
 import { poly6Coefficient } from '../../core/kernels';
-import { checkOption, SURFACE_OPTIONS } from '../../core/schema';
 import { hashCell } from '../neighbours/cpu';
-import { type LevelSetOptions, LevelSetSmoother, resolveLevelSetOptions, type SparseBrickGrid } from './levelSet';
+import { resolveSurfaceExtractionOptions, type SurfaceExtractionOptions } from './extractionOptions';
+import { LevelSetSmoother, type SparseBrickGrid } from './levelSet';
 import type { SurfaceParticleArrays } from './particles';
+import { TET_AXES, TET_CASE_STRIDE, TET_CASES } from './tetrahedra';
+
+export {
+  DEFAULT_CELL_SIZE_FACTOR,
+  DEFAULT_ISO_LEVEL,
+  type ResolvedSurfaceExtractionOptions,
+  resolveSurfaceExtractionOptions,
+  type SurfaceExtractionOptions,
+} from './extractionOptions';
 
 /** Nodes along each edge of a brick (a power of two). */
 const BRICK = 8;
@@ -49,37 +57,6 @@ const DIRECTIONS = 8;
 const NODE_LIMIT = 2 ** 28;
 /** Edge parameters are kept this far from the ends, so no triangle collapses to a point. */
 const EDGE_MARGIN = 1e-4;
-
-/** Default iso-level of the color field: 0.5, half the bulk value, the level at a flat free surface. */
-export const DEFAULT_ISO_LEVEL = SURFACE_OPTIONS.isoLevel.default;
-/** Default cell size as a multiple of the particle radius. */
-export const DEFAULT_CELL_SIZE_FACTOR = 1.5;
-
-/** Settings of a {@link SurfaceExtractor}. */
-export interface SurfaceExtractionOptions {
-  /** Particle radius r (m, finite, > 0): the scale of the defaults below. */
-  particleRadius: number;
-  /** Kernel radius h of the color field (m). Default 4 r (the simulation's default). Range [r, 16 r]. */
-  kernelRadius?: number;
-  /**
-   * Grid cell size (m). Default {@link DEFAULT_CELL_SIZE_FACTOR} r (1.5 r). Range [h / 16, h]: finer
-   * grids cost (h / cellSize)^3 per particle.
-   */
-  cellSize?: number;
-  /**
-   * The color-field value of the surface, in (0, 1). Default {@link DEFAULT_ISO_LEVEL} (0.5): inside a
-   * resting fluid c_S is about 1 and at a flat free surface it falls through 0.5 where the fluid's volume
-   * ends (half a particle spacing beyond the last particle layer), so the enclosed volume matches the
-   * particles' volume. Lower values give fatter blobs, higher thinner ones.
-   */
-  isoLevel?: number;
-  /**
-   * Level-set smoothing over time (Premoze et al. 2003, section 4, eq. 29; see levelSet.ts): the field is
-   * carried from one extraction to the next and smoothed by mean-curvature flow while it tracks the
-   * particles. Undefined (default): off, the surface is the color field's isosurface of this frame alone.
-   */
-  smoothing?: LevelSetOptions;
-}
 
 /** An indexed triangle mesh in grow-only buffers; entries beyond the counts are stale. */
 export interface SurfaceMesh {
@@ -95,17 +72,6 @@ export interface SurfaceMesh {
   readonly indices: Uint32Array;
 }
 
-/**
- * Per tetrahedron (6) and inside mask (16): the triangles as edges, 13 numbers: the triangle count, then
- * per triangle three edges as (start corner, end corner) cube-corner pairs, start a subset of end.
- */
-const TET_CASE_STRIDE = 13;
-/**
- * Axes (a, b) of each of the six tetrahedra of a cell: corners 0, 1 << a, (1 << a) | (1 << b), 7 (the
- * six permutations of the axes).
- */
-const TET_AXES = new Int8Array([0, 1, 0, 2, 1, 0, 1, 2, 2, 0, 2, 1]);
-const TET_CASES = buildTetCases();
 /** Node-index offset of each cube corner (bit 0: +x, bit 1: +y, bit 2: +z) within one brick. */
 const CORNER_OFFSET = new Int32Array([
   0,
@@ -117,104 +83,6 @@ const CORNER_OFFSET = new Int32Array([
   BRICK * BRICK + BRICK,
   BRICK * BRICK + BRICK + 1,
 ]);
-
-function buildTetCases(): Int8Array {
-  const table = new Int8Array(6 * 16 * TET_CASE_STRIDE);
-  const corner = (c: number): [number, number, number] => [c & 1, (c >> 1) & 1, (c >> 2) & 1];
-  const sub = (a: number, b: number): [number, number, number] => {
-    const p = corner(a);
-    const q = corner(b);
-    return [p[0] - q[0], p[1] - q[1], p[2] - q[2]];
-  };
-  const det = (a: number[], b: number[], c: number[]): number =>
-    a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0]);
-  // Corners of a tetrahedron form a chain 0 < A < AB < 7 of bit sets: an edge runs from the subset.
-  const edge = (p: number, q: number): [number, number] => ((p & q) === p ? [p, q] : [q, p]);
-  for (let tet = 0; tet < 6; tet++) {
-    const a = TET_AXES[2 * tet];
-    const b = TET_AXES[2 * tet + 1];
-    const corners = [0, 1 << a, (1 << a) | (1 << b), 7];
-    for (let mask = 0; mask < 16; mask++) {
-      const inside = corners.filter((_, k) => (mask >> k) & 1);
-      const outside = corners.filter((_, k) => !((mask >> k) & 1));
-      const triangles: [number, number][][] = [];
-      if (inside.length === 1 || inside.length === 3) {
-        const loneInside = inside.length === 1;
-        const lone = loneInside ? inside[0] : outside[0];
-        const others = loneInside ? outside : inside;
-        let [p, q, r] = others;
-        // (PB - PA) x (PC - PA) . (PA - L) has the sign of det(A - L, B - L, C - L): the triangle faces away
-        // from the lone corner when that is positive. Outward is away from an inside corner.
-        const d = det(sub(p, lone), sub(q, lone), sub(r, lone));
-        if (d > 0 !== loneInside) [q, r] = [r, q];
-        triangles.push([edge(lone, p), edge(lone, q), edge(lone, r)]);
-      } else if (inside.length === 2) {
-        const [i0, i1] = inside;
-        const [o0, o1] = outside;
-        // The section is planar (the linear interpolant of the tetrahedron): quad Q0..Q3 with normal
-        // along (O1 - O0) x (I1 - I0); outward is from the inside pair towards the outside pair.
-        const out = corner(o0).map((v, k) => v + corner(o1)[k] - corner(i0)[k] - corner(i1)[k]);
-        const d = det(sub(o1, o0), sub(i1, i0), out);
-        let quad = [edge(i0, o0), edge(i0, o1), edge(i1, o1), edge(i1, o0)];
-        if (d < 0) quad = [quad[0], quad[3], quad[2], quad[1]];
-        triangles.push([quad[0], quad[1], quad[2]], [quad[0], quad[2], quad[3]]);
-      }
-      const o = (tet * 16 + mask) * TET_CASE_STRIDE;
-      table[o] = triangles.length;
-      triangles.forEach((triangle, t) => {
-        triangle.forEach(([start, end], e) => {
-          table[o + 1 + t * 6 + e * 2] = start;
-          table[o + 2 + t * 6 + e * 2] = end;
-        });
-      });
-    }
-  }
-  return table;
-}
-
-/** {@link SurfaceExtractionOptions} with the defaults filled in and every value checked. */
-export interface ResolvedSurfaceExtractionOptions {
-  /** Kernel radius h (m). */
-  readonly kernelRadius: number;
-  /** Grid cell size (m). */
-  readonly cellSize: number;
-  /** Iso-level, in (0, 1). */
-  readonly isoLevel: number;
-  /** The level-set settings, or undefined when smoothing is off. */
-  readonly smoothing: Required<LevelSetOptions> | undefined;
-}
-
-/**
- * Validates extraction settings and fills in the defaults, without allocating an extractor's buffers (the
- * check a {@link SurfaceExtractor} makes on construction). Bad values throw {@link FluidError} naming the
- * value and its range.
- */
-export function resolveSurfaceExtractionOptions(options: SurfaceExtractionOptions): ResolvedSurfaceExtractionOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw new FluidError('SurfaceExtractor options must be an object');
-  }
-  const r = options.particleRadius;
-  if (!(typeof r === 'number' && r > 0 && Number.isFinite(r))) {
-    throw new FluidError(`particleRadius is ${String(r)}; it must be a finite number > 0 (m)`);
-  }
-  const rules = SURFACE_OPTIONS;
-  const kernelRadius = checkNumber(
-    'kernelRadius',
-    options.kernelRadius ?? rules.kernelRadius.default * r,
-    rules.kernelRadius.min * r,
-    rules.kernelRadius.max * r,
-  );
-  const h = kernelRadius;
-  const cellSize = checkNumber(
-    'cellSize',
-    options.cellSize ?? DEFAULT_CELL_SIZE_FACTOR * r,
-    rules.cellSize.min * h,
-    rules.cellSize.max * h,
-  );
-  const isoLevel = checkOption('isoLevel', rules.isoLevel, options.isoLevel ?? DEFAULT_ISO_LEVEL);
-  const smoothing = options.smoothing === undefined ? undefined : resolveLevelSetOptions(options.smoothing);
-  return { kernelRadius, cellSize, isoLevel, smoothing };
-}
 
 /**
  * Marching-tetrahedra extraction of the color-field isosurface on a sparse grid (see the module notes).
