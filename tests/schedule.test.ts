@@ -5,8 +5,8 @@
  * schedule names is compiled, and the order matches the CPU systems' order.
  */
 import { describe, expect, it } from 'vitest';
-import type { MultiFluidFeatures } from '../src/systems/context';
 import type { GpuPlan } from '../src/systems/gpu/passes';
+import type { MultiFluidFeatures } from '../src/systems/multifluid/state';
 import { sphCpuSystems } from '../src/systems/pipeline';
 import { gpuPassDefinitions, gpuStepOrder, pbfSchedule, sphSchedule } from '../src/systems/schedule';
 

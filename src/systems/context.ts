@@ -18,8 +18,6 @@ import { createMultiFluidState, type MultiFluidState } from './multifluid/state'
 import { createProjectionState, type ProjectionState, projectionMaxCells } from './projection/state';
 import type { SignedDistanceField } from './sdf/field';
 
-export type { AirState, MultiFluidFeatures, MultiFluidState } from './multifluid/state';
-
 /** Figures of the last step, updated by the publish system. */
 export interface FluidStats {
   /** Live particles. */

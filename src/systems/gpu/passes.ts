@@ -1,10 +1,10 @@
 /**
  * The GPU passes as data (docs/ARCHITECTURE.md, "A new GPU pass"): each folder's `gpu.ts` defines the passes
  * of its WGSL files next to the CPU code they mirror, the backend compiles every definition once
- * (gpu/backend.ts), and the schedule (schedule.ts) says which passes a step records, in the order of the CPU
+ * (gpu/compile.ts), and the schedule (schedule.ts) says which passes a step records, in the order of the CPU
  * systems. Imports types only.
  */
-import type { MultiFluidFeatures } from '../context';
+import type { MultiFluidFeatures } from '../multifluid/state';
 import type { Access, BufferName } from './structs';
 
 /**

@@ -271,3 +271,22 @@ export function writePoses(ctx: SimulationContext, words: WordViews, headerBytes
   const poseBytes = substeps * table.count * 2 * Pose.size;
   return poseBytes;
 }
+
+/**
+ * Writes the whole scene of the step being recorded into `words` (layout `scene`): the parameters, materials,
+ * colliders and drains of the header (its first `headerBytes`), then the poses of every substep. Returns the
+ * bytes written, the part of the scene buffer to upload.
+ */
+export function writeSceneWords(
+  ctx: SimulationContext,
+  scene: StructLayout,
+  words: WordViews,
+  step: SceneStep,
+  headerBytes: number,
+): number {
+  writeParams(ctx, scene, words, step);
+  writeMaterials(ctx, scene, words);
+  writeColliders(ctx, scene, words, step);
+  writeDrains(ctx, scene, words);
+  return headerBytes + writePoses(ctx, words, headerBytes);
+}

@@ -1,0 +1,151 @@
+/**
+ * The WebGPU solver's storage buffers and their sizes (gpu/backend.ts): the scene buffer's room for collider
+ * poses and its limit, the hash table and bucket lengths, the air limit, every storage buffer of the step
+ * (created here once, at setup; `wall` and `fieldValues` grow later in the solver), and the bytes of one
+ * readback's staging buffer.
+ */
+import { StorageBuffer } from '@babylonjs/core/Buffers/storageBuffer.js';
+import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
+import { FluidError } from '../../core/errors';
+import type { SimulationContext } from '../context';
+import { airGenerationLimit } from '../multifluid/air';
+import { STORAGE_FLAGS } from './compile';
+import type { StructLayout } from './layout';
+import {
+  AIR_EVENTS,
+  BodyImpulseAccumulator,
+  Contact,
+  defineScene,
+  ParticleInfo,
+  ParticleRecord,
+  Pose,
+  SCAN_BLOCK,
+  State,
+} from './structs';
+
+/** The same flags as `STORAGE_FLAGS` plus VERTEX (8): the position buffer is also the renderer's vertex buffer. */
+const VERTEX_STORAGE_FLAGS = STORAGE_FLAGS | 8;
+
+/**
+ * Most bytes the scene buffer may give to collider poses (two per collider and substep): 64 MiB, half of
+ * WebGPU's default `maxStorageBufferBindingSize` (128 MiB), so the header (materials, colliders, drains)
+ * always fits. WCSPH's `sphMaxSubsteps` x `maxColliders` is therefore at most 524288 on the WebGPU backend
+ * (e.g. 256 substeps with 2048 colliders, or 4096 with 128).
+ */
+export const MAX_POSE_BYTES = 64 * 1024 * 1024;
+
+/** The sizes of one solver's buffers, fixed at creation by its settings. */
+export interface SolverSizes {
+  /** The scene buffer's layout (parameters, materials, colliders, drains, fields, then the poses). */
+  readonly scene: StructLayout;
+  /** Bytes of the scene buffer before the poses. */
+  readonly headerBytes: number;
+  /** Bytes of the whole scene buffer, poses for the most substeps included. */
+  readonly sceneBytes: number;
+  /** Entries of the neighbour search's hash table (a power of two, at least 1024 and twice the capacity). */
+  readonly tableSize: number;
+  /** Entries of the bucket array the scan runs over (`tableSize` + 1, rounded up to `SCAN_BLOCK`). */
+  readonly bucketLength: number;
+  /** Most air candidates and boiled events one readback holds: airGenerationLimit(capacity). */
+  readonly airLimit: number;
+  /** Bytes of the impulse accumulators (one per collider). */
+  readonly accumulatorBytes: number;
+  /** Bytes of one readback's staging buffer: everything a readback may copy. */
+  readonly stagingBytes: number;
+}
+
+/**
+ * The sizes of the solver of `ctx`; throws {@link FluidError} when the collider poses of the most substeps
+ * need more than MAX_POSE_BYTES.
+ */
+export function solverSizes(ctx: SimulationContext): SolverSizes {
+  const settings = ctx.settings;
+  const capacity = settings.capacity;
+  const scene = defineScene({
+    maxMaterials: settings.maxMaterials,
+    maxColliders: settings.maxColliders,
+    maxDrains: settings.maxEmitters,
+  });
+  // Poses for every substep (start and end, Pose.size = 64 bytes each): at most 32 substeps for PBF, up to
+  // `sphMaxSubsteps` (fixed at creation) for WCSPH's adaptive count, i.e. 128 bytes x maxColliders x
+  // substeps: 2 MiB at the defaults (256 x 64 colliders); more than MAX_POSE_BYTES is refused.
+  const maxSubsteps = settings.solver === 'sph' ? Math.max(32, settings.sphMaxSubsteps) : 32;
+  const poseCount = maxSubsteps * settings.maxColliders * 2;
+  if (poseCount * Pose.size > MAX_POSE_BYTES) {
+    throw new FluidError(
+      `sph.maxSubsteps ${settings.sphMaxSubsteps} x maxColliders ${settings.maxColliders} needs ${poseCount * Pose.size} bytes of collider poses on the WebGPU backend; allowed are ${MAX_POSE_BYTES} (sph.maxSubsteps x maxColliders <= ${MAX_POSE_BYTES / (2 * Pose.size)}): lower one of them`,
+    );
+  }
+  const headerBytes = scene.offsets.poses;
+  let table = 1024;
+  while (table < 2 * capacity) table *= 2;
+  const airLimit = airGenerationLimit(capacity);
+  const accumulatorBytes = settings.maxColliders * BodyImpulseAccumulator.size;
+  return {
+    scene,
+    headerBytes,
+    sceneBytes: headerBytes + poseCount * Pose.size,
+    tableSize: table,
+    bucketLength: Math.ceil((table + 1) / SCAN_BLOCK) * SCAN_BLOCK,
+    airLimit,
+    accumulatorBytes,
+    stagingBytes:
+      State.size +
+      capacity * (4 + 16 * 6) +
+      accumulatorBytes +
+      ctx.entityCapacity * 16 +
+      (AIR_EVENTS.header + 2 * airLimit) * 4 +
+      airLimit * 32,
+  };
+}
+
+/**
+ * Creates every storage buffer of the step for the solver of `ctx` (by buffer name; `bucketsAtomic` is
+ * `buckets` again, under the name its atomic bindings use), once, at setup.
+ */
+export function createStorageBuffers(
+  engine: WebGPUEngine,
+  ctx: SimulationContext,
+  sizes: SolverSizes,
+): Record<string, StorageBuffer> {
+  const buffers: Record<string, StorageBuffer> = {};
+  const capacity = ctx.settings.capacity;
+  const vec4 = capacity * 16;
+  const make = (name: string, bytes: number, flags = STORAGE_FLAGS): void => {
+    buffers[name] = new StorageBuffer(engine, Math.max(16, bytes), flags, `fluid-${name}`);
+  };
+  make('scene', sizes.sceneBytes);
+  make('state', State.size);
+  make('position', vec4, VERTEX_STORAGE_FLAGS);
+  make('velocity', vec4);
+  make('info', capacity * ParticleInfo.size);
+  make('cell', vec4);
+  make('buckets', sizes.bucketLength * 4);
+  buffers.bucketsAtomic = buffers.buckets;
+  make('sortedPosition', vec4);
+  make('sortedPredicted', vec4);
+  make('sortedVelocity', vec4);
+  make('sortedInfo', capacity * ParticleInfo.size);
+  make('removed', capacity * 4);
+  make('solve', vec4);
+  make('wall', vec4);
+  make('delta', vec4);
+  make('contact', capacity * Contact.size);
+  make('omega', vec4);
+  make('placeOfEntity', ctx.entityCapacity * 4);
+  make('records', capacity * ParticleRecord.size);
+  // Fluid-fluid interaction (multifluid/*.wgsl): attributes by entity id, a diffusion part's changes, the
+  // substep's largest diffusion rate and the diffusion plan (part length).
+  make('attributes', ctx.entityCapacity * 16);
+  make('diffusionChange', vec4);
+  make('diffusionMax', 16);
+  make('diffusionPlan', 16);
+  // Trapped air and boiling (multifluid/airFields.wgsl): the fields (two vec4s per place), the
+  // generation candidates and the event words, each bounded by airGenerationLimit(capacity).
+  make('airFields', capacity * 32);
+  make('airCandidates', sizes.airLimit * 32);
+  make('airEvents', (AIR_EVENTS.header + 2 * sizes.airLimit) * 4);
+  make('fieldValues', 16);
+  make('impulses', sizes.accumulatorBytes);
+  return buffers;
+}

@@ -1,0 +1,184 @@
+/**
+ * Compiling the WebGPU solver's passes (gpu/backend.ts): every pass definition of the solver's schedule
+ * (gpu/passes.ts; each folder's `gpu.ts`) as a Babylon compute shader bound to the solver's storage buffers,
+ * the scan levels of the neighbour search with their sums buffers (created here, once, at setup), the
+ * dispatch of one pass, and the readiness and compilation-error queries over the compiled passes.
+ */
+import '@babylonjs/core/Engines/WebGPU/Extensions/engine.computeShader.js';
+import { StorageBuffer } from '@babylonjs/core/Buffers/storageBuffer.js';
+import { ComputeShader } from '@babylonjs/core/Compute/computeShader.js';
+import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
+import type { FluidSolver } from '../../components/settings';
+import { FluidError } from '../../core/errors';
+import { scanPass } from '../neighbours/gpu';
+import { gpuPassDefinitions } from '../schedule';
+import type { StructLayout } from './layout';
+import type { PassBinding, PassSize } from './passes';
+import { expandNeighbourLoops } from './shaderSource';
+import { type BufferName, passSource, SCAN_BLOCK } from './structs';
+
+/** Storage buffer creation flags: STORAGE (32) + READ (copy source, 1) + WRITE (copy destination, 2). */
+export const STORAGE_FLAGS = 32 | 1 | 2;
+
+/** One compiled compute pass: a shader and how many threads it runs. */
+export interface Pass {
+  /** Its name in shader labels and timings (see `PassDefinition.name`). */
+  readonly name: string;
+  /** The compiled shader, its storage buffers bound. */
+  readonly shader: ComputeShader;
+  /** The buffer names it binds (to rebind a buffer that was replaced). */
+  readonly bindings: readonly BufferName[];
+  /** Workgroups to dispatch, evaluated at dispatch time. */
+  readonly groups: () => number;
+}
+
+/** What compiling the passes needs of the solver. */
+export interface PassTarget {
+  /** The engine the shaders run on. */
+  readonly engine: WebGPUEngine;
+  /** The scene buffer's layout (part of every pass's generated preamble). */
+  readonly scene: StructLayout;
+  /** The solver's storage buffers by name; the scan levels' sums buffers are added to it. */
+  readonly buffers: Record<string, StorageBuffer>;
+  /** Entries of the bucket array the scan runs over (the hash table size + 1, rounded up to `SCAN_BLOCK`). */
+  readonly bucketLength: number;
+  /** The workgroups of a pass of size `size`, evaluated when it is dispatched. */
+  groupsOf(size: PassSize): () => number;
+}
+
+/** The compiled passes of a solver. */
+export interface CompiledPasses {
+  /** Every pass by the key the schedule names it by (the scan levels as `scan<k>` and `scanAdd<k>`). */
+  readonly passes: Record<string, Pass>;
+  /** The scan passes in order: every level's scan, then the sums added back from the top level down. */
+  readonly scanPasses: readonly string[];
+}
+
+/** Compiles one pass and binds its buffers (`buffers` first, for aliases; else the solver's). */
+function addPass(
+  target: PassTarget,
+  name: string,
+  body: string,
+  entry: string,
+  bindings: readonly PassBinding[],
+  groups: () => number,
+  buffers?: Record<string, StorageBuffer>,
+): Pass {
+  const { source, mapping } = passSource(target.scene, bindings, expandNeighbourLoops(body));
+  const shader = new ComputeShader(
+    `fluid-${name}`,
+    target.engine,
+    { computeSource: source },
+    { bindingsMapping: mapping, entryPoint: entry },
+  );
+  for (const [bufferName] of bindings) {
+    shader.setStorageBuffer(bufferName, buffers?.[bufferName] ?? target.buffers[bufferName]);
+  }
+  return { name, shader, groups, bindings: bindings.map(([bufferName]) => bufferName) };
+}
+
+/**
+ * Compiles every pass of `solver`'s schedule (gpu/passes.ts; the definitions live in each folder's `gpu.ts`),
+ * and the scan levels of the neighbour search: buckets -> sums1 -> sums2 ... until one block covers the data
+ * (their number depends on the capacity).
+ */
+export function compilePasses(target: PassTarget, solver: FluidSolver): CompiledPasses {
+  const passes: Record<string, Pass> = {};
+  for (const definition of gpuPassDefinitions(solver)) {
+    let aliases: Record<string, StorageBuffer> | undefined;
+    for (const [name, buffer] of Object.entries(definition.aliases ?? {})) {
+      aliases = { ...aliases, [name]: target.buffers[buffer as BufferName] };
+    }
+    passes[definition.key] = addPass(
+      target,
+      definition.name,
+      definition.source,
+      definition.entry,
+      definition.bindings,
+      target.groupsOf(definition.size),
+      aliases,
+    );
+  }
+  let data = target.buffers.buckets;
+  let length = target.bucketLength;
+  let level = 0;
+  const levels: { data: StorageBuffer; sums: StorageBuffer; blocks: number }[] = [];
+  for (;;) {
+    const blocks = Math.ceil(length / SCAN_BLOCK);
+    const sums = new StorageBuffer(target.engine, Math.max(16, blocks * 4), STORAGE_FLAGS, `fluid-scan-${level}`);
+    target.buffers[`scanSums${level}`] = sums;
+    levels.push({ data, sums, blocks });
+    if (blocks === 1) break;
+    data = sums;
+    length = blocks;
+    level++;
+  }
+  const scans: string[] = [];
+  const adds: string[] = [];
+  for (let k = 0; k < levels.length; k++) {
+    const { data: d, sums, blocks } = levels[k];
+    const buffers = { scanData: d, scanSums: sums };
+    const level = (key: string, entry: 'scanBlocks' | 'addSums') => {
+      const definition = scanPass(key, entry);
+      passes[key] = addPass(target, key, definition.source, entry, definition.bindings, () => blocks, buffers);
+    };
+    level(`scan${k}`, 'scanBlocks');
+    scans.push(`scan${k}`);
+    if (k + 1 < levels.length) {
+      level(`scanAdd${k}`, 'addSums');
+      adds.unshift(`scanAdd${k}`);
+    }
+  }
+  return { passes, scanPasses: [...scans, ...adds] };
+}
+
+/** Dispatches `pass` (nothing when it has no workgroups to run now). */
+export function dispatchPass(pass: Pass): void {
+  const groups = pass.groups();
+  if (groups > 0) pass.shader.dispatch(groups);
+}
+
+/** Binds `buffer` as `name` in every pass that binds `name` (after the buffer was replaced by a larger one). */
+export function rebindBuffer(passes: Record<string, Pass>, name: BufferName, buffer: StorageBuffer): void {
+  for (const key in passes) {
+    const pass = passes[key];
+    if (pass.bindings.includes(name)) pass.shader.setStorageBuffer(name, buffer);
+  }
+}
+
+/** True once every shader of `passes` has compiled. */
+export function passesReady(passes: Record<string, Pass>): boolean {
+  // Every shader is asked (no early return): asking starts its compilation, so all compile at once
+  // instead of one per frame.
+  let ready = true;
+  for (const name in passes) if (!passes[name].shader.isReady()) ready = false;
+  return ready;
+}
+
+/** Compilation errors of `passes` so far (name: message). */
+export function passCompilationErrors(passes: Record<string, Pass>): string[] {
+  const errors: string[] = [];
+  for (const pass of Object.values(passes)) {
+    // Babylon keeps the compiled effect private; its compilation error is the only thing read here.
+    const effect = (pass.shader as unknown as { _effect?: { getCompilationError(): string } })._effect;
+    const error = effect?.getCompilationError();
+    if (error) errors.push(`${pass.name}: ${error}`);
+  }
+  return errors;
+}
+
+/**
+ * Resolves when every shader of `passes` has compiled; throws {@link FluidError} if one fails to compile
+ * or they do not compile within 60 s.
+ */
+export async function whenPassesReady(passes: Record<string, Pass>): Promise<void> {
+  const start = performance.now();
+  while (!passesReady(passes)) {
+    const errors = passCompilationErrors(passes);
+    if (errors.length > 0)
+      throw new FluidError(`WebGPU backend: a compute shader failed to compile: ${errors.join('; ')}`);
+    if (performance.now() - start > 60_000)
+      throw new FluidError('WebGPU backend: the compute shaders did not compile within 60 s');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

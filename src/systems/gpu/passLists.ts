@@ -1,0 +1,106 @@
+/**
+ * The pass lists of the WebGPU solver's step (gpu/backend.ts): the head (uploads, begin) dispatched once per
+ * step, the passes of every substep, and the last substep's (with the step-end air passes before
+ * `writeBack`), in the order of the solver's schedule (`gpuStepOrder`, schedule.ts). They are refilled in
+ * place only when their shape changes (not with the substep count, which WCSPH changes from step to step):
+ * no allocation per step.
+ */
+import type { FluidSolver } from '../../components/settings';
+import type { SimulationContext } from '../context';
+import { MAX_DIFFUSION_PARTS } from '../multifluid/interaction';
+import type { MultiFluidFeatures } from '../multifluid/state';
+import { gpuStepOrder } from '../schedule';
+import type { Pass } from './compile';
+import { type WordViews, word } from './layout';
+import type { GpuPlan } from './passes';
+import { Params } from './structs';
+
+/** The passes a step dispatches, by part of the step; see the file comment. */
+export class PassLists {
+  /** Dispatched once per step, before the substeps: the uploads (edit, append) and `begin`. */
+  readonly head: Pass[] = [];
+  /** Every substep's passes but the last's. */
+  readonly substep: Pass[] = [];
+  /** The last substep's passes: `substep` with the step-end air passes before `writeBack`. */
+  readonly lastSubstep: Pass[] = [];
+  private shape = -1;
+  private readonly passes: Record<string, Pass>;
+  private readonly scanPasses: readonly string[];
+  private readonly solver: FluidSolver;
+
+  /**
+   * Lists over `passes` (every compiled pass by key) for `solver`'s schedule; `scanPasses` are the scan
+   * levels' keys in order (see `CompiledPasses`).
+   */
+  constructor(passes: Record<string, Pass>, scanPasses: readonly string[], solver: FluidSolver) {
+    this.passes = passes;
+    this.scanPasses = scanPasses;
+    this.solver = solver;
+  }
+
+  /**
+   * Refills the lists when the shape of the step changed: the density iterations, whether some material
+   * has vorticity, one simple material, coupled colliders, the multi-fluid features and the diffusion parts
+   * (read from `ctx` and from the parameters this step wrote at `paramsBase` of the scene words).
+   */
+  update(ctx: SimulationContext, sceneWords: WordViews, paramsBase: number): void {
+    const anyVorticity = sceneWords.u32[word(Params, 'anyVorticity', paramsBase)] === 1;
+    const m = ctx.materials;
+    const simpleMaterials = m.count <= 1 && (m.count === 0 || Math.fround(m.artificialPressureExponent[0]) === 4);
+    const coupled = sceneWords.u32[word(Params, 'coupledCount', paramsBase)] > 0;
+    const { iterations } = ctx.settings;
+    const features = ctx.solver.multiFluid.features;
+    const slots = sceneWords.u32[word(Params, 'diffusionSlots', paramsBase)];
+    const single = (iterations << 3) | (anyVorticity ? 4 : 0) | (simpleMaterials ? 2 : 0) | (coupled ? 1 : 0);
+    const shape = (single * 128 + multiFluidShape(features)) * (MAX_DIFFUSION_PARTS + 1) + slots;
+    if (shape === this.shape) return;
+    this.shape = shape;
+    this.build({
+      iterations,
+      vorticity: anyVorticity,
+      simpleMaterials,
+      coupled,
+      features,
+      diffusionParts: slots,
+      colliderHeat: features.colliderHeat && ctx.colliders.count > 0,
+      scanPasses: this.scanPasses,
+    });
+  }
+
+  /** The whole step's passes in order, head and `substeps` substeps (a new array: for the tests and benchmark). */
+  all(substeps: number): Pass[] {
+    const list = [...this.head];
+    for (let substep = 0; substep < substeps; substep++) {
+      list.push(...(substep === substeps - 1 ? this.lastSubstep : this.substep));
+    }
+    return list;
+  }
+
+  /**
+   * Fills the lists for `plan`: the head (uploads, begin), then every substep's passes and the last
+   * substep's, in the order of the solver's schedule (`gpuStepOrder`, schedule.ts).
+   */
+  private build(plan: GpuPlan): void {
+    const p = this.passes;
+    this.head.length = 0;
+    this.head.push(p.edit, p.append, p.begin);
+    const order = gpuStepOrder(this.solver, plan);
+    this.substep.length = 0;
+    this.lastSubstep.length = 0;
+    for (const key of order.substep) this.substep.push(p[key]);
+    for (const key of order.lastSubstep) this.lastSubstep.push(p[key]);
+  }
+}
+
+/** Bits of the pass-list shape for the multi-fluid features (see `PassLists.update`), 0 to 127. */
+function multiFluidShape(features: MultiFluidFeatures): number {
+  return (
+    (features.numberDensity ? 1 : 0) |
+    (features.interfaceTension || features.surfaceTension ? 2 : 0) |
+    (features.temperatureDiffusion || features.colorDiffusion ? 4 : 0) |
+    (features.colliderHeat ? 8 : 0) |
+    (features.airGeneration ? 16 : 0) |
+    (features.boiling ? 32 : 0) |
+    (features.artificialBuoyancy ? 64 : 0)
+  );
+}
