@@ -157,3 +157,19 @@ export function checkBackend(backend: FluidBackend | 'auto', engine: AbstractEng
 
 /** The values `colorBy` accepts. */
 export const COLOR_BYS: readonly FluidColorBy[] = ['material', 'speed', 'density', 'color'];
+
+/** Checks a `renderMode` value: an unknown mode throws {@link FluidError}. */
+export function checkRenderMode(mode: FluidRenderMode): FluidRenderMode {
+  if (!RENDER_MODES.includes(mode)) {
+    throw new FluidError(`renderMode is '${String(mode)}'; allowed values are ${RENDER_MODES.join(', ')}`);
+  }
+  return mode;
+}
+
+/** Checks a `colorBy` value: an unknown value throws {@link FluidError}. */
+export function checkColorBy(colorBy: FluidColorBy): FluidColorBy {
+  if (!COLOR_BYS.includes(colorBy)) {
+    throw new FluidError(`colorBy is '${String(colorBy)}'; allowed values are ${COLOR_BYS.join(', ')}`);
+  }
+  return colorBy;
+}

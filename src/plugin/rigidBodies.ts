@@ -12,7 +12,7 @@ import type { PhysicsEngine } from '@babylonjs/core/Physics/v2/physicsEngine.js'
 import type { Scene } from '@babylonjs/core/scene.js';
 import type { Vector3Tuple } from '../core/checks';
 import { FluidError } from '../core/errors';
-import type { BodyImpulse } from '../systems/options';
+import type { BodyImpulse, RigidBodyCouplingOptions } from '../systems/options';
 import type { FluidSimulation } from '../systems/simulation';
 import { createWorldPose, readWorldPose, type WorldPose } from './meshCollider';
 
@@ -27,6 +27,25 @@ export function resolvePhysicsBody(body: RigidBodyLike): PhysicsBody {
     throw new FluidError('addRigidBody: body is not a Babylon Physics V2 PhysicsBody or PhysicsAggregate');
   }
   return physicsBody;
+}
+
+/**
+ * The mesh the collider of `physicsBody` follows: `mesh` (`PluginRigidBodyOptions.mesh`), else the body's
+ * transform node, which must then be a mesh.
+ */
+export function resolveBodyMesh(physicsBody: PhysicsBody, mesh: AbstractMesh | undefined): AbstractMesh {
+  const resolved = mesh ?? (physicsBody.transformNode as AbstractMesh);
+  if (typeof (resolved as { getVerticesData?: unknown }).getVerticesData !== 'function') {
+    throw new FluidError(
+      `addRigidBody: the body's node '${physicsBody.transformNode.name}' is not a mesh; pass options.mesh`,
+    );
+  }
+  return resolved;
+}
+
+/** The coupling options of the collider of `physicsBody` that follows `mesh`: its center of mass and mass. */
+export function bodyCoupling(physicsBody: PhysicsBody, mesh: AbstractMesh): RigidBodyCouplingOptions {
+  return { centerOfMass: centerOfMassInMesh(physicsBody, mesh), mass: physicsBody.getMassProperties().mass ?? 0 };
 }
 
 /** A body coupled with its collider. */

@@ -1,0 +1,162 @@
+/**
+ * What `FluidPlugin` draws: the render mode and the coloring (switchable at run time), the views
+ * (`FluidViews`) and each frame's render feed: which buffers the current mode reads, whether the water is
+ * tinted by one material or colored per particle, the GPU color pass, and nothing while the engine's
+ * context is lost.
+ */
+
+import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
+import type { Observer } from '@babylonjs/core/Misc/observable.js';
+import type { Scene } from '@babylonjs/core/scene.js';
+import { PLUGIN_OPTIONS } from '../core/schema';
+import type { FluidSimulation } from '../systems/simulation';
+import type { ColorMapRanges, FluidColorBy } from './colorMaps';
+import { checkPluginOption, type FluidPluginOptions } from './options';
+import { feedGpuColors, feedParticles, type ParticleBuffers } from './particleFeed';
+import { type FluidRenderMode, FluidViews } from './renderers';
+import { checkSurfaceOptions } from './surfaceRenderer';
+
+/** The plugin's options the display is made from (besides the render mode and coloring, checked first). */
+export type DisplayOptions = Pick<FluidPluginOptions, 'camera' | 'look' | 'surface' | 'surfaceUpdateInterval'>;
+
+/** The plugin's views, the mode they show and what they are colored by. */
+export class FluidDisplay {
+  /** How the fluid is drawn (checked by the plugin). */
+  mode: FluidRenderMode;
+  /** What the particles are colored by (checked by the plugin). */
+  coloring: FluidColorBy;
+  /** The views, each made on first use. */
+  readonly views: FluidViews;
+  /** True between the engine's context (device) loss and its restoration: nothing is drawn then. */
+  private contextLost = false;
+  private readonly contextObservers: Observer<AbstractEngine>[];
+
+  /**
+   * Checks the surface options and the surface update interval, makes the views and starts watching the
+   * engine's context.
+   */
+  constructor(
+    private readonly scene: Scene,
+    private readonly simulation: FluidSimulation,
+    private readonly buffers: ParticleBuffers,
+    private readonly colorRanges: ColorMapRanges,
+    mode: FluidRenderMode,
+    coloring: FluidColorBy,
+    options: DisplayOptions,
+  ) {
+    this.mode = mode;
+    this.coloring = coloring;
+    const { camera, look, surface, surfaceUpdateInterval } = options;
+    const components = simulation.components;
+    const surfaceOptions = surface ?? {};
+    checkSurfaceOptions(surfaceOptions, simulation.settings.particleRadius, simulation.settings.kernelRadius);
+    const surfaceSource = {
+      simulation,
+      options: surfaceOptions,
+      updateInterval: checkPluginOption(
+        'surfaceUpdateInterval',
+        surfaceUpdateInterval ?? PLUGIN_OPTIONS.surfaceUpdateInterval.default,
+      ),
+    };
+    this.views = new FluidViews(
+      scene,
+      buffers,
+      2 * simulation.settings.particleRadius,
+      camera,
+      look ?? {},
+      () => {
+        // The first particle's material color; a water blue while there is no particle.
+        const material = this.firstParticleMaterial();
+        if (!simulation.isMaterial(material)) return [0.2, 0.45, 0.9];
+        return [
+          components.FluidMaterial.colorRed[material],
+          components.FluidMaterial.colorGreen[material],
+          components.FluidMaterial.colorBlue[material],
+        ];
+      },
+      surfaceSource,
+    );
+    const engine = scene.getEngine();
+    this.contextObservers = [
+      engine.onContextLostObservable.add(() => {
+        this.contextLost = true;
+      }),
+      engine.onContextRestoredObservable.add(() => {
+        this.contextLost = false;
+      }),
+    ];
+  }
+
+  /**
+   * Feeds the current mode's view (nothing is read in mode `'none'`). On the WebGPU backend the views draw
+   * from the simulation's position buffer, and, where they color particles one by one (the debug views;
+   * the water when `colorBy` is not `'material'` or the particles are of several materials), from the
+   * color buffer the GPU color pass fills after the steps (`feedGpuColors`).
+   */
+  render(): void {
+    // A lost context draws nothing; views made now would compile effects that Babylon's restoration then
+    // trips over. Steps go on (on the CPU after a lost WebGPU device), the views catch up once restored.
+    if (this.contextLost) return;
+    const mode = this.mode;
+    const onGpu = this.simulation.gpuSolver !== undefined;
+    const fed = FluidViews.needsFeed(mode);
+    if (fed) {
+      if (!onGpu) this.views.prepare(mode);
+      feedParticles(this.simulation, this.buffers, this.coloring, this.colorRanges);
+    }
+    // Only the water switches between one tint and per-particle colors; the debug views always color per particle.
+    const useDiffuseColors = mode === 'fluid' && (this.coloring !== 'material' || !this.singleMaterial());
+    if (fed && onGpu && FluidViews.needsParticleColors(mode, useDiffuseColors)) {
+      feedGpuColors(this.simulation, this.buffers, this.coloring, this.colorRanges, this.scene.getEngine());
+    }
+    this.views.show(mode, useDiffuseColors);
+  }
+
+  /**
+   * The material of the first live particle (0 when there is none): the color of the views that take one
+   * (the water's tint when it is not per particle, the surface views). Read from
+   * the CPU buffers when the current mode fed them this frame; otherwise (the WebGPU backend, or the
+   * `'surface'`, `'splats'` and `'none'` modes, which skip the feed and leave the buffers empty or stale)
+   * from the simulation.
+   */
+  private firstParticleMaterial(): number {
+    const buffers = this.buffers;
+    const simulation = this.simulation;
+    const material = simulation.components.Particle.material;
+    if (buffers.gpuPositions === undefined && FluidViews.needsFeed(this.mode)) {
+      return buffers.count > 0 ? material[buffers.ids[0]] : 0;
+    }
+    const count = simulation.particleCount;
+    if (count === 0) return 0;
+    // Written into the feed's id buffer when it fits (no allocation; the next feed writes it again).
+    return material[(count <= buffers.ids.length ? simulation.particles(buffers.ids) : simulation.particles())[0]];
+  }
+
+  /**
+   * True when every fed particle has the material of the first one (the water tint is that material's
+   * color). On the WebGPU backend, every live particle (the CPU keeps each particle's material; no readback).
+   */
+  private singleMaterial(): boolean {
+    const buffers = this.buffers;
+    const simulation = this.simulation;
+    const material = simulation.components.Particle.material;
+    let ids = buffers.ids;
+    let count = buffers.count;
+    if (buffers.gpuPositions !== undefined) {
+      count = simulation.particleCount;
+      ids = count <= ids.length ? simulation.particles(ids) : simulation.particles();
+    }
+    if (count === 0) return true;
+    const first = material[ids[0]];
+    for (let place = 1; place < count; place++) if (material[ids[place]] !== first) return false;
+    return true;
+  }
+
+  /** Stops watching the engine's context and disposes the views. */
+  dispose(): void {
+    const engine = this.scene.getEngine();
+    engine.onContextLostObservable.remove(this.contextObservers[0]);
+    engine.onContextRestoredObservable.remove(this.contextObservers[1]);
+    this.views.dispose();
+  }
+}
