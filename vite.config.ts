@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { defineConfig } from 'vite';
+import { compactWgsl } from './scripts/compactWgsl.mjs';
 
 /**
  * Every `@babylonjs/*` deep import of the examples and the library, so the dev server pre-bundles them
@@ -29,6 +30,7 @@ export default defineConfig(({ command }) =>
   command === 'serve'
     ? {
         root: resolve(import.meta.dirname, 'examples'),
+        plugins: [compactWgsl()],
         server: { port: 5173, strictPort: false },
         optimizeDeps: {
           include: ['bitecs', ...babylonDeepImports()],
@@ -37,6 +39,7 @@ export default defineConfig(({ command }) =>
         },
       }
     : {
+        plugins: [compactWgsl()],
         build: {
           outDir: 'dist',
           emptyOutDir: true,

@@ -6,10 +6,14 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { compactWgslSource } from '../scripts/compactWgsl.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Resolves `./x.wgsl?raw` to the file and loads it as a string (esbuild's text loader). */
+/**
+ * Resolves `./x.wgsl?raw` to the file and loads it as a string (esbuild's text loader), compacted as every
+ * bundle of src/ loads it (scripts/compactWgsl.mjs).
+ */
 export const wgslRawPlugin = {
   name: 'wgsl-raw',
   setup(context) {
@@ -18,7 +22,7 @@ export const wgslRawPlugin = {
       namespace: 'wgsl-raw',
     }));
     context.onLoad({ filter: /.*/, namespace: 'wgsl-raw' }, async (args) => ({
-      contents: await readFile(args.path, 'utf8'),
+      contents: compactWgslSource(await readFile(args.path, 'utf8')),
       loader: 'text',
       watchFiles: [args.path],
     }));

@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
+import { compactWgsl } from '../../scripts/compactWgsl.mjs';
 import type { GpuHarness } from './scenarios';
 
 /** The Chromium binary (`CHROMIUM_PATH` overrides `/usr/bin/chromium`). */
@@ -106,6 +107,8 @@ export async function openGpuPage(options: GpuPageOptions = {}): Promise<GpuPage
     server = await createServer({
       configFile: false,
       root,
+      // The kernels as the package ships them (scripts/compactWgsl.ts).
+      plugins: [compactWgsl()],
       // No file watching or hot reload: an edit to src/ during a run must not reload the page.
       server: { port: 0, strictPort: false, hmr: false, watch: null },
       logLevel: 'error',
