@@ -128,6 +128,115 @@ export function colliderPoseSystem(ctx: SimulationContext): void {
   }
 }
 
+/** What `sweptContact` found: the push (local units, x, y, z), the normal into the fluid (local), 1 if the particle started inside. */
+const contactScratch = new Float64Array(7);
+
+/**
+ * The contact of a particle with collider `eid` (any shape but a container box): the local push that puts it at
+ * distance `localRadius` on the fluid side, from its local point (lx, ly, lz) at the end pose and its world
+ * position (startX, startY, startZ) at the start of the substep (the start pose is at `s0` in `frames`), into
+ * `result` (see {@link contactScratch}); false where it needs none.
+ */
+function sweptContact(
+  ctx: SimulationContext,
+  eid: number,
+  frames: Float64Array,
+  s0: number,
+  inverseStartScale: number,
+  lx: number,
+  ly: number,
+  lz: number,
+  startX: number,
+  startY: number,
+  startZ: number,
+  localRadius: number,
+  result: Float64Array,
+): boolean {
+  const out = distanceScratch;
+  fluidSideDistance(ctx, eid, lx, ly, lz, out, localRadius);
+  let endDistance = out[0];
+  let nx = out[1];
+  let ny = out[2];
+  let nz = out[3];
+  let ex = lx;
+  let ey = ly;
+  let ez = lz;
+  let startDistance = Number.NaN;
+  // Swept test: the path from the particle's start-of-substep position (in the collider's start pose)
+  // to its current one (end pose) is the relative motion. If it enters the wall, the particle is put
+  // back where it entered, not pushed through the nearest face, which for a thin or fast wall may be
+  // the far side (no tunnelling).
+  const qx = startX - frames[s0 + 9];
+  const qy = startY - frames[s0 + 10];
+  const qz = startZ - frames[s0 + 11];
+  const sx = (frames[s0] * qx + frames[s0 + 3] * qy + frames[s0 + 6] * qz) * inverseStartScale;
+  const sy = (frames[s0 + 1] * qx + frames[s0 + 4] * qy + frames[s0 + 7] * qz) * inverseStartScale;
+  const sz = (frames[s0 + 2] * qx + frames[s0 + 5] * qy + frames[s0 + 8] * qz) * inverseStartScale;
+  const pathX = lx - sx;
+  const pathY = ly - sy;
+  const pathZ = lz - sz;
+  const pathLength = Math.sqrt(pathX * pathX + pathY * pathY + pathZ * pathZ);
+  // The distance is 1-Lipschitz: a path shorter than both distances cannot touch the surface.
+  if (pathLength > (endDistance > 0 ? endDistance : 0)) {
+    fluidSideDistance(ctx, eid, sx, sy, sz, out, 0);
+    startDistance = out[0];
+    if (startDistance > 0 && pathLength > startDistance + (endDistance > 0 ? endDistance : 0)) {
+      // Sphere tracing along the path to the first surface contact.
+      let t = 0;
+      let hit = false;
+      const contactTolerance = 1e-6 * localRadius;
+      for (let march = 0; march < MAXIMUM_MARCH_STEPS && t < 1; march++) {
+        fluidSideDistance(ctx, eid, sx + t * pathX, sy + t * pathY, sz + t * pathZ, out, contactTolerance);
+        if (out[0] < contactTolerance) {
+          hit = true;
+          break;
+        }
+        t += out[0] / pathLength;
+      }
+      if (hit) {
+        ex = sx + t * pathX;
+        ey = sy + t * pathY;
+        ez = sz + t * pathZ;
+        endDistance = out[0];
+        nx = out[1];
+        ny = out[2];
+        nz = out[3];
+      }
+    }
+  }
+  if (endDistance >= localRadius) return false;
+  // Push from the current local point to the contact point lifted to distance r.
+  let fx = ex + (localRadius - endDistance) * nx;
+  let fy = ey + (localRadius - endDistance) * ny;
+  let fz = ez + (localRadius - endDistance) * nz;
+  // In a concave corner (the inside of a mesh container, a crease of a solid) one push along the
+  // nearest wall's normal can leave the particle too close to the next wall: project again.
+  for (let round = 0; round < EXTRA_PROJECTIONS; round++) {
+    fluidSideDistance(ctx, eid, fx, fy, fz, out, localRadius);
+    const deficit = localRadius - out[0];
+    if (deficit <= 1e-3 * localRadius) break;
+    fx += deficit * out[1];
+    fy += deficit * out[2];
+    fz += deficit * out[3];
+  }
+  result[0] = fx - lx;
+  result[1] = fy - ly;
+  result[2] = fz - lz;
+  result[3] = nx;
+  result[4] = ny;
+  result[5] = nz;
+  if (Number.isNaN(startDistance)) {
+    fluidSideDistance(ctx, eid, sx, sy, sz, out, 0);
+    startDistance = out[0];
+  }
+  // A particle whose center was already inside the wall at the start of the substep (a collider
+  // added or teleported onto the fluid, a particle spawned inside) is moved out without gaining
+  // velocity: its start position moves with it (pre-stabilisation, Macklin et al. 2014, section
+  // 4.4), so the overlap neither explodes nor pushes a coupled body.
+  result[6] = startDistance < 0 ? 1 : 0;
+  return true;
+}
+
 /**
  * Projects every particle's predicted position out of (or into, for containers) every collider and
  * records the contact (collider slot, normal into the fluid, approach speed) for the velocity system.
@@ -145,7 +254,7 @@ export function collideParticles(ctx: SimulationContext): void {
   const dt = ctx.substepTimeStep;
   const { positionX, positionY, positionZ, predictedX, predictedY, predictedZ, velocityX, velocityY, velocityZ } = s;
   const { contactCollider, contactNormalX, contactNormalY, contactNormalZ, contactApproachSpeed } = s;
-  const out = distanceScratch;
+  const contact = contactScratch;
   for (let visit = 0; visit < 2 * table.count; visit++) {
     const slot = visit % table.count;
     const eid = table.entity[slot];
@@ -211,84 +320,32 @@ export function collideParticles(ctx: SimulationContext): void {
         ny = pushY / depth;
         nz = pushZ / depth;
       } else {
-        fluidSideDistance(ctx, eid, lx, ly, lz, out, localRadius);
-        let endDistance = out[0];
-        nx = out[1];
-        ny = out[2];
-        nz = out[3];
-        let ex = lx;
-        let ey = ly;
-        let ez = lz;
-        let startDistance = Number.NaN;
-        // Swept test: the path from the particle's start-of-substep position (in the collider's start pose)
-        // to its current one (end pose) is the relative motion. If it enters the wall, the particle is put
-        // back where it entered, not pushed through the nearest face, which for a thin or fast wall may be
-        // the far side (no tunnelling).
-        const qx = positionX[i] - frames[s0 + 9];
-        const qy = positionY[i] - frames[s0 + 10];
-        const qz = positionZ[i] - frames[s0 + 11];
-        const sx = (frames[s0] * qx + frames[s0 + 3] * qy + frames[s0 + 6] * qz) * inverseStartScale;
-        const sy = (frames[s0 + 1] * qx + frames[s0 + 4] * qy + frames[s0 + 7] * qz) * inverseStartScale;
-        const sz = (frames[s0 + 2] * qx + frames[s0 + 5] * qy + frames[s0 + 8] * qz) * inverseStartScale;
-        const pathX = lx - sx;
-        const pathY = ly - sy;
-        const pathZ = lz - sz;
-        const pathLength = Math.sqrt(pathX * pathX + pathY * pathY + pathZ * pathZ);
-        // The distance is 1-Lipschitz: a path shorter than both distances cannot touch the surface.
-        if (pathLength > (endDistance > 0 ? endDistance : 0)) {
-          fluidSideDistance(ctx, eid, sx, sy, sz, out, 0);
-          startDistance = out[0];
-          if (startDistance > 0 && pathLength > startDistance + (endDistance > 0 ? endDistance : 0)) {
-            // Sphere tracing along the path to the first surface contact.
-            let t = 0;
-            let hit = false;
-            const contactTolerance = 1e-6 * localRadius;
-            for (let march = 0; march < MAXIMUM_MARCH_STEPS && t < 1; march++) {
-              fluidSideDistance(ctx, eid, sx + t * pathX, sy + t * pathY, sz + t * pathZ, out, contactTolerance);
-              if (out[0] < contactTolerance) {
-                hit = true;
-                break;
-              }
-              t += out[0] / pathLength;
-            }
-            if (hit) {
-              ex = sx + t * pathX;
-              ey = sy + t * pathY;
-              ez = sz + t * pathZ;
-              endDistance = out[0];
-              nx = out[1];
-              ny = out[2];
-              nz = out[3];
-            }
-          }
+        if (
+          !sweptContact(
+            ctx,
+            eid,
+            frames,
+            s0,
+            inverseStartScale,
+            lx,
+            ly,
+            lz,
+            positionX[i],
+            positionY[i],
+            positionZ[i],
+            localRadius,
+            contact,
+          )
+        ) {
+          continue;
         }
-        if (endDistance >= localRadius) continue;
-        // Push from the current local point to the contact point lifted to distance r.
-        let fx = ex + (localRadius - endDistance) * nx;
-        let fy = ey + (localRadius - endDistance) * ny;
-        let fz = ez + (localRadius - endDistance) * nz;
-        // In a concave corner (the inside of a mesh container, a crease of a solid) one push along the
-        // nearest wall's normal can leave the particle too close to the next wall: project again.
-        for (let round = 0; round < EXTRA_PROJECTIONS; round++) {
-          fluidSideDistance(ctx, eid, fx, fy, fz, out, localRadius);
-          const deficit = localRadius - out[0];
-          if (deficit <= 1e-3 * localRadius) break;
-          fx += deficit * out[1];
-          fy += deficit * out[2];
-          fz += deficit * out[3];
-        }
-        pushX = fx - lx;
-        pushY = fy - ly;
-        pushZ = fz - lz;
-        if (Number.isNaN(startDistance)) {
-          fluidSideDistance(ctx, eid, sx, sy, sz, out, 0);
-          startDistance = out[0];
-        }
-        // A particle whose center was already inside the wall at the start of the substep (a collider
-        // added or teleported onto the fluid, a particle spawned inside) is moved out without gaining
-        // velocity: its start position moves with it (pre-stabilisation, Macklin et al. 2014, section
-        // 4.4), so the overlap neither explodes nor pushes a coupled body.
-        penetrating = startDistance < 0;
+        pushX = contact[0];
+        pushY = contact[1];
+        pushZ = contact[2];
+        nx = contact[3];
+        ny = contact[4];
+        nz = contact[5];
+        penetrating = contact[6] === 1;
       }
       // Back to world space: the push (s R push) and the normal (R n).
       const worldPushX = scale * (r00 * pushX + r01 * pushY + r02 * pushZ);
