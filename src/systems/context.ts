@@ -14,6 +14,7 @@ import {
   wallWeightTable,
 } from '../core/kernels';
 import { type CouplingWallList, createCouplingWallList, createPendingPushes } from './couple/state';
+import type { MpsState } from './mps/data';
 import { createMultiFluidState, type MultiFluidState } from './multifluid/state';
 import { createProjectionState, type ProjectionState, projectionMaxCells } from './projection/state';
 import type { SignedDistanceField } from './sdf/field';
@@ -369,6 +370,11 @@ export interface SimulationContext {
    * undefined on the CPU backend.
    */
   gpu?: GpuLink;
+  /**
+   * The MPS solver's state (mps/data.ts), created on first use by `mpsState` (mps/state.ts); undefined for the
+   * other solvers.
+   */
+  mps?: MpsState;
 }
 
 function nextPowerOfTwo(value: number): number {
