@@ -30,7 +30,7 @@ export {
   type GlassMeshOptions,
 } from './systems/sdf/shapes';
 export * from './systems/simulation';
-export { type FromSnapshotOptions, SNAPSHOT_FORMAT_VERSION } from './systems/snapshot/format';
+export { type FromSnapshotOptions, SNAPSHOT_CAPACITY_FLOOR, SNAPSHOT_FORMAT_VERSION } from './systems/snapshot/format';
 export type { SphOptions } from './systems/sph/settings';
 export { fitSurfaceToColliders } from './systems/surface/fit';
 export { type LevelSetOptions, LevelSetSmoother, type SparseBrickGrid } from './systems/surface/levelSet';

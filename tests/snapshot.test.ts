@@ -24,7 +24,9 @@ import {
   FluidSimulation,
   type FluidSimulationOptions,
   type SignedDistanceField,
+  SNAPSHOT_CAPACITY_FLOOR,
 } from '../src';
+import { SIMULATION_OPTIONS } from '../src/core/schema';
 import { crc32 } from '../src/systems/snapshot/format';
 import { type GpuPage, openGpuPage } from './browser/driver';
 import type { SnapshotScenarioResult } from './browser/snapshot';
@@ -163,6 +165,21 @@ function sectionsOf(snapshot: Uint8Array): Map<string, [number, number]> {
     at += 8 + length;
   }
   return sections;
+}
+
+/** A copy with the numeric setting `key` set to `value` and the checksum recomputed (settings are key, type 0, f64). */
+function withSetting(snapshot: Uint8Array, key: string, value: number): Uint8Array {
+  const name = new TextEncoder().encode(key);
+  const copy = snapshot.slice();
+  const view = new DataView(copy.buffer);
+  const [start, end] = sectionsOf(snapshot).get('SETT') ?? [0, 0];
+  for (let at = start + 2; at + name.length + 9 <= end; at++) {
+    if (view.getUint16(at - 2, true) !== name.length || copy[at + name.length] !== 0) continue;
+    if (!name.every((byte, k) => copy[at + k] === byte)) continue;
+    view.setFloat64(at + name.length + 1, value, true);
+    return withChecksum(copy);
+  }
+  throw new Error(`the snapshot has no numeric setting ${key}`);
 }
 
 /** A copy with the header's checksum recomputed (a damaged payload that the checksum cannot catch). */
@@ -422,6 +439,36 @@ describe('snapshot and restore on the CPU', () => {
     expect(sameBytes(target.snapshot(), before)).toBe(true);
     for (let frame = SAVED_AT; frame < SAVED_AT + CONTINUED; frame++) drive(target, ids, frame);
     expect(firstDifference(stateOf(target), finalState)).toBe('');
+  });
+
+  it('a save file does not decide a large allocation: fromSnapshot bounds the capacity it asks for', () => {
+    const particles = FluidSimulation.fromSnapshot(saved).particleCount;
+    // The saved capacity rewritten to 4,194,304 behind a recomputed checksum (a 4 GiB allocation once).
+    const bomb = withSetting(saved, 'capacity', SIMULATION_OPTIONS.capacity.max);
+    expectFluidError(
+      () => FluidSimulation.fromSnapshot(bomb),
+      new RegExp(
+        `^the snapshot asks for capacity 4194304 for its ${particles} particles, more than maxCapacity ${SNAPSHOT_CAPACITY_FLOOR}`,
+      ),
+    );
+    // The caller decides: its own capacity (at least the saved particles), or a larger limit for a trusted file.
+    expect(FluidSimulation.fromSnapshot(bomb, { capacity: 2000 }).settings.capacity).toBe(2000);
+    expectFluidError(
+      () => FluidSimulation.fromSnapshot(bomb, { capacity: particles - 1 }),
+      new RegExp(`^capacity ${particles - 1} is smaller than the snapshot's ${particles} particles`),
+    );
+    const trusted = withSetting(saved, 'capacity', 2 * SNAPSHOT_CAPACITY_FLOOR);
+    expectFluidError(() => FluidSimulation.fromSnapshot(trusted), /more than maxCapacity 131072/);
+    expect(FluidSimulation.fromSnapshot(trusted, { maxCapacity: 2 * SNAPSHOT_CAPACITY_FLOOR }).settings.capacity).toBe(
+      2 * SNAPSHOT_CAPACITY_FLOOR,
+    );
+    expectFluidError(() => FluidSimulation.fromSnapshot(saved, { maxCapacity: 0 }), /^maxCapacity is 0; allowed range/);
+    expectFluidError(
+      () => FluidSimulation.fromSnapshot(saved, 'x' as unknown as object),
+      /^fromSnapshot options are x; they must be an object/,
+    );
+    // An ordinary save keeps its own capacity, so it continues bit-identically (the test above).
+    expect(FluidSimulation.fromSnapshot(saved).settings.capacity).toBe(OPTIONS.capacity);
   });
 });
 

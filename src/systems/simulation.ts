@@ -62,8 +62,8 @@ import type {
 import { cpuSystems, runStep, systemsFor } from './pipeline';
 import type { SignedDistanceField } from './sdf/field';
 import { resolveSimulationOptions } from './settings';
-import { applySnapshot, checkSnapshotFits, snapshotSimulationOptions } from './snapshot/apply';
-import type { DecodedSnapshot, EntityIndex, FromSnapshotOptions } from './snapshot/format';
+import { applySnapshot, checkSnapshotFits, snapshotCapacity, snapshotSimulationOptions } from './snapshot/apply';
+import type { DecodedSnapshot, EntityIndex, FromSnapshotOptions, SNAPSHOT_CAPACITY_FLOOR } from './snapshot/format';
 import { readSnapshot } from './snapshot/read';
 import { writeSnapshot } from './snapshot/write';
 import { spawnBlock as spawnBlockIn, spawnShape } from './spawn';
@@ -589,12 +589,21 @@ export class FluidSimulation {
 
   /**
    * A new simulation with the snapshot's settings and state (see {@link FluidSimulation.restore}), on the
-   * backend `options` asks for (default `'cpu'`). Throws {@link FluidError} for a bad snapshot.
+   * backend `options` asks for (default `'cpu'`), with the snapshot's capacity unless `options.capacity` says
+   * otherwise. Throws {@link FluidError} for a bad snapshot, and, before allocating anything, for one that asks
+   * for a capacity above `options.maxCapacity` (default: {@link SNAPSHOT_CAPACITY_FLOOR} or 4 times its
+   * particles): a save file from elsewhere must not decide a large allocation by itself.
    */
   static fromSnapshot(snapshot: Uint8Array, options: FromSnapshotOptions = {}): FluidSimulation {
+    if (typeof options !== 'object' || options === null) {
+      throw new FluidError(`fromSnapshot options are ${String(options)}; they must be an object`);
+    }
     const decoded = readSnapshot(snapshot);
+    const saved = snapshotSimulationOptions(decoded);
     const simulation = new FluidSimulation({
-      ...snapshotSimulationOptions(decoded),
+      ...saved,
+      // Checked before anything is allocated: the file alone does not decide a large allocation.
+      capacity: snapshotCapacity(decoded, saved.capacity ?? 0, options),
       backend: options.backend,
       engine: options.engine,
       mirror: options.mirror,

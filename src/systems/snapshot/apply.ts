@@ -6,7 +6,7 @@
 import { addComponent, addEntity, removeEntity } from 'bitecs';
 import type { FluidSettings, FluidSolver } from '../../components';
 import { FluidError } from '../../core/errors';
-import { choiceText, SOLVERS } from '../../core/schema';
+import { checkOption, choiceText, SIMULATION_OPTIONS, SOLVERS } from '../../core/schema';
 import type { SimulationContext } from '../context';
 import { resolveMpsSettings } from '../mps/settings';
 import { mpsOptionsFromSnapshot, restoreMpsState } from '../mps/state';
@@ -17,7 +17,9 @@ import {
   componentStores,
   type DecodedSnapshot,
   type EntityIndex,
+  type FromSnapshotOptions,
   type SavedProjection,
+  SNAPSHOT_CAPACITY_FLOOR,
   storeFields,
   writtenEntities,
 } from './format';
@@ -130,6 +132,33 @@ function savedLiveSettings(ctx: SimulationContext, decoded: DecodedSnapshot): Fl
   }
   if (result.backend === 'webgpu') result.projection = false;
   return result;
+}
+
+/**
+ * The capacity `FluidSimulation.fromSnapshot` creates: the caller's `capacity`, else the snapshot's own when it
+ * is at most `maxCapacity` (default: {@link SNAPSHOT_CAPACITY_FLOOR} or 4 times the saved particles). Throws
+ * {@link FluidError} before anything is allocated when the snapshot asks for more, or a value is out of range.
+ */
+export function snapshotCapacity(decoded: DecodedSnapshot, saved: number, options: FromSnapshotOptions): number {
+  const rule = SIMULATION_OPTIONS.capacity;
+  const particles = decoded.particles.length;
+  if (options.capacity !== undefined) {
+    const capacity = checkOption('capacity', rule, options.capacity);
+    if (capacity < particles) {
+      throw new FluidError(`capacity ${capacity} is smaller than the snapshot's ${particles} particles`);
+    }
+    return capacity;
+  }
+  const limit =
+    options.maxCapacity === undefined
+      ? Math.max(SNAPSHOT_CAPACITY_FLOOR, 4 * particles)
+      : checkOption('maxCapacity', rule, options.maxCapacity);
+  if (saved > limit) {
+    throw new FluidError(
+      `the snapshot asks for capacity ${saved} for its ${particles} particles, more than maxCapacity ${limit}; pass fromSnapshot a capacity, or a maxCapacity of at least ${saved} if the file is trusted`,
+    );
+  }
+  return saved;
 }
 
 /**

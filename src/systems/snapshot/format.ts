@@ -54,7 +54,26 @@ export interface FromSnapshotOptions {
    * Default `'every-frame'`.
    */
   mirror?: MirrorMode;
+  /**
+   * Particle capacity of the new simulation. Default: the snapshot's own, if it is at most `maxCapacity`
+   * (a save file does not decide a large allocation by itself). At least the snapshot's particle count, in
+   * the range of `FluidSimulationOptions.capacity`. A capacity other than the saved one still restores
+   * every value, but the continuation is no longer bit-identical (the neighbour grid's table changes).
+   */
+  capacity?: number;
+  /**
+   * The largest capacity a snapshot may ask for when `capacity` is not given; a larger request throws
+   * `FluidError` before anything is allocated. Default: {@link SNAPSHOT_CAPACITY_FLOOR} or 4 times the
+   * snapshot's particle count, whichever is larger.
+   */
+  maxCapacity?: number;
 }
+
+/**
+ * The capacity any snapshot may ask for by itself (`FromSnapshotOptions.maxCapacity`'s default, with 4 times
+ * its particle count): 131,072 particles, about 60 MB of CPU arrays.
+ */
+export const SNAPSHOT_CAPACITY_FLOOR = 131072;
 
 /** The CRC-32 table (IEEE 802.3, the polynomial of zip and PNG), made by the first `crc32`. */
 let crcTable: Uint32Array | undefined;
