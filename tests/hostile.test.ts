@@ -549,6 +549,12 @@ describe('FluidPlugin: hostile input, disposal and frame hitches', () => {
       /maxStepsPerFrame is 0; it must be an integer in \[1, 1000\]/,
     );
     await expect(FluidPlugin.create(scene, { timeScale: Number.NaN })).rejects.toThrow(/timeScale is NaN/);
+    await expect(FluidPlugin.create(scene, { renderMod: 'points' } as never)).rejects.toThrow(
+      /^FluidPlugin\.create has no option 'renderMod'; did you mean 'renderMode'\?/,
+    );
+    await expect(FluidPlugin.create(scene, { particleRadus: 0.01 } as never)).rejects.toThrow(
+      /has no option 'particleRadus'; did you mean 'particleRadius'\?/,
+    );
     const { fluid } = await water(scene);
     await expect(fluid.addMeshCollider(null as unknown as Mesh)).rejects.toThrow(
       /addMeshCollider: mesh is null; it must be a Babylon mesh/,

@@ -246,6 +246,109 @@ describe('the option schema', () => {
     expect(() => new SurfaceExtractor({ particleRadius: r, cellSize: rules.cellSize.min * h })).not.toThrow();
   });
 
+  it('refuses an unknown option key, naming it and the closest known one, before anything changes', () => {
+    const cases: Array<[() => unknown, RegExp]> = [
+      [
+        () => new FluidSimulation({ particleRadus: 0.01 } as FluidSimulationOptions),
+        /^new FluidSimulation\(options\) has no option 'particleRadus'; did you mean 'particleRadius'\?/,
+      ],
+      [
+        () => new FluidSimulation({ substep: 4 } as FluidSimulationOptions),
+        /has no option 'substep'; did you mean 'substeps'\?/,
+      ],
+      [
+        () => new FluidSimulation({ projection: { tolerence: 0.01 } } as unknown as FluidSimulationOptions),
+        /^projection has no option 'tolerence'; did you mean 'tolerance'\?/,
+      ],
+      [
+        () => new FluidSimulation({ solver: 'sph', sph: { speedofsound: 20 } } as unknown as FluidSimulationOptions),
+        /^sph has no option 'speedofsound'; did you mean 'speedOfSound'\?/,
+      ],
+      [
+        () => new FluidSimulation({ solver: 'mps', mps: { tolerances: 1e-3 } } as unknown as FluidSimulationOptions),
+        /^mps has no option 'tolerances'; did you mean 'tolerance'\?/,
+      ],
+      // Far from every name: no guess, the list of options.
+      [
+        () => new FluidSimulation({ xyzzy: 1 } as unknown as FluidSimulationOptions),
+        /^new FluidSimulation\(options\) has no option 'xyzzy' \(its options: particleRadius, /,
+      ],
+    ];
+    for (const [call, message] of cases) expect(call).toThrowError(message);
+    // An undefined value is no option at all (spreads of optional fields).
+    expect(() => new FluidSimulation({ capacity: 8, unused: undefined } as FluidSimulationOptions)).not.toThrow();
+
+    const simulation = new FluidSimulation({ particleRadius: 0.05, capacity: 64 });
+    const water = simulation.addMaterial({});
+    const box = simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [1, 1, 1], container: true });
+    const tap = simulation.addEmitter({ material: water, position: [0.5, 0.5, 0.5], enabled: false });
+    simulation.spawnBlock({ min: [0, 0, 0], max: [0.2, 0.2, 0.2], material: water });
+    const before = simulation.snapshot();
+    const calls: Array<[() => unknown, RegExp]> = [
+      [
+        () => simulation.addMaterial({ viscosty: 0.5 } as object),
+        /^addMaterial has no option 'viscosty'; did you mean 'viscosity'\?/,
+      ],
+      [
+        () => simulation.addCollider({ shape: 'sphere', center: [0, 0, 0], radius: 0.1, fricton: 1 } as never),
+        /^addCollider\(\{ shape: 'sphere' \}\) has no option 'fricton'; did you mean 'friction'\?/,
+      ],
+      [
+        () => simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [1, 1, 1], center: [0, 0, 0] } as never),
+        /^addCollider\(\{ shape: 'box' \}\) has no option 'center'/,
+      ],
+      [
+        () =>
+          simulation.addCollider({
+            shape: 'plane',
+            point: [0, 0, 0],
+            normal: [0, 1, 0],
+            rigidBody: { mas: 1 },
+          } as never),
+        /^rigidBody has no option 'mas'; did you mean 'mass'\?/,
+      ],
+      [
+        () => simulation.addEmitter({ material: water, position: [0, 0, 0], sped: 1 } as never),
+        /^addEmitter has no option 'sped'; did you mean 'speed'\?/,
+      ],
+      [
+        () => simulation.addDrain({ min: [0, 0, 0], max: [1, 1, 1], enable: true } as never),
+        /^addDrain has no option 'enable'/,
+      ],
+      [
+        () =>
+          simulation.spawnBlock({ min: [0, 0, 0], max: [0.1, 0.1, 0.1], material: water, colour: [1, 0, 0] } as never),
+        /^spawnBlock has no option 'colour'; did you mean 'color'\?/,
+      ],
+      [
+        () =>
+          simulation.spawn({
+            shape: 'sphere',
+            center: [0.5, 0.5, 0.5],
+            radius: 0.1,
+            material: water,
+            min: [0, 0, 0],
+          } as never),
+        /^spawn\(\{ shape: 'sphere' \}\) has no option 'min'/,
+      ],
+      [
+        () => simulation.setColliderTransform(box, { positon: [0, 0, 0] } as never),
+        /^setColliderTransform has no option 'positon'; did you mean 'position'\?/,
+      ],
+      [
+        () => simulation.setEmitterTransform(tap, { directon: [0, 1, 0] } as never),
+        /^setEmitterTransform has no option 'directon'; did you mean 'direction'\?/,
+      ],
+      [
+        () => FluidSimulation.fromSnapshot(before, { capacty: 100 } as never),
+        /^fromSnapshot has no option 'capacty'; did you mean 'capacity'\?/,
+      ],
+    ];
+    for (const [call, message] of calls) expect(call).toThrowError(message);
+    // None of the refused calls changed anything.
+    expect(Buffer.from(simulation.snapshot()).equals(Buffer.from(before))).toBe(true);
+  });
+
   it('is what the step and a snapshot restore check for the live settings', () => {
     const simulation = new FluidSimulation({ particleRadius: 0.05, capacity: 64 });
     const water = simulation.addMaterial({});

@@ -61,3 +61,49 @@ export function checkQuaternion(name: string, value: unknown): [number, number, 
 export function withDefault<T>(value: T | undefined, fallback: T): T {
   return value === undefined ? fallback : value;
 }
+
+/**
+ * A runtime list of the keys of options type `T`: `optionNames<T>()('a', 'b')` compiles only when the names
+ * cover every key of `T`, so the list cannot fall behind the type (see {@link checkKnownKeys}).
+ */
+export function optionNames<T>() {
+  return <const L extends readonly (keyof T & string)[]>(
+    ...names: L & (Exclude<keyof T, L[number]> extends never ? unknown : never)
+  ): L => names;
+}
+
+/** Levenshtein distance of `a` and `b` (short option names). */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, substitution);
+    }
+    previous = current;
+  }
+  return previous[b.length];
+}
+
+/**
+ * Throws {@link FluidError} for a key of `options` (with a value other than `undefined`) that is not one of
+ * `known`, naming it and the closest known name: a misspelt option (`particleRadus`) would otherwise be ignored
+ * and its default used. TypeScript flags such keys in typed code; JavaScript and JSON-driven callers get this.
+ */
+export function checkKnownKeys(what: string, options: object, known: readonly string[]): void {
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined || known.includes(key)) continue;
+    let closest = '';
+    let distance = Number.POSITIVE_INFINITY;
+    for (const name of known) {
+      const d = editDistance(key.toLowerCase(), name.toLowerCase());
+      if (d < distance) {
+        distance = d;
+        closest = name;
+      }
+    }
+    const hint = distance <= Math.max(2, Math.floor(key.length / 3)) ? `; did you mean '${closest}'?` : '';
+    throw new FluidError(`${what} has no option '${key}'${hint} (its options: ${known.join(', ')})`);
+  }
+}

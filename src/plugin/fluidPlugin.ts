@@ -13,7 +13,7 @@ import { Observable, type Observer } from '@babylonjs/core/Misc/observable.js';
 import type { IFluidRenderingRenderObject } from '@babylonjs/core/Rendering/fluidRenderer/fluidRenderer.js';
 import type { Scene } from '@babylonjs/core/scene.js';
 import type { FluidBackend } from '../components/settings';
-import { checkNumber } from '../core/checks';
+import { checkKnownKeys, checkNumber } from '../core/checks';
 import { FluidError } from '../core/errors';
 import { PLUGIN_OPTIONS } from '../core/schema';
 import type { BackendChange, DrainOptions, SpawnOptions } from '../systems/options';
@@ -27,6 +27,7 @@ import {
   checkPluginOption,
   checkRenderMode,
   type FluidPluginOptions,
+  PLUGIN_OPTION_NAMES,
   type PluginEmitterOptions,
   type PluginMeshColliderOptions,
   type PluginRigidBodyOptions,
@@ -189,6 +190,7 @@ export class FluidPlugin {
       throw new FluidError(`scene is ${String(scene)}; FluidPlugin.create needs a Babylon Scene`);
     }
     if (typeof options !== 'object' || options === null) throw new FluidError('FluidPlugin options must be an object');
+    checkKnownKeys('FluidPlugin.create', options, PLUGIN_OPTION_NAMES);
     return new FluidPlugin(scene, options);
   }
 

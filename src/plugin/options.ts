@@ -8,10 +8,10 @@ import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import type { AbstractMesh } from '@babylonjs/core/Meshes/abstractMesh.js';
 import type { TransformNode } from '@babylonjs/core/Meshes/transformNode.js';
 import type { FluidBackend } from '../components/settings';
-import type { Vector3Tuple } from '../core/checks';
+import { optionNames, type Vector3Tuple } from '../core/checks';
 import { FluidError } from '../core/errors';
 import { allows, BACKEND_CHOICES, checkChoice, type OptionRule, PLUGIN_OPTIONS, rangeText } from '../core/schema';
-import type { EmitterOptions, FluidSimulationOptions } from '../systems/options';
+import { type EmitterOptions, type FluidSimulationOptions, SIMULATION_OPTION_NAMES } from '../systems/options';
 import type { FluidColorBy } from './colorMaps';
 import type { MeshFieldOptions } from './meshCollider';
 import type { FluidLookOptions, FluidRenderMode } from './renderers';
@@ -79,6 +79,24 @@ export interface FluidPluginOptions extends Omit<FluidSimulationOptions, 'engine
    */
   surfaceUpdateInterval?: number;
 }
+
+/** The names of {@link FluidPluginOptions}: the plugin's own and the simulation's (checked by `FluidPlugin.create`). */
+export const PLUGIN_OPTION_NAMES: readonly string[] = [
+  ...optionNames<Omit<FluidPluginOptions, Exclude<keyof FluidSimulationOptions, 'backend'>>>()(
+    'backend',
+    'useDeltaTime',
+    'maxStepsPerFrame',
+    'timeScale',
+    'paused',
+    'renderMode',
+    'colorBy',
+    'camera',
+    'look',
+    'surface',
+    'surfaceUpdateInterval',
+  ),
+  ...SIMULATION_OPTION_NAMES.filter((name) => name !== 'engine' && name !== 'backend'),
+];
 
 /** Options of {@link FluidPlugin.addMeshCollider}. */
 export interface PluginMeshColliderOptions extends MeshFieldOptions {

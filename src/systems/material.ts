@@ -4,7 +4,15 @@
  */
 import type { FluidMaterialStore } from '../components';
 import { MATERIAL_DEFAULTS } from '../components';
-import { checkInteger, checkNumber, checkVector3, type Vector3Tuple, withDefault } from '../core/checks';
+import {
+  checkInteger,
+  checkKnownKeys,
+  checkNumber,
+  checkVector3,
+  optionNames,
+  type Vector3Tuple,
+  withDefault,
+} from '../core/checks';
 import { FluidError } from '../core/errors';
 import { checkOption, MATERIAL_OPTIONS } from '../core/schema';
 import type { MaterialTable } from './context';
@@ -94,6 +102,37 @@ export interface FluidMaterialOptions {
   airDeletionDensity?: number;
 }
 
+/** The names of {@link FluidMaterialOptions}, checked at run time (`checkKnownKeys`). */
+export const MATERIAL_OPTION_NAMES = optionNames<FluidMaterialOptions>()(
+  'restDensity',
+  'viscosity',
+  'vorticity',
+  'artificialPressureStrength',
+  'artificialPressureExponent',
+  'artificialPressureDistance',
+  'relaxation',
+  'particleMass',
+  'color',
+  'interfaceColor',
+  'surfaceColor',
+  'interfaceTension',
+  'surfaceTension',
+  'diffusivity',
+  'colorDiffusivity',
+  'temperatureDensity',
+  'initialTemperature',
+  'numberDensity',
+  'airMaterial',
+  'airGenerationThreshold',
+  'airGenerationDistance',
+  'boilingTemperature',
+  'boilingProbability',
+  'artificialBuoyancy',
+  'airDeletionSurfaceThreshold',
+  'airDeletionBoundaryThreshold',
+  'airDeletionDensity',
+);
+
 /** Material values with every default applied and every range checked. */
 export type ResolvedMaterial = Required<Omit<FluidMaterialOptions, 'color'>> & { color: [number, number, number] };
 
@@ -107,6 +146,7 @@ function checkBoolean(name: string, value: unknown): boolean {
  * `latticeKernelSum` is the poly6 sum of the spawn lattice: the default particle mass is rho0 / that sum.
  */
 export function resolveMaterial(options: FluidMaterialOptions, latticeKernelSum: number): ResolvedMaterial {
+  checkKnownKeys('addMaterial', options, MATERIAL_OPTION_NAMES);
   const d = MATERIAL_DEFAULTS;
   const rules = MATERIAL_OPTIONS;
   const restDensity = checkOption('restDensity', rules.restDensity, withDefault(options.restDensity, d.restDensity));

@@ -5,7 +5,7 @@
  */
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import type { FluidBackend, FluidSolver } from '../components';
-import type { QuaternionTuple, Vector3Tuple } from '../core/checks';
+import { optionNames, type QuaternionTuple, type Vector3Tuple } from '../core/checks';
 import type { MpsSettings } from './mps/settings';
 import type { SignedDistanceField } from './sdf/field';
 import type { SphOptions } from './sph/settings';
@@ -361,3 +361,124 @@ export type SpawnOptions =
       /** Initial velocity (m/s). Default `[0, 0, 0]`. */
       velocity?: Vector3Tuple;
     };
+
+/** The names of {@link FluidSimulationOptions}, checked at run time (`checkKnownKeys`). */
+export const SIMULATION_OPTION_NAMES = optionNames<FluidSimulationOptions>()(
+  'particleRadius',
+  'kernelRadius',
+  'capacity',
+  'maxMaterials',
+  'maxColliders',
+  'maxEmitters',
+  'gravity',
+  'timeStep',
+  'substeps',
+  'iterations',
+  'maxSpeed',
+  'backend',
+  'engine',
+  'mirror',
+  'solver',
+  'sph',
+  'projection',
+  'mps',
+);
+
+/** The names of {@link ProjectionOptions}. */
+export const PROJECTION_OPTION_NAMES = optionNames<ProjectionOptions>()(
+  'tolerance',
+  'maxIterations',
+  'densityRelaxation',
+);
+
+/** The options every collider shape has ({@link ColliderCommonOptions}; checked complete below). */
+const COLLIDER_COMMON = [
+  'container',
+  'friction',
+  'restitution',
+  'wallWeights',
+  'rigidBody',
+  'temperature',
+  'heatTransfer',
+] as const;
+
+/** The names of {@link ColliderCommonOptions}. */
+export const COLLIDER_COMMON_NAMES = optionNames<ColliderCommonOptions>()(...COLLIDER_COMMON);
+
+/** The names of each collider shape's options (`addCollider`), by shape. */
+export const COLLIDER_OPTION_NAMES: Readonly<Record<ColliderOptions['shape'], readonly string[]>> = {
+  box: optionNames<BoxColliderOptions>()(...COLLIDER_COMMON, 'shape', 'min', 'max'),
+  sphere: optionNames<SphereColliderOptions>()(...COLLIDER_COMMON, 'shape', 'center', 'radius'),
+  capsule: optionNames<CapsuleColliderOptions>()(...COLLIDER_COMMON, 'shape', 'a', 'b', 'radius'),
+  plane: optionNames<PlaneColliderOptions>()(...COLLIDER_COMMON, 'shape', 'point', 'normal'),
+  mesh: optionNames<MeshColliderOptions>()(...COLLIDER_COMMON, 'shape', 'field'),
+};
+
+/** The names of {@link RigidBodyCouplingOptions}. */
+export const RIGID_BODY_OPTION_NAMES = optionNames<RigidBodyCouplingOptions>()('centerOfMass', 'mass');
+
+/** The names of {@link ColliderTransform}. */
+export const COLLIDER_TRANSFORM_NAMES = optionNames<ColliderTransform>()('position', 'rotation', 'scaling', 'teleport');
+
+/** The names of {@link SpawnBlockOptions}. */
+export const SPAWN_BLOCK_OPTION_NAMES = optionNames<SpawnBlockOptions>()(
+  'min',
+  'max',
+  'material',
+  'velocity',
+  'temperature',
+  'color',
+);
+
+/** The names of {@link EmitterOptions}. */
+export const EMITTER_OPTION_NAMES = optionNames<EmitterOptions>()(
+  'material',
+  'position',
+  'direction',
+  'shape',
+  'radius',
+  'rate',
+  'litresPerSecond',
+  'speed',
+  'spread',
+  'lifetime',
+  'enabled',
+);
+
+/** The names of each drain shape's options ({@link DrainOptions}), by shape. */
+export const DRAIN_OPTION_NAMES = {
+  box: optionNames<Extract<DrainOptions, { min: Vector3Tuple }>>()('shape', 'min', 'max', 'enabled'),
+  sphere: optionNames<Extract<DrainOptions, { shape: 'sphere' }>>()('shape', 'center', 'radius', 'enabled'),
+} as const;
+
+/** The names of each spawn shape's options ({@link SpawnOptions}), by shape. */
+export const SPAWN_OPTION_NAMES = {
+  box: optionNames<Extract<SpawnOptions, { shape: 'box' }>>()(
+    'shape',
+    'min',
+    'max',
+    'material',
+    'velocity',
+    'temperature',
+    'color',
+  ),
+  sphere: optionNames<Extract<SpawnOptions, { shape: 'sphere' }>>()(
+    'shape',
+    'center',
+    'radius',
+    'material',
+    'velocity',
+  ),
+  mesh: optionNames<Extract<SpawnOptions, { shape: 'mesh' }>>()(
+    'shape',
+    'field',
+    'position',
+    'rotation',
+    'scaling',
+    'material',
+    'velocity',
+  ),
+} as const;
+
+/** The names of `setEmitterTransform`'s transform. */
+export const EMITTER_TRANSFORM_NAMES = ['position', 'direction'] as const;

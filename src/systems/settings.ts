@@ -5,7 +5,7 @@
  */
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import type { FluidBackend, FluidSettings } from '../components';
-import { checkNumber, checkVector3, type Vector3Tuple, withDefault } from '../core/checks';
+import { checkKnownKeys, checkNumber, checkVector3, type Vector3Tuple, withDefault } from '../core/checks';
 import { FluidError } from '../core/errors';
 import {
   BACKEND_CHOICES,
@@ -18,7 +18,13 @@ import {
   SOLVERS,
 } from '../core/schema';
 import { type MpsSettings, resolveMpsSettings } from './mps/settings';
-import type { FluidSimulationOptions, MirrorMode, ProjectionOptions } from './options';
+import {
+  type FluidSimulationOptions,
+  type MirrorMode,
+  PROJECTION_OPTION_NAMES,
+  type ProjectionOptions,
+  SIMULATION_OPTION_NAMES,
+} from './options';
 import { resolveSphSettings } from './sph/settings';
 
 /** Resolves and checks the `projection` option into the flat `projection*` settings. */
@@ -42,6 +48,7 @@ function resolveProjectionOptions(
     throw new FluidError(`projection is ${String(options)}; it must be an object of projection options or false`);
   }
   const o = options ?? {};
+  checkKnownKeys('projection', o, PROJECTION_OPTION_NAMES);
   return {
     // Not ported to the WebGPU backend yet: there it reads false (the options are still checked).
     projection: backend === 'cpu',
@@ -81,6 +88,7 @@ export interface ResolvedSimulationOptions {
  */
 export function resolveSimulationOptions(options: FluidSimulationOptions): ResolvedSimulationOptions {
   if (typeof options !== 'object' || options === null) throw new FluidError('options must be an object');
+  checkKnownKeys('new FluidSimulation(options)', options, SIMULATION_OPTION_NAMES);
   const rules = SIMULATION_OPTIONS;
   /** A constant-default option of the schema, checked. */
   const option = (

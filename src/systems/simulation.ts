@@ -13,7 +13,7 @@ import {
   type FluidSolver,
   type Vector3Store,
 } from '../components';
-import type { Vector3Tuple } from '../core/checks';
+import { checkKnownKeys, type Vector3Tuple } from '../core/checks';
 import { FluidCapacityError, FluidError } from '../core/errors';
 import { checkChoice, checkOption, MIRROR_MODES, SIMULATION_OPTIONS } from '../core/schema';
 import { countParticlesInside } from './collide/cpu';
@@ -63,7 +63,13 @@ import { cpuSystems, runStep, systemsFor } from './pipeline';
 import type { SignedDistanceField } from './sdf/field';
 import { resolveSimulationOptions } from './settings';
 import { applySnapshot, checkSnapshotFits, snapshotCapacity, snapshotSimulationOptions } from './snapshot/apply';
-import type { DecodedSnapshot, EntityIndex, FromSnapshotOptions, SNAPSHOT_CAPACITY_FLOOR } from './snapshot/format';
+import {
+  type DecodedSnapshot,
+  type EntityIndex,
+  FROM_SNAPSHOT_OPTION_NAMES,
+  type FromSnapshotOptions,
+  type SNAPSHOT_CAPACITY_FLOOR,
+} from './snapshot/format';
 import { readSnapshot } from './snapshot/read';
 import { writeSnapshot } from './snapshot/write';
 import { spawnBlock as spawnBlockIn, spawnShape } from './spawn';
@@ -598,6 +604,7 @@ export class FluidSimulation {
     if (typeof options !== 'object' || options === null) {
       throw new FluidError(`fromSnapshot options are ${String(options)}; they must be an object`);
     }
+    checkKnownKeys('fromSnapshot', options, FROM_SNAPSHOT_OPTION_NAMES);
     const decoded = readSnapshot(snapshot);
     const saved = snapshotSimulationOptions(decoded);
     const simulation = new FluidSimulation({

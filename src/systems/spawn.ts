@@ -3,6 +3,7 @@
  * (`spawnShape`), all or nothing within the capacity.
  */
 import {
+  checkKnownKeys,
   checkNumber,
   checkQuaternion,
   checkVector3,
@@ -16,7 +17,7 @@ import { colliderDistanceAt, writePose } from './collide/cpu';
 import { POSE_SIZE, type SimulationContext } from './context';
 import { createParticle } from './entities';
 import { checkScaling } from './gather';
-import type { SpawnBlockOptions, SpawnOptions } from './options';
+import { SPAWN_BLOCK_OPTION_NAMES, SPAWN_OPTION_NAMES, type SpawnBlockOptions, type SpawnOptions } from './options';
 import { SignedDistanceField } from './sdf/field';
 
 /** Most lattice points `spawn` tests against a sphere or a mesh (a larger volume is refused, not searched). */
@@ -34,6 +35,12 @@ export function isMaterialEntity(ctx: SimulationContext, id: number): boolean {
  */
 export function spawnBlock(ctx: SimulationContext, options: SpawnBlockOptions): Uint32Array {
   if (typeof options !== 'object' || options === null) throw new FluidError('spawnBlock options must be an object');
+  checkKnownKeys('spawnBlock', options, SPAWN_BLOCK_OPTION_NAMES);
+  return fillBlock(ctx, options);
+}
+
+/** Fills the box of checked-to-be-an-object `options` (see {@link spawnBlock}). */
+function fillBlock(ctx: SimulationContext, options: SpawnBlockOptions): Uint32Array {
   const min = checkVector3('min', options.min);
   const max = checkVector3('max', options.max);
   const velocity = checkVector3('velocity', withDefault<Vector3Tuple>(options.velocity, [0, 0, 0]), 1e4);
@@ -114,7 +121,10 @@ export function spawnBlock(ctx: SimulationContext, options: SpawnBlockOptions): 
  */
 export function spawnShape(ctx: SimulationContext, options: SpawnOptions): Uint32Array {
   if (typeof options !== 'object' || options === null) throw new FluidError('spawn options must be an object');
-  if (options.shape === 'box') return spawnBlock(ctx, options);
+  if (Object.hasOwn(SPAWN_OPTION_NAMES, options.shape)) {
+    checkKnownKeys(`spawn({ shape: '${options.shape}' })`, options, SPAWN_OPTION_NAMES[options.shape]);
+  }
+  if (options.shape === 'box') return fillBlock(ctx, options);
   if (!isMaterialEntity(ctx, options.material)) {
     throw new FluidError(`material is ${String(options.material)}, which is not a material entity of this simulation`);
   }

@@ -5,13 +5,20 @@
  */
 import { addComponent, entityExists, hasComponent, removeEntity } from 'bitecs';
 import { type BodyCouplingStore, MATERIAL_DEFAULTS } from '../../components';
-import { checkNumber, checkQuaternion, checkVector3, withDefault } from '../../core/checks';
+import { checkKnownKeys, checkNumber, checkQuaternion, checkVector3, withDefault } from '../../core/checks';
 import { FluidCapacityError, FluidError } from '../../core/errors';
 import { COLLIDER_OPTIONS, checkOption, TEMPERATURE_RULE } from '../../core/schema';
 import type { SimulationContext } from '../context';
 import { createEntity } from '../entities';
 import { checkScaling } from '../gather';
-import type { BodyImpulse, ColliderOptions, ColliderTransform } from '../options';
+import {
+  type BodyImpulse,
+  COLLIDER_OPTION_NAMES,
+  COLLIDER_TRANSFORM_NAMES,
+  type ColliderOptions,
+  type ColliderTransform,
+  RIGID_BODY_OPTION_NAMES,
+} from '../options';
 import type { SignedDistanceField } from '../sdf/field';
 import { commitColliderPose } from './cpu';
 import { readColliderGeometry } from './shapes';
@@ -79,6 +86,7 @@ function readColliderMaterial(ctx: SimulationContext, options: ColliderOptions):
   if (rigidBody !== undefined && (typeof rigidBody !== 'object' || rigidBody === null)) {
     throw new FluidError(`rigidBody is ${String(rigidBody)}; it must be an object ({ centerOfMass })`);
   }
+  if (rigidBody !== undefined) checkKnownKeys('rigidBody', rigidBody, RIGID_BODY_OPTION_NAMES);
   if (rigidBody !== undefined && settings.solver === 'sph' && ctx.gpu !== undefined) {
     throw new FluidError(WCSPH_GPU_COUPLING);
   }
@@ -115,6 +123,10 @@ function registerField(ctx: SimulationContext, field: SignedDistanceField): numb
 /** `FluidSimulation.addCollider`: checks the options, adds the entity at the identity pose, returns its id. */
 export function addColliderEntity(ctx: SimulationContext, options: ColliderOptions): number {
   if (typeof options !== 'object' || options === null) throw new FluidError('addCollider options must be an object');
+  // Unknown keys of a known shape (an unknown shape is named by readColliderGeometry).
+  if (Object.hasOwn(COLLIDER_OPTION_NAMES, options.shape)) {
+    checkKnownKeys(`addCollider({ shape: '${options.shape}' })`, options, COLLIDER_OPTION_NAMES[options.shape]);
+  }
   const table = ctx.colliders;
   const maxColliders = ctx.settings.maxColliders;
   if (table.count >= maxColliders) {
@@ -169,6 +181,7 @@ export function setColliderPose(ctx: SimulationContext, id: number, transform: C
   if (typeof transform !== 'object' || transform === null) {
     throw new FluidError('setColliderTransform: transform must be an object');
   }
+  checkKnownKeys('setColliderTransform', transform, COLLIDER_TRANSFORM_NAMES);
   const c = ctx.components.Collider;
   const position = transform.position === undefined ? undefined : checkVector3('position', transform.position);
   const rotation = transform.rotation === undefined ? undefined : checkQuaternion('rotation', transform.rotation);

@@ -5,13 +5,19 @@
  */
 import { addComponent, removeEntity } from 'bitecs';
 import { DrainShape, EmitterShape } from '../../components';
-import { checkNumber, checkVector3, type Vector3Tuple, withDefault } from '../../core/checks';
+import { checkKnownKeys, checkNumber, checkVector3, type Vector3Tuple, withDefault } from '../../core/checks';
 import { FluidCapacityError, FluidError } from '../../core/errors';
 import { checkOption, DRAIN_OPTIONS, EMITTER_OPTIONS } from '../../core/schema';
 import type { SimulationContext } from '../context';
 import { createEntity } from '../entities';
 import { isMaterialEntity } from '../material';
-import type { DrainOptions, EmitterOptions } from '../options';
+import {
+  DRAIN_OPTION_NAMES,
+  type DrainOptions,
+  EMITTER_OPTION_NAMES,
+  EMITTER_TRANSFORM_NAMES,
+  type EmitterOptions,
+} from '../options';
 import { maximumNozzleRadius } from '../validate';
 import { nozzleLayer } from './cpu';
 
@@ -57,6 +63,7 @@ function emitterRate(options: EmitterOptions, shape: number, radius: number, spe
 /** `FluidSimulation.addEmitter`: checks the options, adds the nozzle entity, returns its id. */
 export function addEmitterEntity(ctx: SimulationContext, options: EmitterOptions): number {
   if (typeof options !== 'object' || options === null) throw new FluidError('addEmitter options must be an object');
+  checkKnownKeys('addEmitter', options, EMITTER_OPTION_NAMES);
   checkEmitterRoom(ctx);
   if (!isMaterialEntity(ctx.materials, options.material)) {
     throw new FluidError(`material is ${String(options.material)}, which is not a material entity of this simulation`);
@@ -122,6 +129,7 @@ export function setEmitterPose(
   if (typeof transform !== 'object' || transform === null) {
     throw new FluidError('setEmitterTransform: transform must be an object');
   }
+  checkKnownKeys('setEmitterTransform', transform, EMITTER_TRANSFORM_NAMES);
   // Both checked before either is written: a call that throws changes nothing.
   const position = transform.position === undefined ? undefined : checkVector3('position', transform.position);
   const direction =
@@ -150,6 +158,9 @@ export function removeEmitterEntity(ctx: SimulationContext, id: number): void {
 /** `FluidSimulation.addDrain`: checks the options, adds the drain entity, returns its id. */
 export function addDrainEntity(ctx: SimulationContext, options: DrainOptions): number {
   if (typeof options !== 'object' || options === null) throw new FluidError('addDrain options must be an object');
+  if (options.shape === 'sphere') checkKnownKeys("addDrain({ shape: 'sphere' })", options, DRAIN_OPTION_NAMES.sphere);
+  else if (options.shape === undefined || options.shape === 'box')
+    checkKnownKeys('addDrain', options, DRAIN_OPTION_NAMES.box);
   checkEmitterRoom(ctx);
   const enabled = withDefault(options.enabled, true);
   if (typeof enabled !== 'boolean') throw new FluidError(`enabled is ${String(enabled)}; it must be a boolean`);

@@ -1,5 +1,6 @@
 /** The MPS solver's settings (`solver: 'mps'`, live in `simulation.mpsSettings`): defaults, ranges, checks. */
 
+import { checkKnownKeys, optionNames } from '../../core/checks';
 import { FluidError } from '../../core/errors';
 import { allows, MPS_OPTIONS, type OptionRule, rangeText } from '../../core/schema';
 
@@ -56,6 +57,20 @@ export interface MpsSettings {
   maxSubsteps: number;
 }
 
+/** The names of the `mps` options ({@link MpsSettings}), checked at run time (`checkKnownKeys`). */
+export const MPS_OPTION_NAMES = optionNames<MpsSettings>()(
+  'surfaceThreshold',
+  'tolerance',
+  'maxIterations',
+  'compressibility',
+  'kinematicViscosity',
+  'sourceRelaxation',
+  'collisionDistance',
+  'collisionRestitution',
+  'courantNumber',
+  'maxSubsteps',
+);
+
 /** Default MPS settings; see {@link MpsSettings} for units and ranges. */
 export const MPS_DEFAULTS: Readonly<MpsSettings> = Object.freeze({
   surfaceThreshold: MPS_OPTIONS.surfaceThreshold.default,
@@ -89,6 +104,7 @@ export function checkMpsSettings(settings: MpsSettings): void {
  */
 export function resolveMpsSettings(options: Partial<MpsSettings> = {}): MpsSettings {
   if (typeof options !== 'object' || options === null) throw new FluidError('mps options must be an object');
+  checkKnownKeys('mps', options, MPS_OPTION_NAMES);
   const settings: MpsSettings = {
     surfaceThreshold: options.surfaceThreshold ?? MPS_DEFAULTS.surfaceThreshold,
     tolerance: options.tolerance ?? MPS_DEFAULTS.tolerance,

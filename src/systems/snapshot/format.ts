@@ -25,6 +25,7 @@
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import type { createEntityIndex } from 'bitecs';
 import type { FluidBackend } from '../../components';
+import { optionNames } from '../../core/checks';
 import type { SimulationContext } from '../context';
 import type { MpsWarmStart } from '../mps/state';
 import type { MirrorMode } from '../options';
@@ -68,6 +69,15 @@ export interface FromSnapshotOptions {
    */
   maxCapacity?: number;
 }
+
+/** The names of {@link FromSnapshotOptions}, checked at run time (`checkKnownKeys`). */
+export const FROM_SNAPSHOT_OPTION_NAMES = optionNames<FromSnapshotOptions>()(
+  'backend',
+  'engine',
+  'mirror',
+  'capacity',
+  'maxCapacity',
+);
 
 /**
  * The capacity any snapshot may ask for by itself (`FromSnapshotOptions.maxCapacity`'s default, with 4 times

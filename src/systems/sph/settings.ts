@@ -3,6 +3,7 @@
  * and their validation. The resolved values live on the simulation's settings object as flat numbers
  * (`settings.sphSpeedOfSound` ...), so snapshots store them and game code may edit them between steps.
  */
+import { checkKnownKeys, optionNames } from '../../core/checks';
 import { FluidError } from '../../core/errors';
 import { allows, type OptionRule, rangeText, SPH_OPTIONS } from '../../core/schema';
 
@@ -58,6 +59,16 @@ export interface SphOptions {
   maxSubsteps?: number;
 }
 
+/** The names of {@link SphOptions}, checked at run time (`checkKnownKeys`). */
+export const SPH_OPTION_NAMES = optionNames<SphOptions>()(
+  'speedOfSound',
+  'viscosity',
+  'surfaceTension',
+  'surfaceThreshold',
+  'courantNumber',
+  'maxSubsteps',
+);
+
 /** The resolved WCSPH settings (see {@link SphOptions} for units and ranges). */
 export interface SphSettings {
   /** c_s (m/s). */
@@ -99,6 +110,7 @@ export function resolveSphSettings(options: SphOptions | undefined, kernelRadius
     throw new FluidError(`sph is ${String(options)}; it must be an object of WCSPH options`);
   }
   const o = options ?? {};
+  checkKnownKeys('sph', o, SPH_OPTION_NAMES);
   const rules = SPH_OPTIONS;
   return {
     sphSpeedOfSound: check('speedOfSound', o.speedOfSound ?? rules.speedOfSound.default),
