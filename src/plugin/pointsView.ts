@@ -13,6 +13,24 @@ import type { Scene } from '@babylonjs/core/scene.js';
 import type { ParticleBuffers } from './particleFeed';
 import { storageColors, storagePositions, uploadParticles } from './vertexBuffers';
 
+/**
+ * What both point views set on their mesh: always drawn, not pickable, no bounding sync, hidden until it has
+ * particles, and a white emissive point-cloud material (4 px points) multiplied by the vertex colors.
+ */
+function preparePointsMesh(mesh: Mesh, scene: Scene): StandardMaterial {
+  mesh.alwaysSelectAsActiveMesh = true;
+  mesh.isPickable = false;
+  mesh.doNotSyncBoundingInfo = true;
+  const material = new StandardMaterial('fluidPointsMaterial', scene);
+  material.pointsCloud = true;
+  material.pointSize = 4;
+  material.disableLighting = true;
+  material.emissiveColor = new Color3(1, 1, 1);
+  mesh.material = material;
+  mesh.setEnabled(false);
+  return material;
+}
+
 /** The point-cloud debug view: one vertex per particle, colored per vertex. */
 export class PointsView {
   readonly mesh: Mesh;
@@ -32,16 +50,7 @@ export class PointsView {
     data.colors = buffers.colors;
     data.applyToMesh(this.mesh, true);
     this.mesh.isUnIndexed = true;
-    this.mesh.alwaysSelectAsActiveMesh = true;
-    this.mesh.isPickable = false;
-    this.mesh.doNotSyncBoundingInfo = true;
-    this.material = new StandardMaterial('fluidPointsMaterial', scene);
-    this.material.pointsCloud = true;
-    this.material.pointSize = 4;
-    this.material.disableLighting = true;
-    this.material.emissiveColor = new Color3(1, 1, 1);
-    this.mesh.material = this.material;
-    this.mesh.setEnabled(false);
+    this.material = preparePointsMesh(this.mesh, scene);
   }
 
   update(): void {
@@ -96,17 +105,7 @@ export class GpuPointsView {
       true,
       buffers.capacity,
     );
-    this.mesh.alwaysSelectAsActiveMesh = true;
-    this.mesh.isPickable = false;
-    this.mesh.doNotSyncBoundingInfo = true;
-    // As the CPU view: a white emissive material multiplied by the vertex colors.
-    this.material = new StandardMaterial('fluidPointsMaterial', scene);
-    this.material.pointsCloud = true;
-    this.material.pointSize = 4;
-    this.material.disableLighting = true;
-    this.material.emissiveColor = new Color3(1, 1, 1);
-    this.mesh.material = this.material;
-    this.mesh.setEnabled(false);
+    this.material = preparePointsMesh(this.mesh, scene);
   }
 
   update(): void {
