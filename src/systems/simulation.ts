@@ -68,7 +68,6 @@ import {
   type EntityIndex,
   FROM_SNAPSHOT_OPTION_NAMES,
   type FromSnapshotOptions,
-  type SNAPSHOT_CAPACITY_FLOOR,
 } from './snapshot/format';
 import { readSnapshot } from './snapshot/read';
 import { writeSnapshot } from './snapshot/write';
@@ -597,7 +596,7 @@ export class FluidSimulation {
    * A new simulation with the snapshot's settings and state (see {@link FluidSimulation.restore}), on the
    * backend `options` asks for (default `'cpu'`), with the snapshot's capacity unless `options.capacity` says
    * otherwise. Throws {@link FluidError} for a bad snapshot, and, before allocating anything, for one that asks
-   * for a capacity above `options.maxCapacity` (default: {@link SNAPSHOT_CAPACITY_FLOOR} or 4 times its
+   * for a capacity above `options.maxCapacity` (default: `SNAPSHOT_CAPACITY_FLOOR` or 4 times its
    * particles): a save file from elsewhere must not decide a large allocation by itself.
    */
   static fromSnapshot(snapshot: Uint8Array, options: FromSnapshotOptions = {}): FluidSimulation {
