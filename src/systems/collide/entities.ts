@@ -1,7 +1,7 @@
 /**
  * Collider entities: what `FluidSimulation.addCollider`, `setColliderTransform`, `takeBodyImpulse` and
  * `removeCollider` do, on the context (the facade keeps the public calls and their TSDoc; docs/ARCHITECTURE.md,
- * "Layers"). The shape options are read by `geometry.ts`; the pose is committed by `cpu.ts`.
+ * "Layers"). The shape options are read by the shape modules (`shapes/`); the pose is committed by `cpu.ts`.
  */
 import { addComponent, entityExists, hasComponent, removeEntity } from 'bitecs';
 import { type BodyCouplingStore, MATERIAL_DEFAULTS } from '../../components';
