@@ -84,6 +84,10 @@ describe('hostile arguments', () => {
       [{ timeStep: -1 / 60 }, /timeStep is -0\.0166\d*; allowed range is \[0\.000001, 0\.1\]/],
       [{ substeps: 1.5 }, /substeps is 1\.5; it must be an integer in \[1, 32\]/],
       [{ maxSpeed: 0 }, /maxSpeed is 0; allowed range is \[0\.000001, 10000\]/],
+      // null is no default: it is refused like any other value that is not a number or an object.
+      [{ solver: 'mps', mps: null }, /^mps options must be an object/],
+      [{ solver: 'mps', mps: { tolerance: null } }, /^mps\.tolerance is null; allowed range/],
+      [{ solver: 'sph', sph: { speedOfSound: null } }, /speedOfSound is null/],
     ];
     for (const [options, message] of cases) {
       expectFluidError(() => new FluidSimulation(options as FluidSimulationOptions), message);
@@ -204,6 +208,14 @@ describe('hostile arguments', () => {
       [() => simulation.setColliderTransform(box, { scaling: [1, 2, 1] }), /only uniform scaling/],
       [() => simulation.setColliderTransform(box, { rotation: [0, 0, 0, 0] }), /rotation has length 0/],
       [() => simulation.setEmitterTransform(tap, { direction: [0, 0, 0] }), /direction has zero length/],
+      [
+        () => simulation.setColliderTransform(box, { teleport: 'yes' as unknown as boolean }),
+        /teleport is yes; it must be a boolean/,
+      ],
+      [
+        () => simulation.setColliderTransform(box, { teleport: null as unknown as boolean }),
+        /teleport is null; it must be a boolean/,
+      ],
     ];
     for (const [call, message] of nulls) expectFluidError(call, message);
     expect(state(simulation)).toEqual(before);
@@ -288,6 +300,20 @@ describe('hostile component edits', () => {
       /Particle\.lifetime\[\d+\] is NaN; allowed range is \[0, 1000000000\]/,
     );
     edit('negative lifetime', c.Particle.lifetime, particle, -1, /Particle\.lifetime\[\d+\] is -1/);
+    edit(
+      'an emitter shape that is none',
+      c.Emitter.shape,
+      tap,
+      99,
+      new RegExp(`Emitter\\.shape\\[${tap}\\] is 99; allowed values are 0 \\(circle\\), 1 \\(square\\)`),
+    );
+    edit(
+      'a drain shape that is none',
+      c.Drain.shape,
+      drain,
+      99,
+      new RegExp(`Drain\\.shape\\[${drain}\\] is 99; allowed values are 0 \\(box\\), 1 \\(sphere\\)`),
+    );
     edit('infinite age', c.Particle.age, particle, Number.POSITIVE_INFINITY, /Particle\.age\[\d+\] is Infinity/);
     edit(
       'negative viscosity',

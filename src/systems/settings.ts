@@ -118,7 +118,7 @@ export function resolveSimulationOptions(options: FluidSimulationOptions): Resol
   }
   const sphSettings = resolveSphSettings(options.sph, kernelRadius);
   // Checked before anything is created: a bad value throws here.
-  const mpsSettings = solver === 'mps' ? resolveMpsSettings(options.mps ?? {}) : undefined;
+  const mpsSettings = solver === 'mps' ? resolveMpsSettings(withDefault(options.mps, {})) : undefined;
   const mirror = checkChoice('mirror', MIRROR_MODES, withDefault<string>(options.mirror, 'every-frame'));
   const engine = options.engine;
   const computeCapable = engine?.isWebGPU === true && engine.getCaps().supportComputeShaders === true;

@@ -186,6 +186,9 @@ export function setColliderPose(ctx: SimulationContext, id: number, transform: C
   const position = transform.position === undefined ? undefined : checkVector3('position', transform.position);
   const rotation = transform.rotation === undefined ? undefined : checkQuaternion('rotation', transform.rotation);
   const scaling = transform.scaling === undefined ? undefined : checkScaling(transform.scaling);
+  if (transform.teleport !== undefined && typeof transform.teleport !== 'boolean') {
+    throw new FluidError(`teleport is ${String(transform.teleport)}; it must be a boolean`);
+  }
   if (scaling !== undefined) c.scale[id] = scaling;
   if (position) {
     c.positionX[id] = position[0];

@@ -53,6 +53,11 @@ function checkEmittersAndDrains(ctx: SimulationContext): void {
     checkValue('Emitter.speed', eid, e.speed[eid], EMITTER_OPTIONS.speed);
     checkValue('Emitter.spread', eid, e.spread[eid], EMITTER_OPTIONS.spread);
     checkValue('Emitter.lifetime', eid, e.lifetime[eid], EMITTER_OPTIONS.lifetime);
+    if (e.shape[eid] !== EmitterShape.circle && e.shape[eid] !== EmitterShape.square) {
+      throw new FluidError(
+        `Emitter.shape[${eid}] is ${e.shape[eid]}; allowed values are ${EmitterShape.circle} (circle), ${EmitterShape.square} (square)`,
+      );
+    }
     const dx = e.directionX[eid];
     const dy = e.directionY[eid];
     const dz = e.directionZ[eid];
@@ -68,6 +73,11 @@ function checkEmittersAndDrains(ctx: SimulationContext): void {
   for (const eid of ctx.events.drains) {
     for (const field of DRAIN_VECTOR_FIELDS) checkValue(`Drain.${field}`, eid, d[field][eid], COORDINATE_RULE);
     checkValue('Drain.radius', eid, d.radius[eid], DRAIN_OPTIONS.liveRadius);
+    if (d.shape[eid] !== DrainShape.box && d.shape[eid] !== DrainShape.sphere) {
+      throw new FluidError(
+        `Drain.shape[${eid}] is ${d.shape[eid]}; allowed values are ${DrainShape.box} (box), ${DrainShape.sphere} (sphere)`,
+      );
+    }
   }
 }
 

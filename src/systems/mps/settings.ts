@@ -1,6 +1,6 @@
 /** The MPS solver's settings (`solver: 'mps'`, live in `simulation.mpsSettings`): defaults, ranges, checks. */
 
-import { checkKnownKeys, optionNames } from '../../core/checks';
+import { checkKnownKeys, optionNames, withDefault } from '../../core/checks';
 import { FluidError } from '../../core/errors';
 import { allows, MPS_OPTIONS, type OptionRule, rangeText } from '../../core/schema';
 
@@ -106,16 +106,16 @@ export function resolveMpsSettings(options: Partial<MpsSettings> = {}): MpsSetti
   if (typeof options !== 'object' || options === null) throw new FluidError('mps options must be an object');
   checkKnownKeys('mps', options, MPS_OPTION_NAMES);
   const settings: MpsSettings = {
-    surfaceThreshold: options.surfaceThreshold ?? MPS_DEFAULTS.surfaceThreshold,
-    tolerance: options.tolerance ?? MPS_DEFAULTS.tolerance,
-    maxIterations: options.maxIterations ?? MPS_DEFAULTS.maxIterations,
-    compressibility: options.compressibility ?? MPS_DEFAULTS.compressibility,
-    kinematicViscosity: options.kinematicViscosity ?? MPS_DEFAULTS.kinematicViscosity,
-    sourceRelaxation: options.sourceRelaxation ?? MPS_DEFAULTS.sourceRelaxation,
-    collisionDistance: options.collisionDistance ?? MPS_DEFAULTS.collisionDistance,
-    collisionRestitution: options.collisionRestitution ?? MPS_DEFAULTS.collisionRestitution,
-    courantNumber: options.courantNumber ?? MPS_DEFAULTS.courantNumber,
-    maxSubsteps: options.maxSubsteps ?? MPS_DEFAULTS.maxSubsteps,
+    surfaceThreshold: withDefault(options.surfaceThreshold, MPS_DEFAULTS.surfaceThreshold),
+    tolerance: withDefault(options.tolerance, MPS_DEFAULTS.tolerance),
+    maxIterations: withDefault(options.maxIterations, MPS_DEFAULTS.maxIterations),
+    compressibility: withDefault(options.compressibility, MPS_DEFAULTS.compressibility),
+    kinematicViscosity: withDefault(options.kinematicViscosity, MPS_DEFAULTS.kinematicViscosity),
+    sourceRelaxation: withDefault(options.sourceRelaxation, MPS_DEFAULTS.sourceRelaxation),
+    collisionDistance: withDefault(options.collisionDistance, MPS_DEFAULTS.collisionDistance),
+    collisionRestitution: withDefault(options.collisionRestitution, MPS_DEFAULTS.collisionRestitution),
+    courantNumber: withDefault(options.courantNumber, MPS_DEFAULTS.courantNumber),
+    maxSubsteps: withDefault(options.maxSubsteps, MPS_DEFAULTS.maxSubsteps),
   };
   checkMpsSettings(settings);
   return settings;

@@ -3,7 +3,7 @@
  * and their validation. The resolved values live on the simulation's settings object as flat numbers
  * (`settings.sphSpeedOfSound` ...), so snapshots store them and game code may edit them between steps.
  */
-import { checkKnownKeys, optionNames } from '../../core/checks';
+import { checkKnownKeys, optionNames, withDefault } from '../../core/checks';
 import { FluidError } from '../../core/errors';
 import { allows, type OptionRule, rangeText, SPH_OPTIONS } from '../../core/schema';
 
@@ -113,15 +113,15 @@ export function resolveSphSettings(options: SphOptions | undefined, kernelRadius
   checkKnownKeys('sph', o, SPH_OPTION_NAMES);
   const rules = SPH_OPTIONS;
   return {
-    sphSpeedOfSound: check('speedOfSound', o.speedOfSound ?? rules.speedOfSound.default),
-    sphViscosity: check('viscosity', o.viscosity ?? rules.viscosity.default),
-    sphSurfaceTension: check('surfaceTension', o.surfaceTension ?? rules.surfaceTension.default),
+    sphSpeedOfSound: check('speedOfSound', withDefault(o.speedOfSound, rules.speedOfSound.default)),
+    sphViscosity: check('viscosity', withDefault(o.viscosity, rules.viscosity.default)),
+    sphSurfaceTension: check('surfaceTension', withDefault(o.surfaceTension, rules.surfaceTension.default)),
     sphSurfaceThreshold: check(
       'surfaceThreshold',
-      o.surfaceThreshold ?? DEFAULT_SURFACE_THRESHOLD_TIMES_H / kernelRadius,
+      withDefault(o.surfaceThreshold, DEFAULT_SURFACE_THRESHOLD_TIMES_H / kernelRadius),
     ),
-    sphCourantNumber: check('courantNumber', o.courantNumber ?? rules.courantNumber.default),
-    sphMaxSubsteps: check('maxSubsteps', o.maxSubsteps ?? rules.maxSubsteps.default),
+    sphCourantNumber: check('courantNumber', withDefault(o.courantNumber, rules.courantNumber.default)),
+    sphMaxSubsteps: check('maxSubsteps', withDefault(o.maxSubsteps, rules.maxSubsteps.default)),
   };
 }
 
