@@ -9,11 +9,11 @@ export { poly6, spiky, spikyGradient } from './core/kernels';
 export * from './plugin';
 export type { FluidStats } from './systems/context';
 export type { GpuReadback, WebGpuSolver } from './systems/gpu/backend';
-export type { MirrorMode } from './systems/gpu/systems';
 export type { FluidMaterialOptions } from './systems/material';
 export { MPS_DEFAULTS, type MpsSettings } from './systems/mps/settings';
 export { airGenerationLimit } from './systems/multifluid/air';
 export type * from './systems/options';
+export type { MirrorMode } from './systems/options';
 export {
   type AsyncBakeOptions,
   type BakeOptions,
@@ -32,15 +32,14 @@ export {
 export * from './systems/simulation';
 export { type FromSnapshotOptions, SNAPSHOT_CAPACITY_FLOOR, SNAPSHOT_FORMAT_VERSION } from './systems/snapshot/format';
 export type { SphOptions } from './systems/sph/settings';
-export { fitSurfaceToColliders } from './systems/surface/fit';
-export { type LevelSetOptions, LevelSetSmoother, type SparseBrickGrid } from './systems/surface/levelSet';
 export {
   DEFAULT_CELL_SIZE_FACTOR,
   DEFAULT_ISO_LEVEL,
   type SurfaceExtractionOptions,
-  SurfaceExtractor,
-  type SurfaceMesh,
-} from './systems/surface/marchingCubes';
+} from './systems/surface/extractionOptions';
+export { fitSurfaceToColliders } from './systems/surface/fit';
+export { type LevelSetOptions, LevelSetSmoother, type SparseBrickGrid } from './systems/surface/levelSet';
+export { SurfaceExtractor, type SurfaceMesh } from './systems/surface/marchingCubes';
 export {
   gatherSurfaceParticles,
   type SurfaceParticleArrays,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { bakeSignedDistanceField, createBoxMesh, FluidSimulation } from '../src';
 import { FluidError } from '../src/core/errors';
 import type { SimulationContext } from '../src/systems/context';
+import { mpsLatticeConstants, mpsWeight } from '../src/systems/mps/data';
 import {
   createConjugateGradientScratch,
   multiplySparse,
@@ -9,9 +10,10 @@ import {
   solveConjugateGradient,
 } from '../src/systems/mps/pcg';
 import { MPS_DEFAULTS } from '../src/systems/mps/settings';
-import { configureMps, mpsLatticeConstants, mpsState, mpsWeight } from '../src/systems/mps/state';
+import { configureMps, mpsState } from '../src/systems/mps/state';
 import { mpsCpuSystems } from '../src/systems/mps/systems';
-import { computeMpsWallTerms, createMpsWallTerms } from '../src/systems/mps/walls';
+import { computeMpsWallTerms } from '../src/systems/mps/walls';
+import { createMpsWallTerms } from '../src/systems/mps/wallTables';
 import { runStep } from '../src/systems/pipeline';
 import type { FluidSystem } from '../src/systems/system';
 import { random } from './helpers';

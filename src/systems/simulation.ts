@@ -37,7 +37,7 @@ import {
 } from './emit/entities';
 import { createEntity, destroyParticle } from './entities';
 import { WebGpuSolver } from './gpu/backend';
-import { applyReadback, type GpuContext, type MirrorMode } from './gpu/systems';
+import { applyReadback, type GpuContext } from './gpu/systems';
 import {
   type FluidMaterialOptions,
   isMaterialEntity,
@@ -56,6 +56,7 @@ import type {
   DrainOptions,
   EmitterOptions,
   FluidSimulationOptions,
+  MirrorMode,
   SpawnBlockOptions,
   SpawnOptions,
 } from './options';

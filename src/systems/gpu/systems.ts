@@ -17,8 +17,6 @@ import type { MirrorMode } from '../options';
 import type { GpuReadback, WebGpuSolver } from './backend';
 import { BODY_IMPULSE_COMPONENTS, TEMPERATURE_REFERENCE } from './structs';
 
-export type { MirrorMode } from '../options';
-
 /** The WebGPU backend's state in the simulation context. */
 export interface GpuContext {
   /** The GPU solver. */

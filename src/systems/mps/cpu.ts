@@ -77,9 +77,10 @@ import { FluidError } from '../../core/errors';
 import { collideParticles } from '../collide/cpu';
 import { largestSpeed, type SimulationContext } from '../context';
 import { hashCell } from '../neighbours/cpu';
+import { DIMENSION, MPS_MINIMUM_DISTANCE_FRACTION, type MpsState } from './data';
 import { solveConjugateGradient } from './pcg';
 import { addWallPressureImpulses, applyPressureCorrection, assemblePressureEquation } from './pressure';
-import { DIMENSION, MPS_MINIMUM_DISTANCE_FRACTION, type MpsState, mpsState } from './state';
+import { mpsState } from './state';
 import { computeMpsWallTerms } from './walls';
 
 /**

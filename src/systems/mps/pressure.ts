@@ -7,8 +7,8 @@
 import { COINCIDENT_OFFSET } from '../../core/kernels';
 import type { SimulationContext } from '../context';
 import { addBodyImpulse } from '../couple/cpu';
+import { DIMENSION, type MpsState } from './data';
 import type { SparseSymmetricMatrix } from './pcg';
-import { DIMENSION, type MpsState } from './state';
 
 function growMatrix(matrix: SparseSymmetricMatrix, needed: number): void {
   let size = matrix.column.length;

@@ -7,17 +7,6 @@ import type { SimulationContext } from '../context';
 import { createMpsState, type MpsState, type MpsWarmStart } from './data';
 import { MPS_SETTING_NAMES, type MpsSettings, mpsSnapshotKey, resolveMpsSettings } from './settings';
 
-export {
-  createMpsState,
-  DIMENSION,
-  MPS_MINIMUM_DISTANCE_FRACTION,
-  type MpsLatticeConstants,
-  type MpsState,
-  type MpsWarmStart,
-  mpsLatticeConstants,
-  mpsWeight,
-} from './data';
-
 /** The MPS state of a context, created with the default settings on first use. */
 export function mpsState(ctx: SimulationContext): MpsState {
   ctx.mps ??= createMpsState(

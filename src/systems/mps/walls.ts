@@ -24,8 +24,6 @@ import { fluidSideDistance } from '../collide/cpu';
 import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
 import { addCouplingEntry, type MpsWallTables, type MpsWallTerms } from './wallTables';
 
-export { createMpsWallTerms } from './wallTables';
-
 const distanceScratch = new Float64Array(4);
 
 function addWall(

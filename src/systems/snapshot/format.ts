@@ -27,7 +27,7 @@ import type { createEntityIndex } from 'bitecs';
 import type { FluidBackend } from '../../components';
 import { optionNames } from '../../core/checks';
 import type { SimulationContext } from '../context';
-import type { MpsWarmStart } from '../mps/state';
+import type { MpsWarmStart } from '../mps/data';
 import type { MirrorMode } from '../options';
 import { projectionMaxCells } from '../projection/state';
 import type { SignedDistanceField } from '../sdf/field';

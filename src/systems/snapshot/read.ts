@@ -4,7 +4,7 @@
  */
 
 import { FluidError } from '../../core/errors';
-import type { MpsWarmStart } from '../mps/state';
+import type { MpsWarmStart } from '../mps/data';
 import { FIELD_NODE_STRIDE, SignedDistanceField } from '../sdf/field';
 import { ByteReader } from './bytes';
 import {

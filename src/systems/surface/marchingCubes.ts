@@ -37,14 +37,6 @@ import { LevelSetSmoother, type SparseBrickGrid } from './levelSet';
 import type { SurfaceParticleArrays } from './particles';
 import { TET_AXES, TET_CASE_STRIDE, TET_CASES } from './tetrahedra';
 
-export {
-  DEFAULT_CELL_SIZE_FACTOR,
-  DEFAULT_ISO_LEVEL,
-  type ResolvedSurfaceExtractionOptions,
-  resolveSurfaceExtractionOptions,
-  type SurfaceExtractionOptions,
-} from './extractionOptions';
-
 /** Nodes along each edge of a brick (a power of two). */
 const BRICK = 8;
 /** log2 of {@link BRICK}. */
