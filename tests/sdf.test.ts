@@ -1,3 +1,8 @@
+import { CreateBoxVertexData } from '@babylonjs/core/Meshes/Builders/boxBuilder.js';
+import { CreateCapsuleVertexData } from '@babylonjs/core/Meshes/Builders/capsuleBuilder.js';
+import { CreateCylinderVertexData } from '@babylonjs/core/Meshes/Builders/cylinderBuilder.js';
+import { CreateSphereVertexData } from '@babylonjs/core/Meshes/Builders/sphereBuilder.js';
+import { CreateTorusVertexData } from '@babylonjs/core/Meshes/Builders/torusBuilder.js';
 import { describe, expect, it } from 'vitest';
 import { FluidError } from '../src/core/errors';
 import {
@@ -6,6 +11,7 @@ import {
   bakeSignedDistanceFieldWithStatistics,
   type TriangleMesh,
 } from '../src/systems/sdf/bake';
+import { MAXIMUM_HOLE_AREA_FRACTION, measureBoundary, weldVertices } from '../src/systems/sdf/boundary';
 import type { SignedDistanceField } from '../src/systems/sdf/field';
 import { createBoxMesh, createGlassMesh, createSphereMesh, createTorusMesh } from '../src/systems/sdf/shapes';
 import { random } from './helpers';
@@ -442,5 +448,170 @@ describe('bakeSignedDistanceField (Harada et al. 2007, section 3: walls as a dis
     expect(fractions[fractions.length - 1]).toBe(1);
     for (let k = 1; k < fractions.length; k++) expect(fractions[k]).toBeGreaterThanOrEqual(fractions[k - 1]);
     await expect(bakeSignedDistanceFieldAsync({ positions: [], indices: [] })).rejects.toThrow(FluidError);
+  });
+});
+
+/** A `size` x `size` m sheet of `quads` x `quads` quads (two triangles each) at heights y = height(x, z). */
+function sheet(quads: number, size: number, height: (x: number, z: number) => number): TriangleMesh {
+  const positions: number[] = [];
+  const indices: number[] = [];
+  for (let j = 0; j <= quads; j++) {
+    for (let i = 0; i <= quads; i++) {
+      const x = size * (i / quads - 0.5);
+      const z = size * (j / quads - 0.5);
+      positions.push(x, height(x, z), z);
+    }
+  }
+  for (let j = 0; j < quads; j++) {
+    for (let i = 0; i < quads; i++) {
+      const corner = j * (quads + 1) + i;
+      indices.push(corner, corner + 1, corner + quads + 2, corner, corner + quads + 2, corner + quads + 1);
+    }
+  }
+  return { positions, indices };
+}
+
+/** A 20 x 20 quad terrain over 1 m x 1 m whose waves (3 x 2 periods, 5 cm high) fold enough for |w| >= 0.5. */
+const wavyTerrain = sheet(20, 1, (x, z) => 0.05 * Math.sin(6 * Math.PI * x) * Math.cos(4 * Math.PI * z));
+
+/** The boundary measured over all of a mesh's triangles. */
+function boundaryOf(mesh: TriangleMesh) {
+  const count = mesh.indices.length / 3;
+  const all = Int32Array.from({ length: count }, (_, t) => t);
+  return measureBoundary(weldVertices(mesh.positions, mesh.indices, all, count));
+}
+
+/** The mesh without its triangles whose centroids are nearest to `point`. */
+function withoutNearest(mesh: TriangleMesh, count: number, point: [number, number, number]): TriangleMesh {
+  const distances: { t: number; d: number }[] = [];
+  for (let t = 0; t < mesh.indices.length / 3; t++) {
+    const centroid = [0, 0, 0];
+    for (let corner = 0; corner < 3; corner++) {
+      for (let axis = 0; axis < 3; axis++)
+        centroid[axis] += mesh.positions[3 * mesh.indices[3 * t + corner] + axis] / 3;
+    }
+    distances.push({ t, d: Math.hypot(centroid[0] - point[0], centroid[1] - point[1], centroid[2] - point[2]) });
+  }
+  distances.sort((a, b) => a.d - b.d);
+  const removed = new Set(distances.slice(0, count).map(({ t }) => t));
+  const indices = Array.from(mesh.indices).filter((_, corner) => !removed.has(Math.floor(corner / 3)));
+  return { positions: mesh.positions, indices };
+}
+
+describe('open meshes: a sheet bounds no volume and throws; closed meshes with seams, cracks or a small hole bake', () => {
+  const openSheet =
+    /the mesh encloses no volume: it is open, .* the holes may take \[0, 1%\] of the surface.*close the mesh.*thickness/;
+
+  it('a wavy 20 x 20 terrain, a flat plane and a box without its top throw FluidError saying what to do', () => {
+    const box = createBoxMesh([0, 0, 0], [1, 1, 1]);
+    // The box's +y face is indices 18..23: a container as five faces.
+    const openBox = { positions: box.positions, indices: [...box.indices.slice(0, 18), ...box.indices.slice(24)] };
+    const plane = sheet(1, 1, () => 0);
+    const cases: [string, TriangleMesh, RegExp][] = [
+      ['wavy terrain', wavyTerrain, /80 of its 1240 edges on a rim .* 1 hole of 1 m\^2, 87\.\d% of its 1\.14 m\^2/],
+      ['plane', plane, /4 of its 5 edges on a rim .* 1 hole of 1 m\^2, 100% of its 1 m\^2 surface/],
+      ['open box', openBox, /4 of its 17 edges .* 1 hole of 1 m\^2, 20% of its 5 m\^2 surface/],
+    ];
+    for (const [name, mesh, numbers] of cases) {
+      const boundary = boundaryOf(mesh);
+      console.log(
+        `${name}: ${boundary.boundaryEdgeCount} of ${boundary.edgeCount} edges on the boundary ` +
+          `(${((100 * boundary.boundaryLength) / boundary.edgeLength).toFixed(2)}% of the edge length), holes ` +
+          `${((100 * boundary.holeArea) / boundary.surfaceArea).toFixed(2)}% of the area`,
+      );
+      expect(() => bakeSignedDistanceField(mesh), name).toThrow(FluidError);
+      expect(() => bakeSignedDistanceField(mesh), name).toThrow(openSheet);
+      expect(() => bakeSignedDistanceField(mesh), name).toThrow(numbers);
+    }
+    // The open box's message points at what a container should be.
+    expect(() => bakeSignedDistanceField(openBox)).toThrow(/createGlassMesh.*shape: 'box'.*container: true/);
+    // Steeper folds only raise the surface, not the hole: 3 m high waves on the same 1 m patch are 3.2%.
+    const steep = sheet(20, 1, (x, z) => 3 * Math.sin(6 * Math.PI * x) * Math.cos(4 * Math.PI * z));
+    expect(() => bakeSignedDistanceField(steep)).toThrow(/3\.23% of its 30\.9 m\^2 surface/);
+    // A double-sided sheet (every face twice, both ways) has no boundary; its winding numbers cancel.
+    const doubleSided = { positions: plane.positions, indices: [0, 1, 3, 0, 3, 2, 0, 3, 1, 0, 2, 3] };
+    expect(boundaryOf(doubleSided).boundaryEdgeCount).toBe(0);
+    expect(() => bakeSignedDistanceField(doubleSided)).toThrow(/encloses no volume: no grid node .* double-sided/);
+  });
+
+  it('closed meshes have no boundary: the generators, an unwelded or jittered copy, Babylon builders with seams', () => {
+    const sphere = createSphereMesh(sphereRadius, 64);
+    const unwelded = unweld(sphere);
+    // Every corner moved by up to 10 micrometres, a tenth of the 0.1 mm weld tolerance (1e-4 of 1 m).
+    const rand = random(11);
+    const jittered = {
+      positions: Float32Array.from(unwelded.positions, (value) => value + 1e-5 * (2 * rand() - 1)),
+      indices: unwelded.indices,
+    };
+    const babylon = (data: { positions: unknown; indices: unknown }): TriangleMesh => ({
+      positions: data.positions as Float32Array,
+      indices: data.indices as Uint32Array,
+    });
+    const cases: [string, TriangleMesh][] = [
+      ['sphere', sphere],
+      ['box', createBoxMesh([-0.2, -0.15, -0.1], [0.4, 0.15, 0.1])],
+      ['torus', createTorusMesh(majorRadius, minorRadius, 64, 32)],
+      ['glass', createGlassMesh()],
+      ['unwelded sphere', unwelded],
+      ['jittered unwelded sphere', jittered],
+      ['Babylon box (24 vertices)', babylon(CreateBoxVertexData({ size: 1 }))],
+      ['Babylon sphere', babylon(CreateSphereVertexData({ diameter: 1, segments: 16 }))],
+      ['Babylon cylinder', babylon(CreateCylinderVertexData({ height: 1, diameter: 0.5, tessellation: 24 }))],
+      ['Babylon torus', babylon(CreateTorusVertexData({ diameter: 1, thickness: 0.2, tessellation: 24 }))],
+      ['Babylon capsule', babylon(CreateCapsuleVertexData({ radius: 0.25, height: 1 }))],
+    ];
+    for (const [name, mesh] of cases) {
+      const boundary = boundaryOf(mesh);
+      expect(boundary.boundaryEdgeCount, name).toBe(0);
+      expect(boundary.holeArea, name).toBe(0);
+      expect(boundary.vertexCount, name).toBeLessThan(mesh.positions.length / 3 + 1);
+    }
+    // The unwelded and the jittered copies weld back to the sphere's 64 * 31 + 2 vertices.
+    expect(boundaryOf(unwelded).vertexCount).toBe(64 * 31 + 2);
+    expect(boundaryOf(jittered).vertexCount).toBe(64 * 31 + 2);
+    // The jittered copy bakes to the sphere's field within the jitter.
+    const welded = bakeSignedDistanceField(sphere, { resolution: 32 });
+    const { field, statistics } = bakeSignedDistanceFieldWithStatistics(jittered, { resolution: 32 });
+    expect(statistics.boundaryEdgeCount).toBe(0);
+    expect(maximumDifference(welded, field, 0)).toBeLessThan(5e-5);
+    // A Babylon sphere (seam and pole vertices duplicated) bakes like the analytic sphere.
+    const babylonSphere = bakeSignedDistanceField(babylon(CreateSphereVertexData({ diameter: 1, segments: 32 })), {
+      resolution: 32,
+    });
+    expect(babylonSphere.sample(0, 0, 0)).toBeCloseTo(-0.5, 2);
+    expect(babylonSphere.sample(0.6, 0, 0)).toBeCloseTo(0.1, 2);
+  });
+
+  it('a T-junction leaves a boundary without area: a box with one split edge still bakes', () => {
+    const box = createBoxMesh([0, 0, 0], [1, 1, 1]);
+    // Split triangle (0, 4, 6) of the -x face at the middle of its edge 0-4, which the -y face keeps whole.
+    const positions = [...box.positions, 0, 0, 0.5];
+    const indices = [...box.indices.slice(3), 0, 8, 6, 8, 4, 6];
+    const boundary = boundaryOf({ positions, indices });
+    expect(boundary.boundaryEdgeCount).toBe(3);
+    expect(boundary.holeArea).toBeLessThan(1e-12);
+    const field = bakeSignedDistanceField({ positions, indices }, { resolution: 16 });
+    expect(field.sample(0.5, 0.5, 0.5)).toBeCloseTo(-0.5, 5);
+    expect(field.sample(-0.1, 0.5, 0.5)).toBeCloseTo(0.1, 5);
+  });
+
+  it('a 2,023-triangle sphere with one triangle missing bakes: the hole is 0.07% of the surface', () => {
+    const sphere = createSphereMesh(sphereRadius, 46);
+    const holed = withoutNearest(sphere, 1, [sphereRadius, 0, 0]);
+    expect(holed.indices.length / 3).toBe(2023);
+    const boundary = boundaryOf(holed);
+    console.log(
+      `sphere with one triangle missing: ${boundary.boundaryEdgeCount} of ${boundary.edgeCount} edges on the ` +
+        `boundary, hole ${((100 * boundary.holeArea) / boundary.surfaceArea).toFixed(3)}% of the area`,
+    );
+    expect(boundary.boundaryEdgeCount).toBe(3);
+    expect(boundary.holeArea / boundary.surfaceArea).toBeLessThan(0.1 * MAXIMUM_HOLE_AREA_FRACTION);
+    const { field, statistics } = bakeSignedDistanceFieldWithStatistics(holed, { resolution: 32 });
+    expect(statistics.holeAreaFraction).toBeCloseTo(boundary.holeArea / boundary.surfaceArea, 12);
+    expect(field.sample(0, 0, 0)).toBeCloseTo(-sphereRadius, 2);
+    expect(field.sample(0.4, 0, 0)).toBeCloseTo(-0.1, 2); // inside, 1 dm behind the hole
+    const [x, y, z] = field.max;
+    expect(field.sample(x, y, z)).toBeCloseTo(Math.hypot(x, y, z) - sphereRadius, 2); // a far corner of the grid
+    expect(field.sample(x, y, z)).toBeGreaterThan(0.2);
   });
 });

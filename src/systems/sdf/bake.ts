@@ -6,6 +6,10 @@
  * our tests equal to a brute-force minimum over all triangles at every sampled node, i.e. exact up to
  * float32 rounding), its outward unit gradient, and the sign:
  *
+ * 0. Open-mesh check (boundary.ts): with vertices welded by position, the edges shared by an odd number
+ *    of triangles surround the holes; when the holes' vector area exceeds 1% of the surface's area (a
+ *    terrain or a plane is about 100%, a box without its top 20%), the mesh bounds no volume and the bake
+ *    throws before any grid work.
  * 1. Narrow band: every node within one cell of a triangle's bounding box (and two cells of its plane)
  *    gets the exact closest point on that triangle (face, edge or vertex region, Ericson 2005) and keeps
  *    the nearest over all triangles. Nodes within one cell of the surface ("band nodes") then hold their
@@ -26,8 +30,9 @@
  *    the surface itself the gradient is the closest triangle's outward normal.
  */
 
-import { checkInteger, checkNumber } from '../../core/checks';
+import { COORDINATE_LIMIT, checkInteger, checkNumber } from '../../core/checks';
 import { FluidError } from '../../core/errors';
+import { MAXIMUM_HOLE_AREA_FRACTION, type MeshBoundary, measureBoundary, weldVertices } from './boundary';
 import {
   bakeNarrowBand,
   createSurface,
@@ -46,7 +51,8 @@ export interface TriangleMesh {
   positions: ArrayLike<number>;
   /**
    * Three vertex indices per triangle (integers in [0, vertex count - 1]). Either orientation works, and
-   * vertices need not be shared between triangles (an unwelded mesh gives the same field).
+   * vertices need not be shared between triangles (an unwelded mesh gives the same field). The triangles
+   * must close a solid: holes may take up to 1% of the surface's area (see `boundary.ts`).
    */
   indices: ArrayLike<number>;
 }
@@ -82,6 +88,13 @@ export interface BakeStatistics {
   /** Triangles in the mesh, and those dropped for a zero area. */
   triangleCount: number;
   degenerateTriangleCount: number;
+  /** Edges shared by an odd number of triangles after welding vertices by position (0 for a closed mesh). */
+  boundaryEdgeCount: number;
+  /**
+   * Area of the holes those edges surround, as a fraction of the surface's area (at most 0.01, else the
+   * bake throws; see `boundary.ts`).
+   */
+  holeAreaFraction: number;
   /** Grid nodes along x, y, z, their total, and the cell size (m). */
   nodeCounts: [number, number, number];
   nodeCount: number;
@@ -133,8 +146,9 @@ const now = (): number => (typeof performance !== 'undefined' ? performance.now(
  * @param options - Grid size and progress callback, see {@link BakeOptions}.
  * @returns The field, in the mesh's own space.
  * @throws FluidError if the mesh has no triangles, a non-finite coordinate, an index out of range, only
- * zero-area triangles, or encloses no volume (an open sheet); or if an option is out of range or the grid
- * would exceed 2 * 256^3 nodes.
+ * zero-area triangles, holes larger than 1% of its area (an open sheet: a terrain, a plane, a box without
+ * its top; see `boundary.ts`), or encloses no volume; or if an option is out of range or the grid would
+ * exceed 2 * 256^3 nodes.
  */
 export function bakeSignedDistanceField(mesh: TriangleMesh, options: BakeOptions = {}): SignedDistanceField {
   return bakeSignedDistanceFieldWithStatistics(mesh, options).field;
@@ -258,6 +272,14 @@ function* bakeSteps(mesh: TriangleMesh, options: BakeOptions): Generator<number,
     );
   }
 
+  // An open mesh (a sheet) bounds no volume: refuse it before any grid work (see boundary.ts).
+  const welded = weldVertices(positions, indices, kept, keptCount);
+  const boundary = measureBoundary(welded);
+  const holeAreaFraction = boundary.holeArea / boundary.surfaceArea;
+  if (!(holeAreaFraction <= MAXIMUM_HOLE_AREA_FRACTION)) {
+    throw new FluidError(openMeshMessage(boundary));
+  }
+
   const resolution = options.resolution === undefined ? 64 : checkInteger('resolution', options.resolution, 4, 1024);
   let cellSize: number;
   if (options.cellSize !== undefined) {
@@ -325,7 +347,7 @@ function* bakeSteps(mesh: TriangleMesh, options: BakeOptions): Generator<number,
     normals[3 * t + 2] = crossZ * inverseLength;
   }
 
-  const surface = createSurface(triangles, normals, keptCount);
+  const surface = createSurface(triangles, normals, keptCount, welded.corners, welded.vertexCount);
   const grid: Grid = { nx, ny, nz, cellSize, nodeCount };
   const prepareTime = now();
 
@@ -340,9 +362,9 @@ function* bakeSteps(mesh: TriangleMesh, options: BakeOptions): Generator<number,
   if (!signs.anyInside) {
     throw new FluidError(
       'the mesh encloses no volume: no grid node has a winding number |w| >= 0.5 (largest sampled ' +
-        `${signs.largestWinding.toFixed(3)}). It is open (a single sheet, a terrain, a plane) or thinner than one ` +
-        `cell (${cellSize} m); close the mesh (add the missing faces so that it bounds a solid) or bake with a ` +
-        'smaller cellSize',
+        `${signs.largestWinding.toFixed(3)}). Its faces cancel (a double-sided sheet: every face twice, facing ` +
+        `both ways) or it is thinner than one cell (${cellSize} m); close the mesh (add the missing faces so ` +
+        'that it bounds a solid) or bake with a smaller cellSize',
     );
   }
   const signTime = now();
@@ -363,6 +385,8 @@ function* bakeSteps(mesh: TriangleMesh, options: BakeOptions): Generator<number,
     statistics: {
       triangleCount,
       degenerateTriangleCount: triangleCount - keptCount,
+      boundaryEdgeCount: boundary.boundaryEdgeCount,
+      holeAreaFraction,
       nodeCounts: [nx, ny, nz],
       nodeCount,
       cellSize,
@@ -384,6 +408,27 @@ function* bakeSteps(mesh: TriangleMesh, options: BakeOptions): Generator<number,
       },
     },
   };
+}
+
+/**
+ * The error message for a mesh whose holes are too large (see `boundary.ts`): what was measured, the
+ * allowed range, and what to do instead.
+ */
+function openMeshMessage(boundary: MeshBoundary): string {
+  const { boundaryEdgeCount, edgeCount, weldTolerance, holeCount, holeArea, surfaceArea } = boundary;
+  const round = (value: number): number => Number(value.toPrecision(3));
+  return (
+    `the mesh encloses no volume: it is open, with ${boundaryEdgeCount} of its ${edgeCount} edges on a rim (used ` +
+    `by one triangle, or an odd number, after welding vertices within ${round(weldTolerance)} m) around ` +
+    `${holeCount} ${holeCount === 1 ? 'hole' : 'holes'} of ${round(holeArea)} m^2, ` +
+    `${round((100 * holeArea) / surfaceArea)}% of its ${round(surfaceArea)} m^2 surface; the holes may take ` +
+    `[0, ${100 * MAXIMUM_HOLE_AREA_FRACTION}%] of the surface. An open sheet (a terrain, a plane, a box without ` +
+    'its top) has no inside: close the mesh (add the missing faces so that it bounds a solid) or give the sheet ' +
+    'a thickness (at least one particle radius and two cells). To hold fluid, use a closed solid with a cavity ' +
+    "(like createGlassMesh) or the analytic container { shape: 'box', min, max, container: true }. If the mesh " +
+    `should be closed, merge its vertices by distance: vertices farther apart than ${round(weldTolerance)} m ` +
+    'are not joined'
+  );
 }
 
 /** Checks the mesh: array-like positions and indices, finite coordinates, whole triangles, indices in range. */
@@ -410,11 +455,11 @@ function checkMesh(mesh: TriangleMesh): TriangleMesh {
   const vertexCount = positions.length / 3;
   for (let place = 0; place < positions.length; place++) {
     const value = positions[place];
-    if (typeof value !== 'number' || !Number.isFinite(value)) {
+    if (typeof value !== 'number' || !(Math.abs(value) <= COORDINATE_LIMIT)) {
       const vertex = Math.floor(place / 3);
       throw new FluidError(
         `vertex ${vertex} has coordinate ${'xyz'[place % 3]} = ${String(value)} (mesh.positions[${place}]); ` +
-          'every coordinate must be a finite number',
+          `every coordinate must be a finite number in [-${COORDINATE_LIMIT}, ${COORDINATE_LIMIT}] (the mesh's own space, m)`,
       );
     }
   }

@@ -22,7 +22,7 @@ export interface Surface {
   /** Unit right-hand normal per triangle. */
   normals: Float64Array;
   count: number;
-  /** Per triangle corner, its welded vertex (vertices at exactly the same position are one). */
+  /** Per triangle corner, its welded vertex (vertices within the weld tolerance of boundary.ts are one). */
   corners: Int32Array;
   /** Triangles around welded vertex v: `vertexTriangles[vertexTriangleStart[v] .. vertexTriangleStart[v + 1]]`. */
   vertexTriangleStart: Int32Array;
@@ -48,47 +48,19 @@ interface Candidates {
 }
 
 /**
- * Welds triangle corners at bit-identical positions (so an unwelded mesh gets the same connectivity as
- * the welded one) and lists the triangles around every welded vertex.
+ * The surface for the closest-point phases: the triangles with their welded connectivity (`corners`, per
+ * triangle corner its welded vertex in [0, vertexCount - 1], from `weldVertices` in boundary.ts, so an
+ * unwelded mesh, even one whose duplicates differ by float noise, gets the same connectivity as the welded
+ * one), the triangles around every welded vertex and each triangle's neighbourhood heights.
  */
-export function createSurface(triangles: Float64Array, normals: Float64Array, count: number): Surface {
+export function createSurface(
+  triangles: Float64Array,
+  normals: Float64Array,
+  count: number,
+  corners: Int32Array,
+  vertexCount: number,
+): Surface {
   const cornerCount = 3 * count;
-  let tableSize = 1;
-  while (tableSize < 2 * cornerCount) tableSize *= 2;
-  const table = new Int32Array(tableSize).fill(-1);
-  const mask = tableSize - 1;
-  const corners = new Int32Array(cornerCount);
-  const firstCorner: number[] = [];
-  const bits = new Float64Array(3);
-  const words = new Uint32Array(bits.buffer);
-  for (let corner = 0; corner < cornerCount; corner++) {
-    const x = triangles[3 * corner] + 0; // + 0 turns -0 into 0
-    const y = triangles[3 * corner + 1] + 0;
-    const z = triangles[3 * corner + 2] + 0;
-    bits[0] = x;
-    bits[1] = y;
-    bits[2] = z;
-    let hash = 0x811c9dc5;
-    for (let word = 0; word < 6; word++) hash = Math.imul(hash ^ words[word], 0x01000193);
-    hash ^= hash >>> 15;
-    let slot = hash & mask;
-    for (;;) {
-      const entry = table[slot];
-      if (entry < 0) {
-        table[slot] = firstCorner.length;
-        corners[corner] = firstCorner.length;
-        firstCorner.push(corner);
-        break;
-      }
-      const other = 3 * firstCorner[entry];
-      if (triangles[other] === x && triangles[other + 1] === y && triangles[other + 2] === z) {
-        corners[corner] = entry;
-        break;
-      }
-      slot = (slot + 1) & mask;
-    }
-  }
-  const vertexCount = firstCorner.length;
   const vertexTriangleStart = new Int32Array(vertexCount + 1);
   for (let corner = 0; corner < cornerCount; corner++) vertexTriangleStart[corners[corner] + 1]++;
   for (let v = 0; v < vertexCount; v++) vertexTriangleStart[v + 1] += vertexTriangleStart[v];
