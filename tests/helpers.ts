@@ -1,4 +1,4 @@
-import { createWorld } from 'bitecs';
+import { createEntityIndex, createWorld } from 'bitecs';
 import { createFluidComponents, type FluidSettings } from '../src/components';
 import { createSimulationContext, type SimulationContext } from '../src/systems/context';
 import { gatherMaterials } from '../src/systems/gather';
@@ -45,7 +45,8 @@ export function contextWithParticles(positions: ArrayLike<number>, particleRadiu
   };
   const entityCapacity = n + 3;
   const components = createFluidComponents(entityCapacity);
-  const context = createSimulationContext(settings, createWorld(), components, entityCapacity);
+  const entityIndex = createEntityIndex();
+  const context = createSimulationContext(settings, createWorld(entityIndex), components, entityCapacity, entityIndex);
   const materialEntity = n + 1;
   writeMaterial(components.FluidMaterial, materialEntity, resolveMaterial({}, context.lattice.kernelSum));
   registerMaterial(context.materials, materialEntity);

@@ -1,4 +1,4 @@
-import { entityExists, hasComponent, query } from 'bitecs';
+import { addEntity, entityExists, hasComponent, query, removeEntity } from 'bitecs';
 import { describe, expect, it } from 'vitest';
 import { FluidCapacityError, FluidError, FluidSimulation } from '../src';
 
@@ -142,6 +142,77 @@ describe('FluidSimulation API', () => {
     expect(() => simulation.removeParticle(water)).toThrowError(/is not a live particle entity/);
     simulation.step();
     expect(hasComponent(simulation.world, ids[1], simulation.components.Particle)).toBe(true);
+  });
+
+  it('a removed id is not reused while fresh ids remain: no new entity of any kind takes it', () => {
+    const { simulation, water } = block();
+    const ids = simulation.spawnBlock({ min: [0, 0, 0], max: [0.2, 0.2, 0.2], material: water });
+    const removed = ids[5];
+    simulation.removeParticle(removed);
+    const material = simulation.addMaterial({});
+    const collider = simulation.addCollider({ shape: 'sphere', center: [0, -1, 0], radius: 0.1 });
+    const emitter = simulation.addEmitter({ material: water, position: [0.1, 0.5, 0.1] });
+    const drain = simulation.addDrain({ min: [-1, -3, -1], max: [1, -2, 1] });
+    const particles = simulation.spawnBlock({ min: [0.5, 0, 0], max: [0.7, 0.2, 0.2], material: water });
+    const added = [material, collider, emitter, drain, ...particles];
+    // Each a fresh id: the highest so far plus one.
+    expect(added).toEqual(added.map((_, k) => ids[ids.length - 1] + 1 + k));
+    for (let frame = 0; frame < 5; frame++) {
+      simulation.step();
+      expect([...simulation.lastEmitted()]).not.toContain(removed);
+    }
+    expect(simulation.stats.emittedCount).toBeGreaterThan(0);
+    // Game code holding the old id sees no entity under it.
+    expect(simulation.isParticle(removed)).toBe(false);
+    expect(entityExists(simulation.world, removed)).toBe(false);
+    expect(() => simulation.removeParticle(removed)).toThrowError(/is not a live particle entity/);
+  });
+
+  it('once the id space is used up, freed ids are reused oldest first; a snapshot keeps that order', () => {
+    // Entity ids 1 to 13: capacity + maxMaterials + maxColliders + maxEmitters + 1 = 14.
+    const { simulation, water } = block({ capacity: 10, maxMaterials: 1, maxColliders: 1, maxEmitters: 1 });
+    const one = (sim: FluidSimulation, x: number): number =>
+      sim.spawnBlock({ min: [x, 0, 0], max: [x + 0.05, 0.05, 0.05], material: water })[0];
+    const ids = simulation.spawnBlock({ min: [0, 0, 0], max: [0.1, 0.1, 0.1], material: water });
+    expect(Array.from(ids)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+    for (const eid of [5, 3, 8]) simulation.removeParticle(eid);
+    expect(simulation.addCollider({ shape: 'sphere', center: [0, -1, 0], radius: 0.1 })).toBe(10);
+    expect(simulation.addEmitter({ material: water, position: [0, 1, 0], enabled: false })).toBe(11);
+    expect([one(simulation, 0.2), one(simulation, 0.3)]).toEqual([12, 13]);
+    // Every id was handed out: the freed ones come back in the order they were freed.
+    simulation.removeParticle(12);
+    const copy = FluidSimulation.fromSnapshot(simulation.snapshot());
+    for (const sim of [simulation, copy]) {
+      expect([one(sim, 0.4), one(sim, 0.5), one(sim, 0.6), one(sim, 0.7)]).toEqual([5, 3, 8, 12]);
+      sim.step();
+    }
+    expect(copy.snapshot()).toEqual(simulation.snapshot());
+  });
+
+  it("game code's own addEntity and removeEntity on the world leave the reuse order working", () => {
+    const { simulation, water } = block({ capacity: 10, maxMaterials: 1, maxColliders: 1, maxEmitters: 1 });
+    const one = (sim: FluidSimulation, x: number): number =>
+      sim.spawnBlock({ min: [x, 0, 0], max: [x + 0.05, 0.05, 0.05], material: water })[0];
+    simulation.spawnBlock({ min: [0, 0, 0], max: [0.1, 0.1, 0.1], material: water }); // ids 2 to 9
+    expect(one(simulation, 0.2)).toBe(10);
+    // bitecs's own calls take the next fresh ids; then the id space (1 to 13) is used up.
+    expect([addEntity(simulation.world), addEntity(simulation.world)]).toEqual([11, 12]);
+    expect(one(simulation, 0.3)).toBe(13);
+    for (const eid of [5, 3, 8]) simulation.removeParticle(eid);
+    // bitecs's own call takes a freed id (the one freed last): ours skip it.
+    const taken = addEntity(simulation.world);
+    expect(taken).toBe(8);
+    expect([one(simulation, 0.4), one(simulation, 0.5)]).toEqual([5, 3]);
+    // An id freed by game code's own call is handed out when no queued id is left.
+    removeEntity(simulation.world, 12);
+    expect(one(simulation, 0.6)).toBe(12);
+    removeEntity(simulation.world, taken);
+    // A snapshot lists it after the queued ids (none here), and its copy writes the same bytes.
+    const copy = FluidSimulation.fromSnapshot(simulation.snapshot());
+    expect(copy.snapshot()).toEqual(simulation.snapshot());
+    simulation.removeParticle(2);
+    expect(one(simulation, 0.7)).toBe(2);
+    simulation.step();
   });
 
   it('a material edit changes the fluid on the next step: 80% of the rest density, 125% of the volume', () => {

@@ -14,6 +14,7 @@ import {
   wallWeightTable,
 } from '../core/kernels';
 import { type CouplingWallList, createCouplingWallList, createPendingPushes } from './couple/state';
+import { createEntityIds, type EntityIds, type EntityIndex } from './entityIds';
 import type { MpsState } from './mps/data';
 import { createMultiFluidState, type MultiFluidState } from './multifluid/state';
 import { createProjectionState, type ProjectionState, projectionMaxCells } from './projection/state';
@@ -348,6 +349,8 @@ export interface SimulationContext {
   readonly stats: FluidStats;
   /** Every entity id of the world is below this bound (fixed at creation). */
   readonly entityCapacity: number;
+  /** The world's entity index and the order in which freed ids are reused (entityIds.ts). */
+  readonly entityIds: EntityIds;
   /** Emitters, drains and the particles they added and removed. */
   readonly events: EntityEvents;
   /** The coarse pressure projection's grid and arrays (projection/cpu.ts). */
@@ -518,12 +521,16 @@ export function selfWeight(h: number): number {
   return poly6Coefficient(h) * h ** 6;
 }
 
-/** Creates the context of a simulation from resolved settings: every array is allocated here, once. */
+/**
+ * Creates the context of a simulation from resolved settings, for `world` created with `entityIndex`, whose
+ * entity ids stay below `entityCapacity`: every array is allocated here, once.
+ */
 export function createSimulationContext(
   settings: FluidSettings,
   world: World,
   components: FluidComponents,
   entityCapacity: number,
+  entityIndex: EntityIndex,
 ): SimulationContext {
   return {
     settings,
@@ -557,6 +564,7 @@ export function createSimulationContext(
       projectionIterations: 0,
     },
     entityCapacity,
+    entityIds: createEntityIds(entityIndex, entityCapacity),
     // Sized for the capacity only where the projection runs (PBF on the CPU backend); elsewhere the smallest
     // grid, for a CPU fallback that turns it on.
     projection: createProjectionState(

@@ -1,20 +1,10 @@
 /**
- * Creating and removing particle entities: one place for the bitecs calls and the solver's dense list, used
- * by the public spawn calls and by the emit-and-drain system.
+ * Creating and removing particle entities: one place for the solver's dense list, used by the public spawn
+ * calls and by the emit-and-drain system; the ids come from entityIds.ts (delayed reuse).
  */
-import { addComponent, addEntity, removeEntity } from 'bitecs';
-import { FluidCapacityError } from '../core/errors';
+import { addComponent } from 'bitecs';
 import type { SimulationContext } from './context';
-
-/** Adds an entity to the world; throws {@link FluidCapacityError} if its id would exceed the entity capacity. */
-export function createEntity(ctx: SimulationContext): number {
-  const eid = addEntity(ctx.world);
-  if (eid >= ctx.entityCapacity) {
-    removeEntity(ctx.world, eid);
-    throw new FluidCapacityError(`entity id ${eid} exceeds the entity capacity ${ctx.entityCapacity}`);
-  }
-  return eid;
-}
+import { createEntity, destroyEntity } from './entityIds';
 
 /**
  * Adds one particle entity at (x, y, z) with velocity (vx, vy, vz), of material entity `material`, living
@@ -75,5 +65,5 @@ export function destroyParticle(ctx: SimulationContext, eid: number): void {
   s.constraint[place] = s.constraint[last];
   s.placeOfEntity[eid] = -1;
   s.count--;
-  removeEntity(ctx.world, eid);
+  destroyEntity(ctx, eid);
 }

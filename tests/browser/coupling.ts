@@ -470,10 +470,22 @@ export async function couplingParity(
   const once = { box: take(gpuOnce.simulation, gpuOnce.box), mesh: take(gpuOnce.simulation, gpuOnce.mesh) };
 
   // A coupled collider removed while the readback of its last step is in flight; a new coupled collider
-  // out of the water gets its entity id and must not receive those impulses.
+  // out of the water gets its entity id and must not receive those impulses. Ids are reused only once every
+  // id below the entity capacity was handed out, the one freed longest ago first: particles spawned and
+  // removed at once (never uploaded, so freed at once) use the id space up, and one more takes the dummy
+  // collider's id (freed at step 7, before the box's) and frees it again, behind the box's.
   const recycler = gpuOnce.simulation;
   recycler.step();
   recycler.removeCollider(gpuOnce.box);
+  const limits = recycler.settings;
+  const lastId = limits.capacity + limits.maxMaterials + limits.maxColliders + limits.maxEmitters;
+  const cycle = (): number => {
+    const [eid] = recycler.spawnBlock({ min: [0.3, 1.4, 0.2], max: [0.35, 1.45, 0.25], material: gpuOnce.water });
+    recycler.removeParticle(eid);
+    return eid;
+  };
+  for (let spawned = 0; spawned < lastId && cycle() !== lastId; spawned++);
+  const dummyCycled = cycle() === gpuOnce.dummy;
   const newcomer = recycler.addCollider({ shape: 'sphere', center: [0, 0, 0], radius: 0.05, rigidBody: {} });
   recycler.setColliderTransform(newcomer, { position: [0.3, 1.4, 0.2], teleport: true });
   recycler.step();
@@ -496,7 +508,7 @@ export async function couplingParity(
       cpu: cpuSums,
       onceAgainstEveryStep: Math.max(comparePair(once.box, everyStep.box), comparePair(once.mesh, everyStep.mesh)),
       gpuAgainstCpu: Math.max(comparePair(everyStep.box, cpuSums.box), comparePair(everyStep.mesh, cpuSums.mesh)),
-      recycledId: { sameId: newcomer === gpuOnce.box, impulse: length(recycled.impulse) },
+      recycledId: { sameId: dummyCycled && newcomer === gpuOnce.box, impulse: length(recycled.impulse) },
     },
   };
 }

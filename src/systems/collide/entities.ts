@@ -3,13 +3,13 @@
  * `removeCollider` do, on the context (the facade keeps the public calls and their TSDoc; docs/ARCHITECTURE.md,
  * "Layers"). The shape options are read by the shape modules (`shapes/`); the pose is committed by `cpu.ts`.
  */
-import { addComponent, entityExists, hasComponent, removeEntity } from 'bitecs';
+import { addComponent, entityExists, hasComponent } from 'bitecs';
 import { type BodyCouplingStore, MATERIAL_DEFAULTS } from '../../components';
 import { checkKnownKeys, checkNumber, checkQuaternion, checkVector3, withDefault } from '../../core/checks';
 import { FluidCapacityError, FluidError } from '../../core/errors';
 import { COLLIDER_OPTIONS, checkOption, TEMPERATURE_RULE } from '../../core/schema';
 import type { SimulationContext } from '../context';
-import { createEntity } from '../entities';
+import { createEntity, destroyEntity } from '../entityIds';
 import { checkScaling } from '../gather';
 import {
   type BodyImpulse,
@@ -243,5 +243,5 @@ export function removeColliderEntity(ctx: SimulationContext, id: number): void {
     for (let slot = 0; slot < table.count; slot++) if (c.field[table.entity[slot]] === fieldIndex) used = true;
     if (!used) table.fields[fieldIndex] = undefined;
   }
-  removeEntity(ctx.world, id);
+  destroyEntity(ctx, id);
 }

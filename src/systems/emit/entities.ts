@@ -3,13 +3,13 @@
  * removals do, on the context (the facade keeps the public calls and their TSDoc; docs/ARCHITECTURE.md,
  * "Layers"). The emit-and-drain system that runs them each step is `cpu.ts`.
  */
-import { addComponent, removeEntity } from 'bitecs';
+import { addComponent } from 'bitecs';
 import { DrainShape, EmitterShape } from '../../components';
 import { checkKnownKeys, checkNumber, checkVector3, type Vector3Tuple, withDefault } from '../../core/checks';
 import { FluidCapacityError, FluidError } from '../../core/errors';
 import { checkOption, DRAIN_OPTIONS, EMITTER_OPTIONS } from '../../core/schema';
 import type { SimulationContext } from '../context';
-import { createEntity } from '../entities';
+import { createEntity, destroyEntity } from '../entityIds';
 import { isMaterialEntity } from '../material';
 import {
   DRAIN_OPTION_NAMES,
@@ -152,7 +152,7 @@ export function removeEmitterEntity(ctx: SimulationContext, id: number): void {
   if (!isEmitterEntity(ctx, id)) throw new FluidError(`removeEmitter: ${String(id)} is not an emitter entity`);
   const emitters = ctx.events.emitters;
   emitters.splice(emitters.indexOf(id), 1);
-  removeEntity(ctx.world, id);
+  destroyEntity(ctx, id);
 }
 
 /** `FluidSimulation.addDrain`: checks the options, adds the drain entity, returns its id. */
@@ -208,5 +208,5 @@ export function removeDrainEntity(ctx: SimulationContext, id: number): void {
   if (!isDrainEntity(ctx, id)) throw new FluidError(`removeDrain: ${String(id)} is not a drain entity`);
   const drains = ctx.events.drains;
   drains.splice(drains.indexOf(id), 1);
-  removeEntity(ctx.world, id);
+  destroyEntity(ctx, id);
 }

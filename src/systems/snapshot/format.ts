@@ -23,7 +23,6 @@
  */
 
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
-import type { createEntityIndex } from 'bitecs';
 import type { FluidBackend } from '../../components';
 import { optionNames } from '../../core/checks';
 import type { SimulationContext } from '../context';
@@ -32,8 +31,8 @@ import type { MirrorMode } from '../options';
 import { projectionMaxCells } from '../projection/state';
 import type { SignedDistanceField } from '../sdf/field';
 
-/** The bitecs entity index a simulation's world is created with (ids alive and ids to reuse). */
-export type EntityIndex = ReturnType<typeof createEntityIndex>;
+/** The bitecs entity index a simulation's world is created with (defined with the reuse order in entityIds.ts). */
+export type { EntityIndex } from '../entityIds';
 
 /** The snapshot format version this code writes, and the newest it reads. */
 export const SNAPSHOT_FORMAT_VERSION = 1;
@@ -213,7 +212,7 @@ export interface DecodedSnapshot {
   readonly maxId: number;
   /** Live entity ids, in the entity index's order. */
   readonly alive: Uint32Array;
-  /** Freed ids, the next one to be reused first. */
+  /** Freed ids, the next one to be reused first (once the id space is used up: entityIds.ts). */
   readonly dead: Uint32Array;
   /** Particles in the solver's order. */
   readonly particles: Uint32Array;

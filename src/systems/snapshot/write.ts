@@ -2,6 +2,7 @@
 
 import { hasComponent } from 'bitecs';
 import type { SimulationContext } from '../context';
+import { freedIdsInReuseOrder } from '../entityIds';
 import { mpsSnapshotSettings, mpsWarmStart } from '../mps/state';
 import { ByteWriter, writePlain } from './bytes';
 import {
@@ -44,7 +45,8 @@ export function writeSnapshot(ctx: SimulationContext, entityIndex: EntityIndex):
   writer.u32(0);
 
   const alive = entityIndex.dense.slice(0, entityIndex.aliveCount);
-  const dead = entityIndex.dense.slice(entityIndex.aliveCount);
+  // Freed ids in the order they will be reused (entityIds.ts): restore queues them in this order.
+  const dead = freedIdsInReuseOrder(ctx.entityIds);
   const s = ctx.solver;
   const particles = s.entity.subarray(0, s.count);
   const materials = ctx.materials.entity.subarray(0, ctx.materials.count);
