@@ -8,7 +8,7 @@
  * into Position, Velocity, Particle, FluidMaterial, Collider, Emitter, Drain and the settings) and runs of
  * steps (with valid and absurd time steps). Properties:
  *
- * - every exception is a `FluidError`;
+ * - every exception is a `FluidError`, and a refused call leaves the whole state (the snapshot bytes) unchanged;
  * - a hostile edit is caught by the next step, which names the edited component and changes nothing;
  *   undoing the hostile edits lets the next step succeed (nothing was corrupted);
  * - after every step that did not throw, every live particle's position, velocity, density and age are
@@ -29,6 +29,7 @@ import {
   type FluidSimulationOptions,
   type Vector3Tuple,
 } from '../src';
+import { crc32 } from '../src/systems/snapshot/format';
 
 /** The seed of the whole run; change it to explore, keep it fixed in the repository. */
 const SEED = 20261122;
@@ -179,7 +180,8 @@ const colliderTargets: readonly EditTarget[] = [
   { name: 'Collider.positionX', valid: range(-0.3, 0.3), hostile: finiteOnly },
   { name: 'Collider.positionY', valid: range(-0.3, 0.3), hostile: finiteOnly },
   { name: 'Collider.rotationX', valid: range(-1, 1), hostile: finiteOnly },
-  { name: 'Collider.rotationW', valid: range(-1, 1), hostile: finiteOnly },
+  // Not 0: the other components may all be 0, and a zero quaternion is refused (gather.ts).
+  { name: 'Collider.rotationW', valid: fc.oneof(range(-1, -0.05), range(0.05, 1)), hostile: finiteOnly },
   { name: 'Collider.scale', valid: range(0.5, 2), hostile: [0, -1, 1e7, Number.NaN] },
   // Collider.shape: "valid" rewrites the collider's own shape.
   { name: 'Collider.shape', valid: fc.constant(0), hostile: [7, 200] },
@@ -571,6 +573,9 @@ class Run {
     }
   }
 
+  /** The message of the last step's FluidError ('' if it completed), for the recovery's failure message. */
+  lastError = '';
+
   /** One step; returns true if it completed. Applies the count model either way. */
   step(timeStep: number | undefined, description: string): boolean {
     const simulation = this.simulation;
@@ -578,6 +583,7 @@ class Run {
     const stepsBefore = simulation.stats.stepCount;
     const hostile = this.pending.filter((entry) => entry.hostile && entry.applies());
     const error = attempt(description, () => (timeStep === undefined ? simulation.step() : simulation.step(timeStep)));
+    this.lastError = error?.message ?? '';
     if (error === undefined) {
       expect(
         hostile.map((entry) => entry.name),
@@ -615,7 +621,7 @@ class Run {
     for (let k = this.pending.length - 1; k >= 0; k--) this.pending[k].undo();
     this.pending = [];
     const completed = this.step(undefined, `the step after undoing the edits (${description})`);
-    expect(completed, `the simulation did not recover after ${description}`).toBe(true);
+    expect(completed, `the simulation did not recover after ${description}: ${this.lastError}`).toBe(true);
   }
 
   apply(a: Action): void {
@@ -651,6 +657,7 @@ class Run {
     /** True when the call must be refused: an id that is no entity of its kind. */
     let badId = false;
     const material = (pick: IdPick) => this.pickFrom(this.materials, pick, () => (badId = true));
+    const stateBefore = simulation.snapshot();
     const error = attempt(description, () => {
       switch (a.kind) {
         case 'spawnBlock':
@@ -750,8 +757,12 @@ class Run {
     }
     if (error !== undefined) {
       tally.apiErrors++;
-      // A refused call changes nothing.
+      // A refused call changes nothing: the whole state (the snapshot's bytes) is as before.
       expect(simulation.particleCount, `a refused ${a.kind} changed the count (${error.message})`).toBe(before);
+      expect(
+        sameBytes(simulation.snapshot(), stateBefore),
+        `a refused ${a.kind} changed the state (${error.message})`,
+      ).toBe(true);
     } else {
       this.expectedCount = before + spawned - removed;
       tally.spawned += spawned;
@@ -919,4 +930,105 @@ describe('fuzz: random options, calls and component edits', () => {
     expect(tally.constructorRejected).toBeGreaterThan(0);
     expect(tally.stepsDiscarded).toBe(0);
   });
+});
+
+/** The snapshot scene: two materials, a tank, a sphere and a mesh collider, an emitter, a drain, 5 steps. */
+function snapshotScene(): FluidSimulation {
+  const simulation = new FluidSimulation({ particleRadius: 0.03, capacity: 600, maxEmitters: 3 });
+  const water = simulation.addMaterial({});
+  const oil = simulation.addMaterial({ restDensity: 800, color: [0.9, 0.7, 0.1] });
+  simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [0.6, 0.6, 0.6], container: true });
+  simulation.addCollider({ shape: 'sphere', center: [0.45, 0.1, 0.3], radius: 0.06 });
+  const mesh = simulation.addCollider({ shape: 'mesh', field: sphereField });
+  simulation.setColliderTransform(mesh, { position: [0.15, 0.4, 0.3], scaling: 0.4, teleport: true });
+  simulation.spawnBlock({ min: [0, 0, 0], max: [0.3, 0.18, 0.3], material: water });
+  simulation.addEmitter({ material: oil, position: [0.45, 0.5, 0.3], speed: 1, spread: 0.3, lifetime: 2 });
+  simulation.addDrain({ shape: 'box', min: [0.5, 0, 0.5], max: [0.6, 0.1, 0.6] });
+  for (let step = 0; step < 5; step++) simulation.step();
+  return simulation;
+}
+
+/** A copy of `bytes` with the header's checksum recomputed: damage the checksum cannot see. */
+function withValidChecksum(bytes: Uint8Array): Uint8Array {
+  new DataView(bytes.buffer, bytes.byteOffset).setUint32(16, crc32(bytes, 20), true);
+  return bytes;
+}
+
+/** True if `a` and `b` hold the same bytes. */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, k) => byte === b[k]);
+}
+
+describe('fuzz: untrusted snapshots', () => {
+  it('CRC-valid bit flips either throw a FluidError and change nothing, or restore a state that steps without error', () => {
+    const source = snapshotScene();
+    const saved = source.snapshot();
+    const target = FluidSimulation.fromSnapshot(saved);
+    const counts = { refused: 0, accepted: 0 };
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({ at: fc.integer({ min: 20, max: saved.length - 1 }), bit: fc.integer({ min: 0, max: 7 }) }),
+          {
+            minLength: 1,
+            maxLength: 3,
+          },
+        ),
+        (flips) => {
+          const bytes = saved.slice();
+          for (const { at, bit } of flips) bytes[at] ^= 1 << bit;
+          withValidChecksum(bytes);
+          const before = target.snapshot();
+          const refused = attempt('restore', () => target.restore(bytes));
+          if (refused !== undefined) {
+            counts.refused++;
+            expect(sameBytes(target.snapshot(), before), `${refused.message}: the target changed`).toBe(true);
+            return;
+          }
+          counts.accepted++;
+          // Accepted content is valid content: the next steps run and stay finite.
+          const failed = attempt('step after restore', () => {
+            target.step();
+            target.step();
+          });
+          expect(failed?.message, `flips ${JSON.stringify(flips)} were accepted, then the step threw`).toBeUndefined();
+          for (const eid of target.particles()) {
+            expect(Number.isFinite(target.Position.x[eid] + target.Position.y[eid] + target.Position.z[eid])).toBe(
+              true,
+            );
+          }
+          target.restore(saved);
+        },
+      ),
+      { seed: SEED, numRuns: Number(process.env.FUZZ_SNAPSHOT_RUNS ?? 800) },
+    );
+    console.log(
+      `fuzz snapshots (seed ${SEED}): ${counts.refused} flipped snapshots refused, ${counts.accepted} accepted`,
+    );
+    expect(counts.refused).toBeGreaterThan(0);
+    expect(counts.accepted).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('a capacity bomb never allocates: fromSnapshot refuses a saved capacity above maxCapacity before it allocates', () => {
+    const saved = snapshotScene().snapshot();
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2 ** 31 }), (capacity) => {
+        const bytes = saved.slice();
+        const key = new TextEncoder().encode('capacity');
+        const view = new DataView(bytes.buffer);
+        // Settings are a u16 key length, the key, a type byte 0 and a float64.
+        let at = 20;
+        while (!(view.getUint16(at, true) === key.length && key.every((byte, k) => bytes[at + 2 + k] === byte))) at++;
+        view.setFloat64(at + 2 + key.length + 1, capacity, true);
+        withValidChecksum(bytes);
+        const refused = attempt('fromSnapshot', () => {
+          const restored = FluidSimulation.fromSnapshot(bytes, { maxCapacity: 20000 });
+          expect(restored.settings.capacity).toBeLessThanOrEqual(20000);
+        });
+        if (capacity > 20000) expect(refused?.message).toMatch(/more than maxCapacity 20000|capacity/);
+        else if (capacity >= 600) expect(refused).toBeUndefined();
+      }),
+      { seed: SEED, numRuns: 60 },
+    );
+  }, 60_000);
 });

@@ -102,7 +102,7 @@ describe('hostile arguments', () => {
     }
     expect(state(simulation)).toEqual(before);
     simulation.settings.timeStep = 10;
-    expectFluidError(() => simulation.step(), /timeStep is 10; allowed range is \[0\.000001, 0\.1\]/);
+    expectFluidError(() => simulation.step(), /^settings\.timeStep is 10; allowed range is \[0\.000001, 0\.1\]/);
     simulation.settings.timeStep = 1 / 60;
     simulation.step(0.1); // the largest step accepted
     expect(simulation.stats.stepCount).toBe(11);
@@ -222,6 +222,109 @@ describe('hostile arguments', () => {
     simulation.step();
   });
 
+  it('every public call that throws leaves the whole state unchanged (the snapshot bytes are equal)', () => {
+    const { simulation, water, box, ball, tap, drain } = tank();
+    const particle = simulation.particles()[0];
+    const block = { min: [0, 0, 0] as Vector3Tuple, max: [0.2, 0.2, 0.2] as Vector3Tuple, material: water };
+    // Failing calls of every public method that changes or reads the state; a method added to the class must
+    // be listed here (or among the queries that cannot fail), else this test fails.
+    const failing: Record<string, Array<() => unknown>> = {
+      addMaterial: [
+        () => simulation.addMaterial({ restDensity: -1 }),
+        () => simulation.addMaterial({ viscosity: 0.1, airMaterial: 9999 }),
+        () => simulation.addMaterial({ airMaterial: box }),
+        () => simulation.addMaterial({ viscosty: 0.5 } as unknown as object),
+      ],
+      spawnBlock: [
+        () => simulation.spawnBlock({ ...block, material: box }),
+        () => simulation.spawnBlock({ ...block, max: [0.2, Number.NaN, 0.2] }),
+        () => simulation.spawnBlock({ ...block, min: [0, 0, 0], max: [100, 100, 100] }),
+      ],
+      spawn: [
+        () => simulation.spawn({ shape: 'sphere', center: [0.5, 0.5, 0.25], radius: -1, material: water }),
+        () => simulation.spawn({ shape: 'sphere', center: [0.5, 0.5, 0.25], radius: 0.1, material: tap }),
+      ],
+      removeParticle: [() => simulation.removeParticle(water), () => simulation.removeParticle(Number.NaN)],
+      markParticlesChanged: [() => simulation.markParticlesChanged([particle, box])],
+      addCollider: [
+        () => simulation.addCollider({ shape: 'sphere', center: [0, 0, 0], radius: 0 }),
+        () => simulation.addCollider({ shape: 'box', min: [1, 1, 1], max: [0, 0, 0] }),
+        () => simulation.addCollider({ shape: 'sphere', center: [0, 0, 0], radius: 0.1, restitution: 2 }),
+      ],
+      setColliderTransform: [
+        () => simulation.setColliderTransform(ball, { position: [0.1, 0.1, 0.1], rotation: [0, 0, 0, 0] }),
+        () => simulation.setColliderTransform(ball, { position: [0.1, 0.1, 0.1], scaling: -1 }),
+        () => simulation.setColliderTransform(ball, { position: [0.1, 0.1, 0.1], teleport: 1 as unknown as boolean }),
+        () => simulation.setColliderTransform(water, { position: [0, 0, 0] }),
+      ],
+      takeBodyImpulse: [() => simulation.takeBodyImpulse(ball)],
+      particlesInsideCollider: [() => simulation.particlesInsideCollider(water)],
+      removeCollider: [() => simulation.removeCollider(tap)],
+      addEmitter: [
+        () => simulation.addEmitter({ material: water, position: [0, 0, 0], rate: -1 }),
+        () => simulation.addEmitter({ material: drain, position: [0, 0, 0] }),
+      ],
+      setEmitterTransform: [
+        () => simulation.setEmitterTransform(tap, { position: [0.1, 0.1, 0.1], direction: [Number.NaN, 0, 0] }),
+        () => simulation.setEmitterTransform(drain, { position: [0.1, 0.1, 0.1] }),
+      ],
+      removeEmitter: [() => simulation.removeEmitter(drain)],
+      addDrain: [() => simulation.addDrain({ shape: 'sphere', center: [0, 0, 0], radius: -1 })],
+      removeDrain: [() => simulation.removeDrain(tap)],
+      particles: [() => simulation.particles(new Uint32Array(1))],
+      step: [() => simulation.step(0), () => simulation.step(Number.NaN)],
+      restore: [
+        () => simulation.restore(new Uint8Array(40)),
+        () => simulation.restore(simulation.snapshot().slice(0, 100)),
+      ],
+    };
+    // Queries that read the state and cannot fail on it, and the lifecycle (readback, ready, dispose).
+    const queries = [
+      'isMaterial',
+      'isParticle',
+      'isCollider',
+      'isEmitter',
+      'isDrain',
+      'lastEmitted',
+      'lastRemoved',
+      'snapshot',
+    ];
+    const lifecycle = ['ready', 'readback', 'dispose'];
+    const prototype = FluidSimulation.prototype as unknown as Record<string, unknown>;
+    const methods = Object.getOwnPropertyNames(prototype).filter(
+      (name) => name !== 'constructor' && typeof Object.getOwnPropertyDescriptor(prototype, name)?.value === 'function',
+    );
+    // TypeScript's private methods are on the prototype too: those are the ones the declaration file hides.
+    const privateMethods = [
+      'startGpu',
+      'useSystems',
+      'stopGpu',
+      'notify',
+      'deviceLost',
+      'deviceRestored',
+      'newEntity',
+      'describeEntity',
+      'restoreDecoded',
+    ];
+    const unlisted = methods.filter(
+      (name) =>
+        !(name in failing) && !queries.includes(name) && !lifecycle.includes(name) && !privateMethods.includes(name),
+    );
+    expect(unlisted, 'public methods without failing calls in this test').toEqual([]);
+    for (const [name, calls] of Object.entries(failing)) {
+      for (const call of calls) {
+        const before = simulation.snapshot();
+        expect(call, `${name}: ${call.toString()}`).toThrowError(FluidError);
+        const after = simulation.snapshot();
+        expect(
+          after.length === before.length && after.every((byte, k) => byte === before[k]),
+          `${name} changed the state: ${call.toString()}`,
+        ).toBe(true);
+      }
+    }
+    simulation.step();
+  });
+
   it('a transform call that throws changes nothing: a bad direction leaves the emitter where it was', () => {
     const { simulation, tap } = tank();
     const e = simulation.components.Emitter;
@@ -278,6 +381,51 @@ describe('hostile component edits', () => {
       new RegExp(`Position\\.x\\[${particle}\\] is NaN; it must be a finite number`),
     );
     edit('infinite velocity', c.Velocity.z, particle, Number.NEGATIVE_INFINITY, /Velocity\.z\[\d+\] is -Infinity/);
+    edit(
+      'a finite but huge position',
+      c.Position.x,
+      particle,
+      1e308,
+      new RegExp(
+        `^Position\\.x\\[${particle}\\] is 1e\\+308; it must be a finite number in \\[-1000000000000, 1000000000000\\] m`,
+      ),
+    );
+    edit(
+      'a NaN previous collider position',
+      c.Collider.previousPositionX,
+      ball,
+      Number.NaN,
+      new RegExp(`^Collider\\.previousPositionX\\[${ball}\\] is NaN`),
+    );
+    edit(
+      'a huge collider position',
+      c.Collider.positionY,
+      ball,
+      1e300,
+      new RegExp(`^Collider\\.positionY\\[${ball}\\] is 1e\\+300; it must be a finite number in`),
+    );
+    edit(
+      'a zero previous collider scale',
+      c.Collider.previousScale,
+      ball,
+      0,
+      new RegExp(`^Collider\\.previousScale\\[${ball}\\] is 0; allowed range`),
+    );
+    edits.push([
+      'a zero collider quaternion',
+      () => {
+        const old = [c.Collider.rotationX[ball], c.Collider.rotationW[ball]];
+        c.Collider.rotationX[ball] = 0;
+        c.Collider.rotationW[ball] = 0;
+        return () => {
+          c.Collider.rotationX[ball] = old[0];
+          c.Collider.rotationW[ball] = old[1];
+        };
+      },
+      new RegExp(`^Collider\\.rotation of ${ball} is \\[0, 0, 0, 0\\] with length 0`),
+    ]);
+    edit('NaN owed emission', c.Emitter.owed, tap, Number.NaN, new RegExp(`^Emitter\\.owed\\[${tap}\\] is NaN`));
+    edit('huge owed emission', c.Emitter.owed, tap, 1e300, new RegExp(`^Emitter\\.owed\\[${tap}\\] is 1e\\+300`));
     edit(
       'a material id past the table',
       c.Particle.material,
@@ -433,6 +581,10 @@ describe('hostile meshes, kernels and shapes', () => {
       ],
       [{ positions: [0, 0, 0, 1, 0, 0, 0, 1, 0], indices: [0, 1] }, /mesh\.indices has 2 entries/],
       [{ positions: [0, 0, 0, 1, Number.NaN, 0, 0, 1, 0], indices: [0, 1, 2] }, /vertex 1 has coordinate y = NaN/],
+      [
+        { positions: [1e15, 0, 0, 1e15 + 1, 0, 0, 1e15, 1, 0], indices: [0, 1, 2] },
+        /^vertex 0 has coordinate x = 1000000000000000 \(mesh\.positions\[0\]\); every coordinate must be a finite number in \[-10000000, 10000000\]/,
+      ],
       [
         { positions: [0, 0, 0, 1, 0, 0, 0, 1, 0], indices: [0, 1, 7] },
         /mesh\.indices\[2\] \(triangle 0\) is 7; vertex indices must be integers in \[0, 2\]/,

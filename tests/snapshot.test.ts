@@ -54,11 +54,16 @@ interface SceneIds {
 
 /**
  * Two materials in a box tank with a moving capsule paddle and a turning mesh rock, two emitters (one with
- * a random spread and a lifetime), a drain, and a block with two particles removed (gaps in the ids).
+ * a random spread and a lifetime), a drain, and a block with two particles removed (gaps in the ids). First a
+ * pool of 1300 particles spawned and removed in a scrambled order, as a game that ran a while: the entity ids
+ * run out at frame 13 (1515 of them: capacity + maxMaterials + maxColliders + maxEmitters + 1), after which
+ * the emitters reuse freed ids, the one freed longest ago first, before and after the snapshot.
  */
 function buildScene(): { simulation: FluidSimulation; ids: SceneIds } {
   const simulation = new FluidSimulation(OPTIONS);
   const water = simulation.addMaterial({});
+  const pool = simulation.spawnBlock({ min: [0, 0, 0], max: [0.5, 0.5, 0.65], material: water });
+  for (let k = 0; k < pool.length; k++) simulation.removeParticle(pool[(k * 7) % pool.length]);
   const oil = simulation.addMaterial({ restDensity: 800, viscosity: 0.05, color: [0.9, 0.7, 0.1] });
   simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [0.6, 0.6, 0.4], container: true, friction: 0.1 });
   const paddle = simulation.addCollider({ shape: 'capsule', a: [0, 0, 0], b: [0, 0, 0.4], radius: 0.03 });
@@ -218,6 +223,8 @@ describe('snapshot and restore on the CPU', () => {
   const marked: string[] = [];
   /** Particle ids game code removed just before the snapshot. */
   const freedBeforeSnapshot: number[] = [];
+  /** Entity ids free at the snapshot (every id below the entity capacity was handed out by then). */
+  const freeAtSnapshot: number[] = [];
 
   /** The reference run up to the snapshot: SAVED_AT frames, then game code removes 12 particles. */
   function runToSnapshot(simulation: FluidSimulation, sceneIds: SceneIds): void {
@@ -227,12 +234,22 @@ describe('snapshot and restore on the CPU', () => {
       emittedTotal += simulation.stats.emittedCount;
       removedTotal += simulation.stats.removedCount;
     }
-    // Freed ids queue for reuse: the emitters take them, last freed first, in the continued frames.
+    // Freed ids queue for reuse behind every id freed before them (the pool's first).
     const particles = simulation.particles();
     for (let k = 0; k < 12; k++) {
       const eid = particles[7 * k + 3];
       simulation.removeParticle(eid);
       if (simulation === reference) freedBeforeSnapshot.push(eid);
+    }
+    if (simulation === reference) {
+      const alive = (eid: number): boolean =>
+        simulation.isParticle(eid) ||
+        simulation.isMaterial(eid) ||
+        simulation.isCollider(eid) ||
+        simulation.isEmitter(eid) ||
+        simulation.isDrain(eid);
+      // The entity capacity: capacity + maxMaterials + maxColliders + maxEmitters + 1.
+      for (let eid = 1; eid < 1500 + 4 + 6 + 4 + 1; eid++) if (!alive(eid)) freeAtSnapshot.push(eid);
     }
     // Values a store holds for a collider without the collider carrying it as a bitecs component (as a
     // coupling store written by id does) are saved too: mark every such float64 field at the rock.
@@ -276,8 +293,10 @@ describe('snapshot and restore on the CPU', () => {
     );
     expect(emittedTotal).toBeGreaterThan(150);
     expect(removedTotal).toBeGreaterThan(20);
-    // The ids removed before the snapshot were reused by the emitters afterwards.
-    expect(freedBeforeSnapshot.filter((eid) => reference.isParticle(eid)).length).toBeGreaterThan(5);
+    // The emitters reused ids free at the snapshot afterwards (the pool's, freed longest ago); the ids game
+    // code removed just before the snapshot wait behind them, unused.
+    expect(freeAtSnapshot.filter((eid) => reference.isParticle(eid)).length).toBeGreaterThan(50);
+    expect(freedBeforeSnapshot.filter((eid) => reference.isParticle(eid))).toEqual([]);
     expect(marked.length).toBeGreaterThan(10);
     const materials = new Set(Array.from(reference.particles(), (eid) => reference.components.Particle.material[eid]));
     expect(materials.size).toBe(2);
@@ -293,7 +312,7 @@ describe('snapshot and restore on the CPU', () => {
     for (let frame = SAVED_AT; frame < SAVED_AT + CONTINUED; frame++) drive(restored, ids, frame);
     expect(firstDifference(stateOf(restored), finalState)).toBe('');
     expect(sameBytes(restored.snapshot(), finalSnapshot)).toBe(true);
-    // The next id bitecs hands out is the same too.
+    // The next id handed out (a reused one) is the same too.
     expect(restored.addMaterial({})).toBe(nextId);
   });
 
@@ -439,6 +458,189 @@ describe('snapshot and restore on the CPU', () => {
     expect(sameBytes(target.snapshot(), before)).toBe(true);
     for (let frame = SAVED_AT; frame < SAVED_AT + CONTINUED; frame++) drive(target, ids, frame);
     expect(firstDifference(stateOf(target), finalState)).toBe('');
+  });
+
+  it('a valid checksum is no valid content: out-of-range values are refused naming the section, store, field and entity, before anything changes', () => {
+    const target = FluidSimulation.fromSnapshot(saved);
+    const before = target.snapshot();
+    /** A snapshot of the saved scene after `corrupt` edited it (written by the library: its checksum is valid). */
+    const crafted = (corrupt: (source: FluidSimulation) => void): Uint8Array => {
+      const source = FluidSimulation.fromSnapshot(saved);
+      corrupt(source);
+      return source.snapshot();
+    };
+    const particle = (source: FluidSimulation): number => source.particles()[7];
+    const context = target.internalContext;
+    const [water, oil] = [context.materials.entity[0], context.materials.entity[1]];
+    const emitter = context.events.emitters[0];
+    const drain = context.events.drains[0];
+    const cases: [string, Uint8Array, RegExp][] = [
+      [
+        'NaN position',
+        crafted((s) => {
+          s.Position.x[particle(s)] = Number.NaN;
+        }),
+        /^snapshot section 'COMP': Position\.x\[\d+\] is NaN/,
+      ],
+      [
+        'huge position',
+        crafted((s) => {
+          s.Position.y[particle(s)] = 1e308;
+        }),
+        /^snapshot section 'COMP': Position\.y\[\d+\] is 1e\+308; it must be a finite number in \[-1000000000000, 1000000000000\] m/,
+      ],
+      [
+        'infinite velocity',
+        crafted((s) => {
+          s.Velocity.z[particle(s)] = Number.POSITIVE_INFINITY;
+        }),
+        /^snapshot section 'COMP': Velocity\.z\[\d+\] is Infinity/,
+      ],
+      [
+        'material 9999',
+        crafted((s) => {
+          s.components.Particle.material[particle(s)] = 9999;
+        }),
+        /^snapshot section 'COMP': Particle\.material\[\d+\] is 9999, which is not a material entity/,
+      ],
+      [
+        'negative lifetime',
+        crafted((s) => {
+          s.components.Particle.lifetime[particle(s)] = -1;
+        }),
+        /^snapshot section 'COMP': Particle\.lifetime\[\d+\] is -1/,
+      ],
+      [
+        'NaN temperature',
+        crafted((s) => {
+          s.components.Temperature[particle(s)] = Number.NaN;
+        }),
+        /^snapshot section 'COMP': Temperature\[\d+\] is NaN/,
+      ],
+      [
+        'color above 1',
+        crafted((s) => {
+          s.components.Color.red[particle(s)] = 2;
+        }),
+        /^snapshot section 'COMP': Color\.red\[\d+\] is 2; allowed range is \[0, 1\]/,
+      ],
+      [
+        'zero collider radius',
+        crafted((s) => {
+          s.components.Collider.radius[ids.paddle] = 0;
+        }),
+        new RegExp(`^snapshot section 'COMP': Collider\\.radius\\[${ids.paddle}\\] is 0`),
+      ],
+      [
+        'field index 99999',
+        crafted((s) => {
+          s.components.Collider.field[ids.rock] = 99999;
+        }),
+        new RegExp(`^snapshot section 'COMP': Collider\\.field\\[${ids.rock}\\] is 99999`),
+      ],
+      [
+        'zero quaternion',
+        crafted((s) => {
+          const c = s.components.Collider;
+          c.rotationX[ids.rock] = 0;
+          c.rotationY[ids.rock] = 0;
+          c.rotationZ[ids.rock] = 0;
+          c.rotationW[ids.rock] = 0;
+        }),
+        new RegExp(`^snapshot section 'COMP': Collider\\.rotation of ${ids.rock} is \\[0, 0, 0, 0\\] with length 0`),
+      ],
+      [
+        'NaN previous position',
+        crafted((s) => {
+          s.components.Collider.previousPositionX[ids.paddle] = Number.NaN;
+        }),
+        new RegExp(`^snapshot section 'COMP': Collider\\.previousPositionX\\[${ids.paddle}\\] is NaN`),
+      ],
+      [
+        'negative viscosity',
+        crafted((s) => {
+          s.components.FluidMaterial.viscosity[oil] = -1;
+        }),
+        new RegExp(`^snapshot section 'COMP': FluidMaterial\\.viscosity\\[${oil}\\] is -1`),
+      ],
+      [
+        'air material 9999',
+        crafted((s) => {
+          s.components.FluidMaterial.airMaterial[water] = 9999;
+        }),
+        new RegExp(`^snapshot section 'COMP': FluidMaterial\\.airMaterial\\[${water}\\] is 9999`),
+      ],
+      [
+        'emitter rate 1e300',
+        crafted((s) => {
+          s.components.Emitter.rate[emitter] = 1e300;
+        }),
+        new RegExp(`^snapshot section 'COMP': Emitter\\.rate\\[${emitter}\\] is 1e\\+300`),
+      ],
+      [
+        'emitter owed NaN',
+        crafted((s) => {
+          s.components.Emitter.owed[emitter] = Number.NaN;
+        }),
+        new RegExp(`^snapshot section 'COMP': Emitter\\.owed\\[${emitter}\\] is NaN`),
+      ],
+      [
+        'emitter owed 1e300',
+        crafted((s) => {
+          s.components.Emitter.owed[emitter] = 1e300;
+        }),
+        new RegExp(`^snapshot section 'COMP': Emitter\\.owed\\[${emitter}\\] is 1e\\+300; allowed range is \\[0, `),
+      ],
+      [
+        'drain shape 99',
+        crafted((s) => {
+          s.components.Drain.shape[drain] = 99;
+        }),
+        new RegExp(`^snapshot section 'COMP': Drain\\.shape\\[${drain}\\] is 99`),
+      ],
+      [
+        'statistic NaN',
+        crafted((s) => {
+          Object.assign(s.stats, { meanDensityError: Number.NaN });
+        }),
+        /^snapshot section 'STAT': meanDensityError is NaN/,
+      ],
+      [
+        'substeps 1e9',
+        withSetting(saved, 'substeps', 1e9),
+        /^the snapshot's settings\.substeps is 1000000000; allowed range is \[1, 32\]/,
+      ],
+    ];
+    // An emitter's id swapped with the drain's in section 'ORDR' (lists: particles, materials, colliders,
+    // emitters, drains; each a u32 count and the ids).
+    const swapped = saved.slice();
+    const view = new DataView(swapped.buffer);
+    let at = (sectionsOf(saved).get('ORDR') ?? [0])[0];
+    const listStart: number[] = [];
+    for (let list = 0; list < 5; list++) {
+      listStart.push(at);
+      at += 4 + 4 * view.getUint32(at, true);
+    }
+    const emitterAt = listStart[3] + 4;
+    const drainAt = listStart[4] + 4;
+    const [emitterId, drainId] = [view.getUint32(emitterAt, true), view.getUint32(drainAt, true)];
+    view.setUint32(emitterAt, drainId, true);
+    view.setUint32(drainAt, emitterId, true);
+    cases.push([
+      'emitter id swapped with the drain id',
+      withChecksum(swapped),
+      new RegExp(
+        `^snapshot section 'COMP': entity ${drainId} is listed with the emitters \\(section 'ORDR'\\) but has no Emitter component`,
+      ),
+    ]);
+    for (const [what, bytes, message] of cases) {
+      expect(() => target.restore(bytes), what).toThrowError(message);
+      expect(() => FluidSimulation.fromSnapshot(bytes), what).toThrowError(message);
+      expect(sameBytes(target.snapshot(), before), `${what}: the target changed`).toBe(true);
+    }
+    // The target was never touched: it continues like the reference.
+    for (let frame = SAVED_AT; frame < SAVED_AT + CONTINUED; frame++) drive(target, ids, frame);
+    expect(sameBytes(target.snapshot(), finalSnapshot)).toBe(true);
   });
 
   it('a save file does not decide a large allocation: fromSnapshot bounds the capacity it asks for', () => {

@@ -43,6 +43,14 @@ function checkTuple(name: string, value: unknown, length: number, limit: number)
 /** The largest |coordinate| a position, direction or box corner given to the public calls may have (m). */
 export const COORDINATE_LIMIT = 10000000;
 
+/**
+ * The largest |coordinate| (m) a particle's or collider's position may hold in the components before a step:
+ * 1e12 m, far beyond {@link COORDINATE_LIMIT}, which the simulation's own motion (particles at most
+ * `maxSpeed`, 10,000 m/s; a body a game lets fall for days) cannot reach, and far below where squared
+ * distances overflow. A larger value can only have been written there (by game code or a save file).
+ */
+export const POSITION_LIMIT = 1e12;
+
 /** Checks a vector `[x, y, z]` of finite numbers with |component| <= limit (default {@link COORDINATE_LIMIT}). */
 export function checkVector3(name: string, value: unknown, limit = COORDINATE_LIMIT): [number, number, number] {
   const [x, y, z] = checkTuple(name, value, 3, limit);

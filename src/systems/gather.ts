@@ -4,7 +4,7 @@
  * out-of-range value throws a {@link FluidError} before anything is changed.
  */
 import { ColliderShape } from '../components';
-import { checkNumber, checkVector3 } from '../core/checks';
+import { checkNumber, checkVector3, POSITION_LIMIT } from '../core/checks';
 import { FluidError } from '../core/errors';
 import { poly6 } from '../core/kernels';
 import { allows, COLLIDER_OPTIONS, MATERIAL_OPTIONS, rangeText } from '../core/schema';
@@ -76,7 +76,41 @@ const COLLIDER_FINITE_FIELDS = [
   'bz',
   'radius',
   'scale',
+  'previousPositionX',
+  'previousPositionY',
+  'previousPositionZ',
+  'previousRotationX',
+  'previousRotationY',
+  'previousRotationZ',
+  'previousRotationW',
+  'previousScale',
 ] as const;
+
+/** The position fields of a collider's pose, within `POSITION_LIMIT` (core/checks.ts). */
+const COLLIDER_POSITION_FIELDS = [
+  'positionX',
+  'positionY',
+  'positionZ',
+  'previousPositionX',
+  'previousPositionY',
+  'previousPositionZ',
+] as const;
+
+/**
+ * Smallest length a collider's rotation quaternion may have: the poses normalise it (as `addCollider` and
+ * `setColliderTransform` do), so any other length means the same rotation, but a zero one means none.
+ */
+export const MIN_QUATERNION_LENGTH = 1e-9;
+
+/** Throws {@link FluidError} if collider `eid`'s quaternion `which` (`rotation` or `previousRotation`) is zero. */
+function checkQuaternionLength(eid: number, which: string, x: number, y: number, z: number, w: number): void {
+  const length = Math.hypot(x, y, z, w);
+  if (!(length >= MIN_QUATERNION_LENGTH)) {
+    throw new FluidError(
+      `Collider.${which} of ${eid} is [${x}, ${y}, ${z}, ${w}] with length ${length}; a rotation quaternion must have length at least ${MIN_QUATERNION_LENGTH} (it is normalised)`,
+    );
+  }
+}
 
 /** Validates collider parameters and poses. */
 export function gatherColliders(ctx: SimulationContext): void {
@@ -88,14 +122,35 @@ export function gatherColliders(ctx: SimulationContext): void {
       const field = COLLIDER_FINITE_FIELDS[f];
       if (!Number.isFinite(c[field][eid])) checkFinite(`Collider.${field}`, eid, c[field][eid]);
     }
+    for (let f = 0; f < COLLIDER_POSITION_FIELDS.length; f++) {
+      const field = COLLIDER_POSITION_FIELDS[f];
+      if (!(Math.abs(c[field][eid]) <= POSITION_LIMIT)) {
+        throw new FluidError(
+          `Collider.${field}[${eid}] is ${c[field][eid]}; it must be a finite number in [-${POSITION_LIMIT}, ${POSITION_LIMIT}] m`,
+        );
+      }
+    }
+    checkQuaternionLength(eid, 'rotation', c.rotationX[eid], c.rotationY[eid], c.rotationZ[eid], c.rotationW[eid]);
+    checkQuaternionLength(
+      eid,
+      'previousRotation',
+      c.previousRotationX[eid],
+      c.previousRotationY[eid],
+      c.previousRotationZ[eid],
+      c.previousRotationW[eid],
+    );
     for (const name of ['friction', 'restitution'] as const) {
       const rule = COLLIDER_OPTIONS[name];
       if (!allows(rule, c[name][eid])) {
         throw new FluidError(`Collider.${name}[${eid}] is ${c[name][eid]}; allowed range is ${rangeText(rule)}`);
       }
     }
-    if (!(c.scale[eid] >= MIN_SCALE && c.scale[eid] <= MAX_SCALE)) {
-      throw new FluidError(`Collider.scale[${eid}] is ${c.scale[eid]}; allowed range is [${MIN_SCALE}, ${MAX_SCALE}]`);
+    for (const name of ['scale', 'previousScale'] as const) {
+      if (!(c[name][eid] >= MIN_SCALE && c[name][eid] <= MAX_SCALE)) {
+        throw new FluidError(
+          `Collider.${name}[${eid}] is ${c[name][eid]}; allowed range is [${MIN_SCALE}, ${MAX_SCALE}]`,
+        );
+      }
     }
     if (c.shape[eid] === ColliderShape.mesh && t.fields[c.field[eid]] === undefined) {
       throw new FluidError(

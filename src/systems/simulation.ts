@@ -35,7 +35,8 @@ import {
   removeEmitterEntity,
   setEmitterPose,
 } from './emit/entities';
-import { createEntity, destroyParticle } from './entities';
+import { destroyParticle } from './entities';
+import { createEntity, type EntityIndex } from './entityIds';
 import { WebGpuSolver } from './gpu/backend';
 import { applyReadback, type GpuContext } from './gpu/systems';
 import {
@@ -64,12 +65,8 @@ import { cpuSystems, runStep, systemsFor } from './pipeline';
 import type { SignedDistanceField } from './sdf/field';
 import { resolveSimulationOptions } from './settings';
 import { applySnapshot, checkSnapshotFits, snapshotCapacity, snapshotSimulationOptions } from './snapshot/apply';
-import {
-  type DecodedSnapshot,
-  type EntityIndex,
-  FROM_SNAPSHOT_OPTION_NAMES,
-  type FromSnapshotOptions,
-} from './snapshot/format';
+import { checkSnapshotContent } from './snapshot/content';
+import { type DecodedSnapshot, FROM_SNAPSHOT_OPTION_NAMES, type FromSnapshotOptions } from './snapshot/format';
 import { readSnapshot } from './snapshot/read';
 import { writeSnapshot } from './snapshot/write';
 import { spawnBlock as spawnBlockIn, spawnShape } from './spawn';
@@ -101,7 +98,7 @@ export class FluidSimulation {
   private readonly context: SimulationContext;
   private systems: readonly FluidSystem[];
   private readonly entityCapacity: number;
-  /** The entity index the world was created with: which ids are alive and which are reused next (snapshots). */
+  /** The entity index the world was created with: which ids are alive and which are freed (entityIds.ts). */
   private readonly entityIndex: EntityIndex = createEntityIndex();
   private readonly engine: AbstractEngine | undefined;
   private gpuContext: GpuContext | undefined;
@@ -123,11 +120,17 @@ export class FluidSimulation {
     this.settings = settings;
     const { capacity, maxMaterials, maxColliders, maxEmitters, solver, backend } = settings;
     this.sphMaxSubsteps = settings.sphMaxSubsteps;
-    // Entity ids of bitecs start at 1 and are recycled, so every id is below this bound.
+    // Entity ids start at 1 and are reused only once every id below this bound was handed out (entityIds.ts).
     this.entityCapacity = capacity + maxMaterials + maxColliders + maxEmitters + 1;
     this.components = createFluidComponents(this.entityCapacity);
     this.world = createWorld<{ components: FluidComponents }>(this.entityIndex, { components: this.components });
-    this.context = createSimulationContext(this.settings, this.world, this.components, this.entityCapacity);
+    this.context = createSimulationContext(
+      this.settings,
+      this.world,
+      this.components,
+      this.entityCapacity,
+      this.entityIndex,
+    );
     if (mpsSettings) configureMps(this.context, mpsSettings);
     this.systems = cpuSystems;
     this.useSystems(systemsFor('cpu', solver), 'cpu');
@@ -352,6 +355,16 @@ export class FluidSimulation {
     return createEntity(this.context);
   }
 
+  /** What `id` is, for a message about an id of the wrong kind ("a collider", "no live entity"). */
+  private describeEntity(id: number): string {
+    if (this.isParticle(id)) return 'a particle';
+    if (this.isMaterial(id)) return 'a material';
+    if (this.isCollider(id)) return 'a collider';
+    if (this.isEmitter(id)) return 'an emitter';
+    if (this.isDrain(id)) return 'a drain';
+    return 'no live entity of this simulation';
+  }
+
   /** Adds a fluid material entity and returns its id. Invalid options throw {@link FluidError}. */
   addMaterial(options: FluidMaterialOptions = {}): number {
     if (typeof options !== 'object' || options === null) throw new FluidError('addMaterial options must be an object');
@@ -364,6 +377,13 @@ export class FluidSimulation {
     if (unsupported.length > 0 && this.settings.solver !== 'pbf') {
       throw new FluidError(
         `${unsupported.join(', ')} ${unsupported.length > 1 ? 'are' : 'is'} implemented for solver 'pbf' only; leave ${unsupported.length > 1 ? 'them' : 'it'} 0`,
+      );
+    }
+    // The air material must exist already (a material cannot name itself: it has no id yet).
+    const air = resolved.airMaterial;
+    if (air !== -1 && !this.isMaterial(air)) {
+      throw new FluidError(
+        `airMaterial is ${air}; it must be -1 (none) or the entity id addMaterial returned for another material (${air} is ${this.describeEntity(air)})`,
       );
     }
     const eid = this.newEntity();
@@ -535,8 +555,9 @@ export class FluidSimulation {
    * drained. Only if the solve itself produces a non-finite value is the step discarded after emitting and
    * draining; the other particles keep their previous values.
    */
-  step(timeStep: number = this.settings.timeStep): void {
-    checkOption('timeStep', SIMULATION_OPTIONS.timeStep, timeStep);
+  step(timeStep?: number): void {
+    // An argument is named `timeStep`; an edited `settings.timeStep` is checked with the settings.
+    if (timeStep !== undefined) checkOption('timeStep', SIMULATION_OPTIONS.timeStep, timeStep);
     checkLiveSettings(this.settings, this.backend, 'settings.');
     if (this.settings.solver === 'sph') {
       if (this.settings.sphMaxSubsteps !== this.sphMaxSubsteps) {
@@ -557,7 +578,7 @@ export class FluidSimulation {
     if (this.settings.solver === 'mps') checkMpsSettings(mpsState(this.context).settings);
     // The WebGPU backend checks the particles game code marked when it uploads them.
     checkComponents(this.context, this.gpuContext === undefined);
-    runStep(this.context, this.systems, timeStep);
+    runStep(this.context, this.systems, timeStep ?? this.settings.timeStep);
   }
 
   /**
@@ -565,9 +586,10 @@ export class FluidSimulation {
    * with its id and every component value, materials, colliders (poses and previous poses, and the mesh
    * colliders' signed distance fields in full), emitters (with their owed fraction of a layer) and drains,
    * the settings, and what the solver carries from step to step (the particles' order in its arrays, the
-   * random generator, which ids bitecs reuses next). About 125 bytes per particle plus 16 bytes per field
-   * node. On the WebGPU backend it holds the components as last read back: `await readback()` first (the
-   * plugin's `snapshot()` does); a particle removed by `removeParticle` since the last step is still in it.
+   * random generator, the order in which freed ids are reused). About 125 bytes per particle plus 16 bytes
+   * per field node. On the WebGPU backend it holds the components as last read back: `await readback()`
+   * first (the plugin's `snapshot()` does); a particle removed by `removeParticle` since the last step is
+   * still in it.
    */
   snapshot(): Uint8Array {
     return writeSnapshot(this.context, this.entityIndex);
@@ -607,20 +629,32 @@ export class FluidSimulation {
     checkKnownKeys('fromSnapshot', options, FROM_SNAPSHOT_OPTION_NAMES);
     const decoded = readSnapshot(snapshot);
     const saved = snapshotSimulationOptions(decoded);
-    const simulation = new FluidSimulation({
-      ...saved,
-      // Checked before anything is allocated: the file alone does not decide a large allocation.
-      capacity: snapshotCapacity(decoded, saved.capacity ?? 0, options),
-      backend: options.backend,
-      engine: options.engine,
-      mirror: options.mirror,
-    });
+    // Checked before anything is allocated: the file alone does not decide a large allocation.
+    const capacity = snapshotCapacity(decoded, saved.capacity ?? 0, options);
+    let simulation: FluidSimulation;
+    try {
+      simulation = new FluidSimulation({
+        ...saved,
+        capacity,
+        backend: options.backend,
+        engine: options.engine,
+        mirror: options.mirror,
+      });
+    } catch (error) {
+      // A saved setting out of range is named as the snapshot's (the caller passed only backend, engine, mirror).
+      const message = error instanceof FluidError ? error.message : '';
+      if (Object.keys(saved).some((key) => message.startsWith(`${key} `) || message.startsWith(`${key}.`))) {
+        throw new FluidError(`the snapshot's settings.${message}`);
+      }
+      throw error;
+    }
     simulation.restoreDecoded(decoded);
     return simulation;
   }
 
   private restoreDecoded(decoded: DecodedSnapshot): void {
     checkSnapshotFits(this.context, decoded);
+    checkSnapshotContent(this.context, decoded);
     const gpu = this.gpuContext;
     if (gpu && gpu.inFlight.size > 0) {
       throw new FluidError(

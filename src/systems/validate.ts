@@ -3,6 +3,7 @@
  * settings and the components. Each failure names the value and the allowed range (core/schema.ts).
  */
 import type { FluidBackend, FluidSettings } from '../components';
+import { POSITION_LIMIT } from '../core/checks';
 import { FluidError } from '../core/errors';
 import {
   allows,
@@ -25,7 +26,7 @@ function checkLive(prefix: string, name: string, rule: OptionRule, value: unknow
 }
 
 /**
- * Checks the settings that may change between steps (`simulation.settings`: gravity, substeps, iterations,
+ * Checks the settings that may change between steps (`simulation.settings`: gravity, timeStep, substeps, iterations,
  * maxSpeed, the projection's and, for `solver: 'sph'`, WCSPH's) against the option schema; `prefix` starts
  * each name in a message (`'settings.'`). Throws {@link FluidError}; changes nothing.
  */
@@ -39,6 +40,7 @@ export function checkLiveSettings(settings: FluidSettings, backend: FluidBackend
     if (!(Math.abs(gravity[axis]) <= rules.gravity.max))
       checkOption(`${prefix}gravity[${axis}]`, rules.gravity, gravity[axis]);
   }
+  checkLive(prefix, 'timeStep', rules.timeStep, settings.timeStep);
   checkLive(prefix, 'substeps', rules.substeps, settings.substeps);
   checkLive(prefix, 'iterations', rules.iterations, settings.iterations);
   checkLive(prefix, 'maxSpeed', rules.maxSpeed, settings.maxSpeed);
@@ -61,8 +63,9 @@ export function checkLiveSettings(settings: FluidSettings, backend: FluidBackend
  * Checks every value game code may have edited since the last step, before the step changes anything:
  * emitter nozzle radii against {@link maximumNozzleRadius} (the emit system checks the other emitter and
  * drain values first thing), materials and collider poses (the checks of the gather system), each
- * collider's shape parameters, and, when `particles` is true (the CPU backend, whose step reads every particle component), each live
- * particle's `Position`, `Velocity`, `Particle.material`, `Particle.lifetime` and `Particle.age`. Throws a
+ * collider's shape parameters, and the particles' `Position`, `Velocity`, `Particle.material`,
+ * `Particle.lifetime` and `Particle.age`: when `particles` is true (the CPU backend, whose step reads every
+ * particle component) of each live particle, else (WebGPU) of each particle whose upload the step carries. Throws a
  * {@link FluidError} naming the component, the entity and the allowed range; nothing is changed then, so
  * the game can correct the value and step again.
  */
@@ -79,7 +82,7 @@ export function checkComponents(ctx: SimulationContext, particles: boolean): voi
   gatherMaterials(ctx);
   gatherColliders(ctx);
   checkColliderShapes(ctx);
-  if (particles) checkParticleComponents(ctx);
+  checkParticleComponents(ctx, particles);
   // Fluid-fluid interaction fields, the particles' Temperature and Color, and the features the WCSPH and
   // MPS solvers do not implement.
   checkMultiFluidComponents(ctx, particles);
@@ -113,42 +116,62 @@ function checkColliderShapes(ctx: SimulationContext): void {
   }
 }
 
-/** Live particles' components: finite position and velocity, a material entity, a lifetime and an age. */
-function checkParticleComponents(ctx: SimulationContext): void {
-  const s = ctx.solver;
+/**
+ * Live particles' components: on the CPU backend (`all` true) every live particle's; on the WebGPU backend
+ * those of the particles whose upload the step carries (appends and `markParticlesChanged` edits; the
+ * others live on the GPU).
+ */
+function checkParticleComponents(ctx: SimulationContext, all: boolean): void {
+  if (all) {
+    const s = ctx.solver;
+    for (let place = 0; place < s.count; place++) checkParticle(ctx, s.entity[place]);
+  } else {
+    ctx.gpu?.solver.forEachPendingUpload((eid) => checkParticle(ctx, eid));
+  }
+}
+
+/**
+ * Particle `eid`'s components: a position within {@link POSITION_LIMIT}, a finite velocity, a
+ * material entity, a lifetime and a finite age.
+ */
+function checkParticle(ctx: SimulationContext, eid: number): void {
   const { Position, Velocity, Particle } = ctx.components;
-  const slotOfMaterial = ctx.materials.slotOfEntity;
-  for (let place = 0; place < s.count; place++) {
-    const eid = s.entity[place];
-    // One sum catches NaN and infinities in all six values; the loop below only names the culprit.
-    if (
-      !Number.isFinite(
-        Position.x[eid] + Position.y[eid] + Position.z[eid] + Velocity.x[eid] + Velocity.y[eid] + Velocity.z[eid],
-      )
-    ) {
-      const stores = { Position, Velocity };
-      for (const store of ['Position', 'Velocity'] as const) {
-        for (const axis of ['x', 'y', 'z'] as const) {
-          const value = stores[store][axis][eid];
-          if (!Number.isFinite(value))
-            throw new FluidError(`${store}.${axis}[${eid}] is ${value}; it must be a finite number`);
-        }
+  const limit = POSITION_LIMIT;
+  // One chain of comparisons catches NaN, infinities and huge positions in all six values (the solvers clamp
+  // a finite velocity to maxSpeed); the loop below only names the culprit.
+  if (
+    !(
+      Math.abs(Position.x[eid]) <= limit &&
+      Math.abs(Position.y[eid]) <= limit &&
+      Math.abs(Position.z[eid]) <= limit &&
+      Number.isFinite(Velocity.x[eid] + Velocity.y[eid] + Velocity.z[eid])
+    )
+  ) {
+    for (const axis of ['x', 'y', 'z'] as const) {
+      const value = Position[axis][eid];
+      if (!(Math.abs(value) <= limit)) {
+        throw new FluidError(
+          `Position.${axis}[${eid}] is ${value}; it must be a finite number in [-${limit}, ${limit}] m`,
+        );
       }
     }
-    const material = Particle.material[eid];
-    if (!(slotOfMaterial[material] >= 0)) {
-      throw new FluidError(
-        `Particle.material[${eid}] is ${material}, which is not a material entity of this simulation`,
-      );
+    for (const axis of ['x', 'y', 'z'] as const) {
+      const value = Velocity[axis][eid];
+      if (!Number.isFinite(value))
+        throw new FluidError(`Velocity.${axis}[${eid}] is ${value}; it must be a finite number`);
     }
-    const lifetime = Particle.lifetime[eid];
-    if (!allows(EMITTER_OPTIONS.lifetime, lifetime)) {
-      throw new FluidError(
-        `Particle.lifetime[${eid}] is ${lifetime}; allowed range is ${rangeText(EMITTER_OPTIONS.lifetime)} seconds (0 lives forever)`,
-      );
-    }
-    if (!Number.isFinite(Particle.age[eid])) {
-      throw new FluidError(`Particle.age[${eid}] is ${Particle.age[eid]}; it must be a finite number of seconds`);
-    }
+  }
+  const material = Particle.material[eid];
+  if (!(ctx.materials.slotOfEntity[material] >= 0)) {
+    throw new FluidError(`Particle.material[${eid}] is ${material}, which is not a material entity of this simulation`);
+  }
+  const lifetime = Particle.lifetime[eid];
+  if (!allows(EMITTER_OPTIONS.lifetime, lifetime)) {
+    throw new FluidError(
+      `Particle.lifetime[${eid}] is ${lifetime}; allowed range is ${rangeText(EMITTER_OPTIONS.lifetime)} seconds (0 lives forever)`,
+    );
+  }
+  if (!Number.isFinite(Particle.age[eid])) {
+    throw new FluidError(`Particle.age[${eid}] is ${Particle.age[eid]}; it must be a finite number of seconds`);
   }
 }

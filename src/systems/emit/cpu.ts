@@ -42,8 +42,11 @@ const EMITTER_VECTOR_FIELDS = [
 ] as const;
 const DRAIN_VECTOR_FIELDS = ['minX', 'minY', 'minZ', 'maxX', 'maxY', 'maxZ'] as const;
 
-/** Validates every emitter and drain (the values game code may have edited). */
-function checkEmittersAndDrains(ctx: SimulationContext): void {
+/**
+ * Validates every emitter and drain (the values game code may have edited, and `Emitter.owed`, which a
+ * snapshot carries): throws {@link FluidError} naming the component, the entity and the allowed range.
+ */
+export function checkEmittersAndDrains(ctx: SimulationContext): void {
   const e = ctx.components.Emitter;
   const slotOfMaterial = ctx.materials.slotOfEntity;
   for (const eid of ctx.events.emitters) {
@@ -67,6 +70,20 @@ function checkEmittersAndDrains(ctx: SimulationContext): void {
     const material = e.material[eid];
     if (!(material < slotOfMaterial.length && slotOfMaterial[material] >= 0)) {
       throw new FluidError(`Emitter.material[${eid}] is ${material}, which is not a material entity`);
+    }
+    // What the rate owes is below one layer after a step (one layer while blocked), so at most the capacity
+    // or, for a nozzle wider than that, its layer (counted only then: a loop over the nozzle).
+    const owed = e.owed[eid];
+    if (!(owed >= 0 && owed <= ctx.settings.capacity)) {
+      const largest = Math.max(
+        ctx.settings.capacity,
+        nozzleLayer(e.shape[eid], e.radius[eid], 2 * ctx.settings.particleRadius),
+      );
+      if (!(owed >= 0 && owed <= largest)) {
+        throw new FluidError(
+          `Emitter.owed[${eid}] is ${owed}; allowed range is [0, ${largest}] particles (the capacity, or one cross-section layer of a wider nozzle)`,
+        );
+      }
     }
   }
   const d = ctx.components.Drain;

@@ -7,7 +7,6 @@
  * alone uploads KEEP_MATERIAL and cannot undo a boil the CPU has not read back yet.
  */
 import type { StorageBuffer } from '@babylonjs/core/Buffers/storageBuffer.js';
-import { FluidError } from '../../core/errors';
 import type { SimulationContext } from '../context';
 import { createWordViews, type WordViews, word } from './layout';
 import { KEEP_MATERIAL, ParticleInfo, ParticleRecord, TEMPERATURE_REFERENCE } from './structs';
@@ -94,28 +93,15 @@ export class UploadQueue {
   /**
    * Writes the queued uploads as records from `ctx`'s components, edits and removals first, then appends,
    * copies them to `target` (the `records` buffer), sets {@link UploadQueue.editCount} and
-   * {@link UploadQueue.appendCount} and empties the queue. Throws {@link FluidError} for an edited particle
-   * with a non-finite position or velocity or a material that is not a material entity.
+   * {@link UploadQueue.appendCount} and empties the queue. The edited particles' components were checked
+   * before the step (validate.ts, `checkComponents`).
    */
   write(ctx: SimulationContext, target: StorageBuffer): void {
-    const { Position, Velocity, Particle } = ctx.components;
+    const { Particle } = ctx.components;
     let edits = 0;
     for (const upload of this.uploads) {
       if (upload.kind === 'append' || upload.kind === 'cancelled') continue;
       const e = upload.entity;
-      if (upload.kind === 'edit') {
-        if (
-          !Number.isFinite(
-            Position.x[e] + Position.y[e] + Position.z[e] + Velocity.x[e] + Velocity.y[e] + Velocity.z[e],
-          )
-        ) {
-          throw new FluidError(`particle ${e} has a non-finite position or velocity`);
-        }
-        // A material id past the table reads undefined, which `< 0` would let through.
-        if (!(ctx.materials.slotOfEntity[Particle.material[e]] >= 0)) {
-          throw new FluidError(`Particle.material[${e}] is ${Particle.material[e]}, which is not a material entity`);
-        }
-      }
       this.writeRecord(ctx, edits++, e, upload.kind === 'remove' ? -1 : Particle.lifetime[e], true);
     }
     let appends = 0;

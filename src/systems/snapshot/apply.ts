@@ -8,20 +8,20 @@ import type { FluidSettings, FluidSolver } from '../../components';
 import { FluidError } from '../../core/errors';
 import { checkOption, choiceText, SIMULATION_OPTIONS, SOLVERS } from '../../core/schema';
 import type { SimulationContext } from '../context';
+import { restoreFreedIds } from '../entityIds';
 import { resolveMpsSettings } from '../mps/settings';
 import { mpsOptionsFromSnapshot, restoreMpsState } from '../mps/state';
 import type { FluidSimulationOptions } from '../options';
 import type { SignedDistanceField } from '../sdf/field';
 import { checkLiveSettings } from '../validate';
+import { writeComponentValues } from './components';
 import {
-  componentStores,
   type DecodedSnapshot,
   type EntityIndex,
   type FromSnapshotOptions,
   type SavedProjection,
   SNAPSHOT_CAPACITY_FLOOR,
   storeFields,
-  writtenEntities,
 } from './format';
 
 /** The saved setting `key` as a number (throws {@link FluidError} naming it if absent or not a number). */
@@ -115,7 +115,7 @@ export function snapshotSimulationOptions(decoded: DecodedSnapshot): FluidSimula
  * the limits and the backend are this simulation's): a new object, `ctx` is unchanged. The projection is
  * not ported to the WebGPU backend: a CPU snapshot continues there without it.
  */
-function savedLiveSettings(ctx: SimulationContext, decoded: DecodedSnapshot): FluidSettings {
+export function savedLiveSettings(ctx: SimulationContext, decoded: DecodedSnapshot): FluidSettings {
   const result = { ...ctx.settings, gravity: [...ctx.settings.gravity] } as FluidSettings;
   const settings = result as unknown as Record<string, unknown>;
   for (const [key, value] of decoded.settings) {
@@ -207,7 +207,7 @@ export function checkSnapshotFits(ctx: SimulationContext, decoded: DecodedSnapsh
   }
   if (decoded.maxId >= ctx.entityCapacity) {
     throw new FluidError(
-      `the snapshot's entity ids reach ${decoded.maxId}, beyond this simulation's entity capacity ${ctx.entityCapacity} (capacity + maxMaterials + maxColliders + maxEmitters + 1); create it with the snapshot's limits (or use FluidSimulation.fromSnapshot)`,
+      `the snapshot's entity ids reach ${decoded.maxId}, beyond this simulation's entity capacity ${ctx.entityCapacity} (capacity + maxMaterials + maxColliders + maxEmitters + 1); create it with limits whose entity capacity exceeds ${decoded.maxId} (FluidSimulation.fromSnapshot without a smaller capacity does: freed ids are reused only once every id has been handed out, so a long run's ids span its whole id space)`,
     );
   }
   const stores = ctx.components as unknown as Record<string, unknown>;
@@ -248,7 +248,8 @@ function sameField(a: SignedDistanceField, b: SignedDistanceField): boolean {
 export function applySnapshot(ctx: SimulationContext, entityIndex: EntityIndex, decoded: DecodedSnapshot): void {
   const world = ctx.world;
   // 1. Entities: remove every live one (bitecs clears its components and queries), then recreate the saved
-  // ids through the entity index: with the saved ids queued in order, addEntity hands out exactly those.
+  // ids through the entity index: with the saved live ids first in `dense`, addEntity hands out exactly those.
+  // The freed ids follow them in the saved order, the order of their reuse (entityIds.ts), queued again below.
   const live = entityIndex.dense.slice(0, entityIndex.aliveCount);
   for (const eid of live) removeEntity(world, eid);
   entityIndex.dense.length = 0;
@@ -261,54 +262,23 @@ export function applySnapshot(ctx: SimulationContext, entityIndex: EntityIndex, 
     const eid = addEntity(world);
     if (eid !== expected) throw new FluidError(`restore: bitecs handed out entity ${eid} instead of ${expected}`);
   }
+  restoreFreedIds(ctx.entityIds, decoded.dead);
 
-  // 2. Components.
-  const kindEntity = new Set<number>();
-  for (const list of [decoded.materials, decoded.colliders, decoded.emitters, decoded.drains]) {
-    for (const eid of list) kindEntity.add(eid);
-  }
-  const kindList = Uint32Array.from(kindEntity);
-  const saved = new Map(decoded.stores.map((store) => [store.name, store]));
-  for (const [name, store] of componentStores(ctx)) {
-    const fields = storeFields(store);
-    const decodedStore = saved.get(name);
-    // A store the snapshot does not have: the entities of every kind get the store's initial values (those
-    // of entity 0, which bitecs never hands out).
-    const entities =
-      decodedStore === undefined ? kindList : writtenEntities(decoded.alive, decodedStore.members, kindEntity);
-    const values = new Map(decodedStore?.fields.map((field) => [field.key, field.values]));
-    for (const [key, array] of fields) {
-      const source = values.get(key);
-      if (source === undefined) {
-        const initial = array[0];
-        for (let k = 0; k < entities.length; k++) array[entities[k]] = initial;
-      } else {
-        for (let k = 0; k < entities.length; k++) array[entities[k]] = source[k];
-      }
-    }
-    if (decodedStore !== undefined) {
-      const members = decodedStore.members;
-      for (let k = 0; k < decoded.alive.length; k++) {
-        if ((members[k >> 3] & (1 << (k & 7))) !== 0) addComponent(world, decoded.alive[k], store);
-      }
+  // 2. Components: the values (snapshot/components.ts), then the memberships. Particles of a snapshot
+  // written before `Temperature` and `Color` existed get them, as createParticle gives them.
+  writeComponentValues(ctx.components, decoded);
+  for (const store of decoded.stores) {
+    const component = (ctx.components as unknown as Record<string, object>)[store.name];
+    const members = store.members;
+    for (let k = 0; k < decoded.alive.length; k++) {
+      if ((members[k >> 3] & (1 << (k & 7))) !== 0) addComponent(world, decoded.alive[k], component);
     }
   }
-  // Particle stores a snapshot written before they existed lacks (`Temperature` and `Color` came with the
-  // multi-fluid terms): every particle gets them with its material's initial values, as createParticle
-  // gives them (the material fields missing too hold their defaults: 293.15 K).
-  const { Temperature, Color, FluidMaterial, Particle } = ctx.components;
+  const saved = new Set(decoded.stores.map((store) => store.name));
+  const { Temperature, Color } = ctx.components;
   for (const eid of decoded.particles) {
-    const material = Particle.material[eid];
-    if (!saved.has('Temperature')) {
-      addComponent(world, eid, Temperature);
-      Temperature[eid] = FluidMaterial.initialTemperature[material];
-    }
-    if (!saved.has('Color')) {
-      addComponent(world, eid, Color);
-      Color.red[eid] = FluidMaterial.colorRed[material];
-      Color.green[eid] = FluidMaterial.colorGreen[material];
-      Color.blue[eid] = FluidMaterial.colorBlue[material];
-    }
+    if (!saved.has('Temperature')) addComponent(world, eid, Temperature);
+    if (!saved.has('Color')) addComponent(world, eid, Color);
   }
 
   // 3. The solver's bookkeeping: particle order, material and collider slots, emitters and drains.
