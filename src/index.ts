@@ -3,8 +3,19 @@
  * @packageDocumentation
  */
 export * from './components';
-export type { QuaternionTuple, Vector3Tuple } from './core/checks';
+export type {
+  Color3Input,
+  Color3Like,
+  Color4Like,
+  QuaternionInput,
+  QuaternionLike,
+  QuaternionTuple,
+  Vector3Input,
+  Vector3Like,
+  Vector3Tuple,
+} from './core/checks';
 export { FluidCapacityError, FluidError } from './core/errors';
+export { SOLVERS } from './core/schema';
 export { poly6, spiky, spikyGradient } from './core/kernels';
 export * from './plugin';
 export type { FluidStats } from './systems/context';

@@ -112,7 +112,7 @@ describe('hostile arguments', () => {
     const { simulation, water } = tank();
     expectFluidError(() => simulation.addMaterial({ restDensity: 0 }), /restDensity is 0; allowed range is \[0\.001, /);
     expectFluidError(() => simulation.addMaterial({ particleMass: -1 }), /particleMass is -1; allowed range/);
-    expectFluidError(() => simulation.addMaterial({ color: [2, 0, 0] }), /color\[0\] is 2; allowed range is \[-1, 1\]/);
+    expectFluidError(() => simulation.addMaterial({ color: [2, 0, 0] }), /color\[0\] is 2; allowed range is \[0, 1\]/);
     expectFluidError(
       () => simulation.addCollider({ shape: 'sphere', center: [0, 0, 0], radius: -1 }),
       /radius is -1; allowed range is \[0\.000001, /,

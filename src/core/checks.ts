@@ -4,11 +4,58 @@
  */
 import { FluidError } from './errors';
 
-/** A three-component vector as the API takes it: `[x, y, z]`. */
+/** A three-component vector as a tuple: `[x, y, z]`. Snapshots and the simulation's state hold vectors so. */
 export type Vector3Tuple = readonly [number, number, number];
 
-/** A quaternion as the API takes it: `[x, y, z, w]`. */
+/** A quaternion as a tuple: `[x, y, z, w]`. */
 export type QuaternionTuple = readonly [number, number, number, number];
+
+/**
+ * Any object with numeric `x`, `y`, `z`: Babylon's `Vector3` (its `IVector3Like`), matched by shape so that the
+ * simulation layer imports no Babylon class. Read once, when a call takes it; the call keeps no reference.
+ */
+export interface Vector3Like {
+  /** x component (the unit of the option it is given to). */
+  readonly x: number;
+  /** y component. */
+  readonly y: number;
+  /** z component. */
+  readonly z: number;
+}
+
+/** Any object with numeric `x`, `y`, `z`, `w`: Babylon's `Quaternion` (its `IQuaternionLike`). */
+export interface QuaternionLike extends Vector3Like {
+  /** w (scalar) component. */
+  readonly w: number;
+}
+
+/** Any object with numeric `r`, `g`, `b` in [0, 1]: Babylon's `Color3` (its `IColor3Like`). */
+export interface Color3Like {
+  /** Red, [0, 1]. */
+  readonly r: number;
+  /** Green, [0, 1]. */
+  readonly g: number;
+  /** Blue, [0, 1]. */
+  readonly b: number;
+}
+
+/** Babylon's `Color4` (its `IColor4Like`): accepted wherever a color goes; its alpha is not used. */
+export interface Color4Like extends Color3Like {
+  /** Alpha; ignored by every option that takes a color. */
+  readonly a: number;
+}
+
+/** A vector wherever the API takes one: `[x, y, z]` or a Babylon `Vector3` (any `{ x, y, z }`). */
+export type Vector3Input = Vector3Tuple | Vector3Like;
+
+/** A rotation wherever the API takes one: `[x, y, z, w]` or a Babylon `Quaternion` (any `{ x, y, z, w }`). */
+export type QuaternionInput = QuaternionTuple | QuaternionLike;
+
+/**
+ * A color wherever the API takes one: `[red, green, blue]`, a Babylon `Color3` (any `{ r, g, b }`) or a
+ * `Color4` (alpha ignored); each channel in [0, 1].
+ */
+export type Color3Input = Vector3Tuple | Color3Like | Color4Like;
 
 /** Checks that `value` is a finite number in [min, max]. */
 export function checkNumber(name: string, value: unknown, min: number, max: number): number {
@@ -26,19 +73,60 @@ export function checkInteger(name: string, value: unknown, min: number, max: num
   return value as number;
 }
 
-/** Checks that `value` is an array of `length` finite numbers, each with |v| <= limit. */
-function checkTuple(name: string, value: unknown, length: number, limit: number): number[] {
-  if (!Array.isArray(value) && !ArrayBuffer.isView(value)) {
-    throw new FluidError(`${name} is ${String(value)}; it must be an array of ${length} finite numbers`);
+/**
+ * What a value given for a vector, quaternion or color is, for an error message: `String(value)` but for a
+ * plain object (which would read `[object Object]`), whose keys are listed.
+ */
+function describeValue(value: unknown): string {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value) && !ArrayBuffer.isView(value)) {
+    const text = String(value);
+    if (text !== '[object Object]') return text;
+    const keys = Object.keys(value);
+    return keys.length === 0 ? '{}' : `{ ${keys.join(', ')} }`;
   }
-  const array = value as ArrayLike<unknown>;
-  if (array.length !== length) {
-    throw new FluidError(`${name} has ${array.length} components; it must have ${length}`);
-  }
+  return String(value);
+}
+
+/**
+ * Reads `value` as `keys.length` finite numbers, each in [min, max]: an array (or typed array) of that
+ * length, or an object with a number under each of `keys` (a Babylon `Vector3`, `Quaternion`, `Color3`,
+ * `Color4`; own or inherited properties, so class getters count). A failure names the component as
+ * `name[k]` for an array and `name.key` for an object. `shape` names the accepted object in messages.
+ */
+function checkTuple(
+  name: string,
+  value: unknown,
+  keys: readonly string[],
+  min: number,
+  max: number,
+  shape: string,
+): number[] {
+  const length = keys.length;
   const result: number[] = [];
-  for (let k = 0; k < length; k++) result.push(checkNumber(`${name}[${k}]`, array[k], -limit, limit));
+  if (Array.isArray(value) || ArrayBuffer.isView(value)) {
+    const array = value as unknown as ArrayLike<unknown>;
+    if (array.length !== length) {
+      throw new FluidError(`${name} has ${array.length} components; it must have ${length}`);
+    }
+    for (let k = 0; k < length; k++) result.push(checkNumber(`${name}[${k}]`, array[k], min, max));
+    return result;
+  }
+  const accepted = `an array of ${length} finite numbers [${keys.join(', ')}] or ${shape}`;
+  if (typeof value !== 'object' || value === null) {
+    throw new FluidError(`${name} is ${String(value)}; it must be ${accepted}`);
+  }
+  const missing = keys.filter((key) => !(key in value));
+  if (missing.length > 0) {
+    throw new FluidError(`${name} is ${describeValue(value)}, without ${missing.join(', ')}; it must be ${accepted}`);
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of keys) result.push(checkNumber(`${name}.${key}`, record[key], min, max));
   return result;
 }
+
+const VECTOR3_KEYS = ['x', 'y', 'z'] as const;
+const QUATERNION_KEYS = ['x', 'y', 'z', 'w'] as const;
+const COLOR3_KEYS = ['r', 'g', 'b'] as const;
 
 /** The largest |coordinate| a position, direction or box corner given to the public calls may have (m). */
 export const COORDINATE_LIMIT = 10000000;
@@ -51,18 +139,55 @@ export const COORDINATE_LIMIT = 10000000;
  */
 export const POSITION_LIMIT = 1e12;
 
-/** Checks a vector `[x, y, z]` of finite numbers with |component| <= limit (default {@link COORDINATE_LIMIT}). */
+/**
+ * Checks a vector, `[x, y, z]` or a Babylon `Vector3` (any `{ x, y, z }`), of finite numbers with
+ * |component| <= limit (default {@link COORDINATE_LIMIT}); returns it as a new tuple.
+ */
 export function checkVector3(name: string, value: unknown, limit = COORDINATE_LIMIT): [number, number, number] {
-  const [x, y, z] = checkTuple(name, value, 3, limit);
+  const [x, y, z] = checkTuple(
+    name,
+    value,
+    VECTOR3_KEYS,
+    -limit,
+    limit,
+    'an object with numeric x, y, z (a Babylon Vector3)',
+  );
   return [x, y, z];
 }
 
-/** Checks a quaternion `[x, y, z, w]` with non-zero length and returns it normalised. */
+/**
+ * Checks a rotation quaternion, `[x, y, z, w]` or a Babylon `Quaternion` (any `{ x, y, z, w }`), with non-zero
+ * length; returns it normalised, as a new tuple. Euler angles (a `Vector3` such as `mesh.rotation`) are
+ * refused, naming the missing `w`.
+ */
 export function checkQuaternion(name: string, value: unknown): [number, number, number, number] {
-  const [x, y, z, w] = checkTuple(name, value, 4, COORDINATE_LIMIT);
+  const [x, y, z, w] = checkTuple(
+    name,
+    value,
+    QUATERNION_KEYS,
+    -COORDINATE_LIMIT,
+    COORDINATE_LIMIT,
+    'an object with numeric x, y, z, w (a Babylon Quaternion; for Euler angles use Quaternion.FromEulerAngles)',
+  );
   const length = Math.hypot(x, y, z, w);
   if (length < 1e-9) throw new FluidError(`${name} has length ${length}; a rotation quaternion must not be zero`);
   return [x / length, y / length, z / length, w / length];
+}
+
+/**
+ * Checks a color, `[red, green, blue]` or a Babylon `Color3` or `Color4` (any `{ r, g, b }`; alpha is not
+ * read), each channel in [0, 1]; returns it as a new tuple `[red, green, blue]`.
+ */
+export function checkColor3(name: string, value: unknown): [number, number, number] {
+  const [red, green, blue] = checkTuple(
+    name,
+    value,
+    COLOR3_KEYS,
+    0,
+    1,
+    'an object with numeric r, g, b (a Babylon Color3 or Color4)',
+  );
+  return [red, green, blue];
 }
 
 /** Returns `value` if defined, else `fallback`. */

@@ -195,6 +195,13 @@ export const PLUGIN_OPTIONS = {
   timeScale: { min: 0, max: 100, unit: '', default: 1 },
   /** Steps between two extractions of the `'surface'` mode's mesh. */
   surfaceUpdateInterval: { min: 1, max: 1000, integer: true, unit: '', default: 1 },
+  /**
+   * Babylon rendering group of the meshes the views make (0 to `RenderingManager.MAX_RENDERINGGROUPS - 1`:
+   * 3 with Babylon's default of 4 groups; the plugin allows more when a game raised it).
+   */
+  renderingGroupId: { min: 0, max: 3, integer: true, unit: '', default: 0 },
+  /** Babylon layer mask of the meshes the views make (a 32-bit mask; Babylon's mesh default 0x0FFFFFFF). */
+  layerMask: { min: 0, max: 4294967295, integer: true, unit: '', default: 268435455 },
 } as const satisfies Record<string, OptionRule>;
 
 /** The numeric options of `addCollider` that live on in the `Collider` component (checked before each step too). */
@@ -273,7 +280,7 @@ export const SURFACE_OPTIONS = {
   temporalWeight: { min: 0, max: 0.95, unit: '', default: 0.5 },
 } as const satisfies Record<string, OptionRule>;
 
-/** The solvers (`solver` option; `FluidSolver` in components/settings.ts). */
+/** The solvers the `solver` option accepts, in the order of `FluidSolver`: `'pbf'`, `'sph'`, `'mps'`. */
 export const SOLVERS = ['pbf', 'sph', 'mps'] as const;
 
 /** The backends a simulation can be asked for (`backend` option): a `FluidBackend` or `'auto'`. */

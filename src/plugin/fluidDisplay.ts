@@ -17,7 +17,10 @@ import { type FluidRenderMode, FluidViews } from './renderers';
 import { checkSurfaceOptions } from './surfaceRenderer';
 
 /** The plugin's options the display is made from (besides the render mode and coloring, checked first). */
-export type DisplayOptions = Pick<FluidPluginOptions, 'camera' | 'look' | 'surface' | 'surfaceUpdateInterval'>;
+export type DisplayOptions = Pick<
+  FluidPluginOptions,
+  'camera' | 'look' | 'surface' | 'surfaceUpdateInterval' | 'renderingGroupId' | 'layerMask'
+>;
 
 /** The plugin's views, the mode they show and what they are colored by. */
 export class FluidDisplay {
@@ -33,7 +36,7 @@ export class FluidDisplay {
 
   /**
    * Checks the surface options and the surface update interval, makes the views and starts watching the
-   * engine's context.
+   * engine's context. The look, the rendering group and the layer mask come checked (`checkViewOptions`).
    */
   constructor(
     private readonly scene: Scene,
@@ -46,7 +49,11 @@ export class FluidDisplay {
   ) {
     this.mode = mode;
     this.coloring = coloring;
-    const { camera, look, surface, surfaceUpdateInterval } = options;
+    const { camera, look, surface, surfaceUpdateInterval, renderingGroupId, layerMask } = options;
+    const layers = {
+      renderingGroupId: renderingGroupId ?? PLUGIN_OPTIONS.renderingGroupId.default,
+      layerMask: layerMask ?? PLUGIN_OPTIONS.layerMask.default,
+    };
     const components = simulation.components;
     const surfaceOptions = surface ?? {};
     checkSurfaceOptions(surfaceOptions, simulation.settings.particleRadius, simulation.settings.kernelRadius);
@@ -75,6 +82,7 @@ export class FluidDisplay {
         ];
       },
       surfaceSource,
+      layers,
     );
     const engine = scene.getEngine();
     this.contextObservers = [

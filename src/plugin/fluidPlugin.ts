@@ -13,7 +13,7 @@ import { Observable, type Observer } from '@babylonjs/core/Misc/observable.js';
 import type { IFluidRenderingRenderObject } from '@babylonjs/core/Rendering/fluidRenderer/fluidRenderer.js';
 import type { Scene } from '@babylonjs/core/scene.js';
 import type { FluidBackend } from '../components/settings';
-import { checkKnownKeys, checkNumber } from '../core/checks';
+import { checkKnownKeys, checkNumber, type Vector3Like } from '../core/checks';
 import { FluidError } from '../core/errors';
 import { PLUGIN_OPTIONS } from '../core/schema';
 import type { BackendChange, DrainOptions, SpawnOptions } from '../systems/options';
@@ -24,8 +24,11 @@ import { NodeFollowers } from './followers';
 import {
   checkBackend,
   checkColorBy,
+  checkName,
   checkPluginOption,
+  checkRenderingGroupId,
   checkRenderMode,
+  checkViewOptions,
   type FluidPluginOptions,
   PLUGIN_OPTION_NAMES,
   type PluginEmitterOptions,
@@ -56,6 +59,33 @@ import { FixedStepScheduler } from './scheduler';
 export class FluidPlugin {
   /** The scene this plugin steps and draws in. */
   readonly scene: Scene;
+  /**
+   * The plugin's name, as Babylon objects have one (inspectors, logs, telling several plugins apart); the
+   * `name` option, default `'fluid'`. Free to change.
+   */
+  name: string;
+  /** A number unique among the scene's objects, from `scene.getUniqueId()` when the plugin was made. */
+  readonly uniqueId: number;
+  /**
+   * Notified once, with this plugin, when it is disposed ({@link FluidPlugin.dispose}, or the scene's
+   * disposal): after its observers, views and the simulation's GPU objects are released, before its
+   * observables are cleared.
+   */
+  readonly onDisposeObservable = new Observable<FluidPlugin>();
+  /**
+   * Notified with warnings: conditions the plugin works around rather than errors (a frame's work goes on).
+   * So far one: an engine that reports no frame time on consecutive renders while `useDeltaTime` is true (see
+   * {@link FluidPluginOptions.useDeltaTime}), given once per plugin. Each warning is also written with
+   * `console.warn`.
+   */
+  readonly onWarningObservable = new Observable<string>();
+  /**
+   * True when the fluid's gravity follows the scene's physics engine: before each frame's steps, when the
+   * scene has a physics engine (`scene.getPhysicsEngine()`), its `gravity` is copied into
+   * `simulation.settings.gravity`. Default: true when the `gravity` option was left out, false when it was
+   * given. Set it false to edit `simulation.settings.gravity` by hand while the scene has physics.
+   */
+  gravityFollowsPhysics: boolean;
   /** The simulation: materials, colliders, emitters, particles and their components. */
   readonly simulation: FluidSimulation;
   /** Notified after each simulation step, with this plugin. */
@@ -122,6 +152,7 @@ export class FluidPlugin {
 
   private constructor(scene: Scene, options: FluidPluginOptions) {
     const {
+      name,
       useDeltaTime,
       maxStepsPerFrame,
       timeScale,
@@ -133,12 +164,16 @@ export class FluidPlugin {
       backend,
       surface,
       surfaceUpdateInterval,
+      renderingGroupId,
+      layerMask,
       ...simulationOptions
     } = options;
     this.scene = scene;
     const engine = scene.getEngine();
     // The plugin's own options first: the simulation may hold GPU objects as soon as it exists.
+    this.name = checkName(name ?? 'fluid');
     this.useDeltaTime = useDeltaTime ?? true;
+    this.gravityFollowsPhysics = simulationOptions.gravity === undefined;
     const maximumSteps = checkPluginOption(
       'maxStepsPerFrame',
       maxStepsPerFrame ?? PLUGIN_OPTIONS.maxStepsPerFrame.default,
@@ -147,6 +182,7 @@ export class FluidPlugin {
     this.paused = paused ?? false;
     const mode = checkRenderMode(renderMode ?? FluidPlugin.defaultRenderMode(scene));
     const coloring = checkColorBy(colorBy ?? 'material');
+    const layers = checkViewOptions({ look, renderingGroupId, layerMask });
     this.simulation = new FluidSimulation({
       ...simulationOptions,
       backend: checkBackend(backend ?? 'auto', engine),
@@ -159,6 +195,7 @@ export class FluidPlugin {
       look,
       surface,
       surfaceUpdateInterval,
+      ...layers,
     });
     this.followers = new NodeFollowers(
       simulation,
@@ -172,7 +209,10 @@ export class FluidPlugin {
       (fraction) => this.fluidStep(fraction),
       maximumSteps,
       scale,
+      (message) => this.warn(message),
     );
+    this.followPhysicsGravity();
+    this.uniqueId = scene.getUniqueId();
     this.backendListener = (change) => this.onBackendChangedObservable.notifyObservers(change);
     simulation.onBackendChanged.add(this.backendListener);
     this.beforeRenderObserver = scene.onBeforeRenderObservable.add(() => this.frame());
@@ -192,6 +232,11 @@ export class FluidPlugin {
     if (typeof options !== 'object' || options === null) throw new FluidError('FluidPlugin options must be an object');
     checkKnownKeys('FluidPlugin.create', options, PLUGIN_OPTION_NAMES);
     return new FluidPlugin(scene, options);
+  }
+
+  /** Babylon's class name of this object: `'FluidPlugin'`. */
+  getClassName(): string {
+    return 'FluidPlugin';
   }
 
   /** The render mode a scene gets by default: `'fluid'` where Babylon's FluidRenderer runs, else `'none'`. */
@@ -307,6 +352,33 @@ export class FluidPlugin {
   /** Sets the time scale; anything outside [0, 100] throws `FluidError`. */
   set timeScale(scale: number) {
     this.scheduler.scale = checkPluginOption('timeScale', scale);
+  }
+
+  /**
+   * Babylon rendering group of the meshes the views make (points, spheres, surface, splats), those made so
+   * far and later ones; see {@link FluidPluginOptions.renderingGroupId} (not honoured by the screen-space
+   * water).
+   */
+  get renderingGroupId(): number {
+    return this.display.views.renderingGroupId;
+  }
+
+  /** Sets the rendering group; anything but an integer in [0, MAX_RENDERINGGROUPS - 1] throws `FluidError`. */
+  set renderingGroupId(group: number) {
+    this.display.views.renderingGroupId = checkRenderingGroupId(group);
+  }
+
+  /**
+   * Babylon layer mask of the meshes the views make, those made so far and later ones, and the mask the
+   * screen-space water tests against its camera's; see {@link FluidPluginOptions.layerMask}.
+   */
+  get layerMask(): number {
+    return this.display.views.layerMask;
+  }
+
+  /** Sets the layer mask; anything but an integer in [0, 0xFFFFFFFF] throws `FluidError`. */
+  set layerMask(mask: number) {
+    this.display.views.layerMask = checkPluginOption('layerMask', mask);
   }
 
   /** The screen-space fluid render object while `renderMode` is `'fluid'` (for tuning its target renderer). */
@@ -476,6 +548,7 @@ export class FluidPlugin {
     if (this.disposed) return;
     this.stepsLastFrame = 0;
     try {
+      this.followPhysicsGravity();
       const bodies = this.bodies;
       const coupled = bodies !== undefined && (bodies.count > 0 || this.pendingBodies > 0);
       // Without coupled bodies Babylon's render loop steps the physics again.
@@ -512,6 +585,26 @@ export class FluidPlugin {
     this.notifyStep();
   }
 
+  /**
+   * With {@link FluidPlugin.gravityFollowsPhysics}: copies the scene's physics engine's gravity (when there is
+   * one) into `simulation.settings.gravity` (checked before the step like any edit of it).
+   */
+  private followPhysicsGravity(): void {
+    if (!this.gravityFollowsPhysics) return;
+    const gravity = physicsGravity(this.scene);
+    if (gravity === undefined) return;
+    const target = this.simulation.settings.gravity;
+    target[0] = gravity.x;
+    target[1] = gravity.y;
+    target[2] = gravity.z;
+  }
+
+  /** Writes a warning with `console.warn` and hands it to {@link FluidPlugin.onWarningObservable}. */
+  private warn(message: string): void {
+    console.warn(message);
+    this.onWarningObservable.notifyObservers(message);
+  }
+
   /** Hands a frame's error to {@link FluidPlugin.onErrorObservable} (or logs a new message once). */
   private reportError(error: unknown): void {
     const failure = error instanceof Error ? error : new FluidError(String(error));
@@ -544,6 +637,8 @@ export class FluidPlugin {
    * plugin's calls that add, remove or change things (`addMeshCollider`, `addRigidBody`, `removeCollider`,
    * `addEmitter`, `removeEmitter`, `addDrain`, `removeDrain`, `spawn`, `markParticlesChanged`) throw
    * {@link FluidError}; its getters, setters and `scene.render()` are harmless no-ops for the fluid.
+   * {@link FluidPlugin.onDisposeObservable} is notified once, when everything is released, then every
+   * observable of the plugin is cleared (also when an observer throws).
    */
   dispose(): void {
     if (this.disposed) return;
@@ -558,16 +653,33 @@ export class FluidPlugin {
     this.simulation.dispose();
     this.buffers.gpuPositions = undefined;
     this.buffers.steppedSolver = undefined;
-    this.onAfterStepObservable.clear();
-    this.onParticlesEmittedObservable.clear();
-    this.onParticlesRemovedObservable.clear();
-    this.onBackendChangedObservable.clear();
-    this.onErrorObservable.clear();
-    this.onTimeDroppedObservable.clear();
+    try {
+      this.onDisposeObservable.notifyObservers(this);
+    } finally {
+      this.onAfterStepObservable.clear();
+      this.onParticlesEmittedObservable.clear();
+      this.onParticlesRemovedObservable.clear();
+      this.onBackendChangedObservable.clear();
+      this.onErrorObservable.clear();
+      this.onTimeDroppedObservable.clear();
+      this.onWarningObservable.clear();
+      this.onDisposeObservable.clear();
+    }
   }
 
   /** True once {@link FluidPlugin.dispose} ran. */
   get isDisposed(): boolean {
     return this.disposed;
   }
+}
+
+/**
+ * The gravity of the scene's physics engine (Physics V1 or V2), or undefined when the scene has none (or
+ * Babylon's physics component was never imported, so the scene has no `getPhysicsEngine`).
+ */
+function physicsGravity(scene: Scene): Vector3Like | undefined {
+  const getPhysicsEngine = (scene as { getPhysicsEngine?: () => { gravity?: Vector3Like } | null | undefined })
+    .getPhysicsEngine;
+  if (typeof getPhysicsEngine !== 'function') return undefined;
+  return getPhysicsEngine.call(scene)?.gravity ?? undefined;
 }

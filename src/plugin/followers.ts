@@ -11,7 +11,7 @@ import type { TransformNode } from '@babylonjs/core/Meshes/transformNode.js';
 import type { Observer } from '@babylonjs/core/Misc/observable.js';
 import type { Node } from '@babylonjs/core/node.js';
 import { ColliderShape } from '../components/collider';
-import { checkVector3, type Vector3Tuple } from '../core/checks';
+import { checkVector3, type Vector3Input } from '../core/checks';
 import { FluidError } from '../core/errors';
 import type { EmitterOptions, RigidBodyCouplingOptions } from '../systems/options';
 import type { FluidSimulation } from '../systems/simulation';
@@ -164,8 +164,8 @@ export class NodeFollowers {
    */
   addNodeEmitter(
     node: TransformNode,
-    localPosition: Vector3Tuple | undefined,
-    localDirection: Vector3Tuple | undefined,
+    localPosition: Vector3Input | undefined,
+    localDirection: Vector3Input | undefined,
     options: Omit<EmitterOptions, 'position'>,
   ): number {
     const follower: EmitterFollower = {
@@ -183,8 +183,8 @@ export class NodeFollowers {
     follower.previousDirection.copyFrom(follower.currentDirection);
     const emitter = this.simulation.addEmitter({
       ...options,
-      position: follower.currentPosition.asArray() as Vector3Tuple,
-      direction: follower.currentDirection.asArray() as Vector3Tuple,
+      position: follower.currentPosition,
+      direction: follower.currentDirection,
     });
     this.emitters.set(emitter, { ...follower, emitter });
     return emitter;

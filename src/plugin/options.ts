@@ -7,8 +7,9 @@ import type { Camera } from '@babylonjs/core/Cameras/camera.js';
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import type { AbstractMesh } from '@babylonjs/core/Meshes/abstractMesh.js';
 import type { TransformNode } from '@babylonjs/core/Meshes/transformNode.js';
+import { RenderingManager } from '@babylonjs/core/Rendering/renderingManager.js';
 import type { FluidBackend } from '../components/settings';
-import { optionNames, type Vector3Tuple } from '../core/checks';
+import { checkColor3, optionNames, type Vector3Input } from '../core/checks';
 import { FluidError } from '../core/errors';
 import { allows, BACKEND_CHOICES, checkChoice, type OptionRule, PLUGIN_OPTIONS, rangeText } from '../core/schema';
 import { type EmitterOptions, type FluidSimulationOptions, SIMULATION_OPTION_NAMES } from '../systems/options';
@@ -31,10 +32,30 @@ export interface FluidPluginOptions extends Omit<FluidSimulationOptions, 'engine
    */
   backend?: FluidBackend | 'auto';
   /**
+   * The plugin's name ({@link FluidPlugin.name}), as Babylon objects have one: for inspectors, logs and finding
+   * the plugin among several. Any string. Default `'fluid'`.
+   */
+  name?: string;
+  /**
+   * Gravity in m/s^2: `[x, y, z]` or a Babylon `Vector3`, each component in [-1000, 1000]. Given, it is the
+   * simulation's gravity (`simulation.settings.gravity`) and the plugin leaves it alone. Left out
+   * (default): when the scene has a physics engine (`scene.enablePhysics(gravity, plugin)`, Physics V1 or
+   * V2), the fluid takes the physics engine's gravity and follows it: before each frame's steps the plugin
+   * copies `scene.getPhysicsEngine().gravity` into `simulation.settings.gravity` (three numbers, no
+   * allocation), so `physicsEngine.setGravity(...)` turns the water with the bodies; without a physics
+   * engine, `[0, -9.81, 0]`. {@link FluidPlugin.gravityFollowsPhysics} says which, and may be changed.
+   */
+  gravity?: Vector3Input;
+  /**
    * True (default): each frame advances the simulation by the frame's duration (`engine.getDeltaTime()`,
    * times `timeScale`) in whole fixed steps of `timeStep`, carrying the remainder to the next frame (a
-   * non-finite or negative frame duration counts as 0). False: each `scene.render()` advances exactly one `timeStep` (times `timeScale` on average), for
-   * deterministic replays, lockstep with Havok and tests.
+   * non-finite or negative frame duration counts as 0). An engine that reports no frame time (0) on two
+   * renders in a row has no frame clock (a game calling `scene.render()` in its own loop, a `NullEngine` on a
+   * server or in a test; every engine reports 0 on the first frame of a loop): from the second such render
+   * on, each `scene.render()` advances one fixed `timeStep` (times `timeScale`), as with false, and the plugin
+   * warns once (`console.warn` and {@link FluidPlugin.onWarningObservable}) naming this option; it goes back to
+   * the frame's duration as soon as the engine reports one. False: each `scene.render()` advances exactly
+   * one `timeStep` (times `timeScale` on average), for deterministic replays, lockstep with Havok and tests.
    */
   useDeltaTime?: boolean;
   /**
@@ -78,12 +99,30 @@ export interface FluidPluginOptions extends Omit<FluidSimulationOptions, 'engine
    * default 1: every frame); in between they show the last extraction.
    */
   surfaceUpdateInterval?: number;
+  /**
+   * Babylon rendering group (`mesh.renderingGroupId`) of every mesh the views make: the points, spheres,
+   * surface and splat meshes. An integer in [0, `RenderingManager.MAX_RENDERINGGROUPS` - 1] ([0, 3] with
+   * Babylon's default of 4 groups). Default 0. Changeable later through {@link FluidPlugin.renderingGroupId}.
+   * The screen-space water (`renderMode: 'fluid'`) cannot honour it: Babylon's `FluidRenderer` draws it after
+   * the camera has drawn every group (in the camera's after-draw stage), depth-tested against the scene.
+   */
+  renderingGroupId?: number;
+  /**
+   * Babylon layer mask (`mesh.layerMask`) of every mesh the views make (points, spheres, surface, splats): a
+   * camera draws them when `camera.layerMask & layerMask` is not 0. An integer in [0, 0xFFFFFFFF]. Default
+   * 0x0FFFFFFF (Babylon's mesh default). Changeable later through {@link FluidPlugin.layerMask}. The
+   * screen-space water (`renderMode: 'fluid'`) has no mesh; it is drawn for one camera (`camera`, else the
+   * scene's active camera), and draws no particle while that camera's `layerMask & layerMask` is 0.
+   */
+  layerMask?: number;
 }
 
 /** The names of {@link FluidPluginOptions}: the plugin's own and the simulation's (checked by `FluidPlugin.create`). */
 export const PLUGIN_OPTION_NAMES: readonly string[] = [
-  ...optionNames<Omit<FluidPluginOptions, Exclude<keyof FluidSimulationOptions, 'backend'>>>()(
+  ...optionNames<Omit<FluidPluginOptions, Exclude<keyof FluidSimulationOptions, 'backend' | 'gravity'>>>()(
     'backend',
+    'name',
+    'gravity',
     'useDeltaTime',
     'maxStepsPerFrame',
     'timeScale',
@@ -94,8 +133,10 @@ export const PLUGIN_OPTION_NAMES: readonly string[] = [
     'look',
     'surface',
     'surfaceUpdateInterval',
+    'renderingGroupId',
+    'layerMask',
   ),
-  ...SIMULATION_OPTION_NAMES.filter((name) => name !== 'engine' && name !== 'backend'),
+  ...SIMULATION_OPTION_NAMES.filter((name) => name !== 'engine' && name !== 'backend' && name !== 'gravity'),
 ];
 
 /** Options of {@link FluidPlugin.addMeshCollider}. */
@@ -130,17 +171,17 @@ export interface PluginRigidBodyOptions extends Omit<PluginMeshColliderOptions, 
 
 /** Options of {@link FluidPlugin.addEmitter}: the simulation's emitter options, optionally following a node. */
 export interface PluginEmitterOptions extends Omit<EmitterOptions, 'position'> {
-  /** Nozzle center, world space (m). Required without `node`; with `node` it is ignored. */
-  position?: Vector3Tuple;
+  /** Nozzle center, world space (m): `[x, y, z]` or a `Vector3`. Required without `node`; with `node` it is ignored. */
+  position?: Vector3Input;
   /**
    * A node the nozzle follows every frame: the nozzle sits at `localPosition` in the node's space and
    * points along `localDirection` turned by the node's world rotation.
    */
   node?: TransformNode;
-  /** Nozzle center in the node's local space. Default `[0, 0, 0]`. */
-  localPosition?: Vector3Tuple;
-  /** Direction in the node's local space. Default `[0, -1, 0]` (the node's local -Y). */
-  localDirection?: Vector3Tuple;
+  /** Nozzle center in the node's local space: `[x, y, z]` or a `Vector3`. Default `[0, 0, 0]`. */
+  localPosition?: Vector3Input;
+  /** Direction in the node's local space: `[x, y, z]` or a `Vector3`. Default `[0, -1, 0]` (the node's local -Y). */
+  localDirection?: Vector3Input;
 }
 
 /** Checks the plugin option `name` against its rule in `PLUGIN_OPTIONS` (core/schema.ts) and returns it. */
@@ -150,6 +191,47 @@ export function checkPluginOption(name: keyof typeof PLUGIN_OPTIONS, value: numb
     const kind = rule.integer ? 'an integer' : 'a number';
     throw new FluidError(`${name} is ${String(value)}; it must be ${kind} in ${rangeText(rule)}`);
   }
+  return value;
+}
+
+/**
+ * Checks a `renderingGroupId`: an integer in [0, `RenderingManager.MAX_RENDERINGGROUPS` - 1] (at least the
+ * schema's [0, 3]); anything else throws {@link FluidError} naming the value and the range.
+ */
+export function checkRenderingGroupId(value: number): number {
+  const rule = PLUGIN_OPTIONS.renderingGroupId;
+  const max = Math.max(rule.max, RenderingManager.MAX_RENDERINGGROUPS - 1);
+  if (!(typeof value === 'number' && Number.isInteger(value) && value >= rule.min && value <= max)) {
+    throw new FluidError(
+      `renderingGroupId is ${String(value)}; it must be an integer in [${rule.min}, ${max}] (Babylon's RenderingManager.MAX_RENDERINGGROUPS is ${RenderingManager.MAX_RENDERINGGROUPS})`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Checks the view options that need no simulation, before the plugin makes one: `look` (an object; its
+ * `color`), `renderingGroupId` and `layerMask`. Throws {@link FluidError} naming a bad value; returns the
+ * rendering group and layer mask with their defaults.
+ */
+export function checkViewOptions(options: Pick<FluidPluginOptions, 'look' | 'renderingGroupId' | 'layerMask'>): {
+  renderingGroupId: number;
+  layerMask: number;
+} {
+  const look: unknown = options.look;
+  if (look !== undefined && (typeof look !== 'object' || look === null)) {
+    throw new FluidError(`look is ${String(look)}; it must be an object`);
+  }
+  if (options.look?.color !== undefined) checkColor3('look.color', options.look.color);
+  return {
+    renderingGroupId: checkRenderingGroupId(options.renderingGroupId ?? PLUGIN_OPTIONS.renderingGroupId.default),
+    layerMask: checkPluginOption('layerMask', options.layerMask ?? PLUGIN_OPTIONS.layerMask.default),
+  };
+}
+
+/** Checks the plugin's `name`: a string; anything else throws {@link FluidError}. */
+export function checkName(value: unknown): string {
+  if (typeof value !== 'string') throw new FluidError(`name is ${String(value)}; it must be a string`);
   return value;
 }
 

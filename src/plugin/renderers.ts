@@ -43,6 +43,18 @@ export function supportsFluidRenderer(engine: AbstractEngine): boolean {
   return engine.isWebGPU || (engine.version >= 2 && floatTargets);
 }
 
+/**
+ * Where the views' meshes are drawn in Babylon's terms: the rendering group and layer mask every mesh a view
+ * makes gets (the plugin's `renderingGroupId` and `layerMask`, checked by the plugin). The screen-space
+ * water has no mesh: it reads `layerMask` against its camera's (see `ScreenSpaceFluidView`).
+ */
+export interface ViewLayers {
+  /** `mesh.renderingGroupId` of the views' meshes. */
+  renderingGroupId: number;
+  /** `mesh.layerMask` of the views' meshes. */
+  layerMask: number;
+}
+
 /** What the surface views are made from: the simulation, the plugin's `surface` options and interval. */
 interface SurfaceSource {
   /** The simulation whose components the views read. */
@@ -68,6 +80,9 @@ export class FluidViews {
   private surfaceColorPending = false;
   private shown: FluidRenderMode = 'none';
 
+  /** The rendering group and layer mask of the views' meshes (read by the views as they are made). */
+  private readonly layers: ViewLayers;
+
   constructor(
     private readonly scene: Scene,
     private readonly buffers: ParticleBuffers,
@@ -76,7 +91,47 @@ export class FluidViews {
     private readonly look: FluidLookOptions,
     private readonly defaultColor: () => [number, number, number],
     private readonly surfaceSource?: SurfaceSource,
-  ) {}
+    layers: ViewLayers = { renderingGroupId: 0, layerMask: 0x0fffffff },
+  ) {
+    this.layers = { ...layers };
+  }
+
+  /** The rendering group of the views' meshes. */
+  get renderingGroupId(): number {
+    return this.layers.renderingGroupId;
+  }
+
+  /** Sets the rendering group of the views' meshes, those that exist and those made later (checked by the plugin). */
+  set renderingGroupId(group: number) {
+    this.layers.renderingGroupId = group;
+    for (const mesh of this.meshes()) mesh.renderingGroupId = group;
+  }
+
+  /** The layer mask of the views' meshes (and the one the water reads against its camera's). */
+  get layerMask(): number {
+    return this.layers.layerMask;
+  }
+
+  /** Sets the layer mask of the views' meshes, those that exist and those made later (checked by the plugin). */
+  set layerMask(mask: number) {
+    this.layers.layerMask = mask;
+    for (const mesh of this.meshes()) mesh.layerMask = mask;
+  }
+
+  /** Every mesh the views have made and not disposed: points, spheres, surface, splats. */
+  private meshes(): Mesh[] {
+    const meshes = this.debugMeshes;
+    if (this.surface) meshes.push(this.surface.mesh);
+    if (this.splats) meshes.push(this.splats.mesh);
+    return meshes;
+  }
+
+  /** Gives a view's new mesh the plugin's rendering group and layer mask; returns the view. */
+  private placed<View extends { readonly mesh: Mesh }>(view: View): View {
+    view.mesh.renderingGroupId = this.layers.renderingGroupId;
+    view.mesh.layerMask = this.layers.layerMask;
+    return view;
+  }
 
   /** True if the view of `mode` needs instance matrices from the feed. */
   static needsMatrices(mode: FluidRenderMode): boolean {
@@ -107,7 +162,7 @@ export class FluidViews {
       this.spheres.dispose();
       this.spheres = undefined;
     }
-    this.spheres ??= new SpheresView(this.scene, this.buffers, this.particleDiameter);
+    this.spheres ??= this.placed(new SpheresView(this.scene, this.buffers, this.particleDiameter));
   }
 
   /** Shows `mode` with the data now in the buffers. */
@@ -148,19 +203,24 @@ export class FluidViews {
           this.camera,
           this.look,
           this.defaultColor,
+          () => this.layers.layerMask,
         );
         this.fluid.update(useDiffuseColors);
         break;
       case 'points':
         // On the GPU the view needs the color buffer (the plugin makes it first with `feedGpuColors`).
-        if (storage === undefined) this.points ??= new PointsView(this.scene, this.buffers);
-        else if (colors !== undefined) this.points ??= new GpuPointsView(this.scene, this.buffers, storage, colors);
+        if (storage === undefined) this.points ??= this.placed(new PointsView(this.scene, this.buffers));
+        else if (colors !== undefined) {
+          this.points ??= this.placed(new GpuPointsView(this.scene, this.buffers, storage, colors));
+        }
         this.points?.update();
         break;
       case 'spheres':
         if (storage === undefined) this.prepare('spheres');
         else if (colors !== undefined) {
-          this.spheres ??= new GpuSpheresView(this.scene, this.buffers, storage, colors, this.particleDiameter);
+          this.spheres ??= this.placed(
+            new GpuSpheresView(this.scene, this.buffers, storage, colors, this.particleDiameter),
+          );
         }
         this.spheres?.update();
         break;
@@ -190,7 +250,7 @@ export class FluidViews {
   }
 
   /** Makes a surface or splat view, colored as the first particle's material (or the fallback). */
-  private makeSurfaceView<View>(
+  private makeSurfaceView<View extends { readonly mesh: Mesh }>(
     type: new (
       scene: Scene,
       simulation: FluidSimulation,
@@ -201,7 +261,9 @@ export class FluidViews {
     source: SurfaceSource,
   ): View {
     this.surfaceColorPending = source.simulation.particleCount === 0;
-    return new type(this.scene, source.simulation, source.options, source.updateInterval, this.defaultColor());
+    return this.placed(
+      new type(this.scene, source.simulation, source.options, source.updateInterval, this.defaultColor()),
+    );
   }
 
   /** The screen-space render object while the fluid view is on. */

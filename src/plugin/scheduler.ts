@@ -2,7 +2,9 @@
  * The fixed-step scheduler of `FluidPlugin`: turns each frame's time (`useDeltaTime`, `timeScale`) into
  * whole steps of the simulation's `timeStep` with an accumulator, caps them at `maxStepsPerFrame` (the
  * rest is dropped and reported), and runs a frame's steps with the followers interpolated over them;
- * with coupled rigid bodies, in pairs with physics steps.
+ * with coupled rigid bodies, in pairs with physics steps. An engine without a frame clock (0 ms frames on
+ * consecutive renders: a game's own `scene.render()` loop, a `NullEngine`) gets one fixed step per render
+ * and one warning, never a silent standstill.
  */
 
 import type { Observable } from '@babylonjs/core/Misc/observable.js';
@@ -19,6 +21,16 @@ export interface SchedulerHost {
   readonly onTimeDroppedObservable: Observable<number>;
 }
 
+/**
+ * The engine's frame duration in milliseconds as the scheduler reads it: `engine.getDeltaTime()`, or
+ * undefined when the engine has no such call or it returns no number.
+ */
+function engineFrameMilliseconds(scene: Scene): number | undefined {
+  const engine = scene.getEngine() as { getDeltaTime?: () => unknown };
+  const milliseconds = typeof engine.getDeltaTime === 'function' ? engine.getDeltaTime() : undefined;
+  return typeof milliseconds === 'number' ? milliseconds : undefined;
+}
+
 /** Steps the simulation from the render loop in fixed steps (see `FluidPluginOptions.useDeltaTime`). */
 export class FixedStepScheduler {
   /** Most steps per frame (checked by the plugin). */
@@ -26,10 +38,18 @@ export class FixedStepScheduler {
   /** Simulated seconds per real second (checked by the plugin). */
   scale: number;
   private accumulator = 0;
+  /**
+   * Renders in a row (with `useDeltaTime`) for which the engine reported no frame time (0, or no number):
+   * from the second such render on, each advances one fixed step (see {@link FixedStepScheduler.frameSeconds}).
+   */
+  private framesWithoutClock = 0;
+  /** True once the warning about a missing frame clock was given. */
+  private warnedNoClock = false;
 
   /**
    * @param fluidStep One fluid step at `fraction` of the way through the frame's followed motion: the
    * followed poses, the step, its record for the views and its events.
+   * @param warn Reports a warning to game code (the scheduler gives at most one: a missing frame clock).
    */
   constructor(
     private readonly host: SchedulerHost,
@@ -38,19 +58,50 @@ export class FixedStepScheduler {
     private readonly fluidStep: (fraction: number) => void,
     maximumSteps: number,
     scale: number,
+    private readonly warn: (message: string) => void,
   ) {
     this.maximumSteps = maximumSteps;
     this.scale = scale;
+  }
+
+  /**
+   * Simulated seconds this frame adds to the accumulator. Without `useDeltaTime`: one `timeStep` times
+   * `timeScale`. With it: the engine's frame duration times `timeScale`; a non-finite or negative duration
+   * adds nothing. A frame duration of 0 (or none: an engine without `getDeltaTime`) is what every engine
+   * reports on the first frame of a loop (Babylon measures between `beginFrame` calls), so one such render
+   * adds nothing; when the next render in a row has none either, the engine has no frame clock (a game
+   * calling `scene.render()` in its own loop, a `NullEngine` on a server or in a test): from then on each
+   * render adds one `timeStep` times `timeScale`, as `useDeltaTime: false` does, and the host is warned
+   * once (`warn`), naming the option.
+   */
+  private frameSeconds(timeStep: number): number {
+    const host = this.host;
+    if (!host.useDeltaTime) {
+      this.framesWithoutClock = 0;
+      return timeStep * this.scale;
+    }
+    const milliseconds = engineFrameMilliseconds(host.scene);
+    if (milliseconds !== undefined && milliseconds !== 0) {
+      this.framesWithoutClock = 0;
+      const seconds = (milliseconds / 1000) * this.scale;
+      return Number.isFinite(seconds) && seconds > 0 ? seconds : 0;
+    }
+    this.framesWithoutClock++;
+    if (this.framesWithoutClock < 2) return 0;
+    if (!this.warnedNoClock) {
+      this.warnedNoClock = true;
+      this.warn(
+        `FluidPlugin: the engine reports no frame time (engine.getDeltaTime() is ${String(milliseconds ?? 'missing')} on consecutive renders: scene.render() called outside engine.runRenderLoop, or a NullEngine), so useDeltaTime (true) cannot measure frames; each scene.render() now advances one fixed timeStep (${timeStep} s) times timeScale instead, until the engine reports frame times again. Set useDeltaTime: false to ask for exactly this and silence this warning. Shown once.`,
+      );
+    }
+    return timeStep * this.scale;
   }
 
   /** How many steps this frame takes, updating the accumulator and the dropped time. */
   stepsForFrame(): number {
     const host = this.host;
     const timeStep = this.simulation.settings.timeStep;
-    const frameTime = host.useDeltaTime
-      ? (host.scene.getEngine().getDeltaTime() / 1000) * this.scale
-      : timeStep * this.scale;
-    this.accumulator += Number.isFinite(frameTime) && frameTime > 0 ? frameTime : 0;
+    this.accumulator += this.frameSeconds(timeStep);
     let steps = Math.floor(this.accumulator / timeStep + 1e-9);
     if (steps > this.maximumSteps) {
       // Keep the fraction of a step already due; for an absurd frame (1e300 ms) the difference is rounding

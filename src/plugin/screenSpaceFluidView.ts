@@ -42,6 +42,7 @@ import '@babylonjs/core/ShadersWGSL/fluidRenderingParticleThickness.vertex.js';
 import '@babylonjs/core/ShadersWGSL/fluidRenderingRender.fragment.js';
 import '@babylonjs/core/ShadersWGSL/fluidRenderingStandardBlur.fragment.js';
 import '@babylonjs/core/ShadersWGSL/postprocess.vertex.js';
+import { type Color3Input, checkColor3 } from '../core/checks';
 import type { ParticleBuffers } from './particleFeed';
 import { createSkyTexture } from './sky';
 import { gpuColorBuffer, storageColors, storagePositions, uploadParticles } from './vertexBuffers';
@@ -50,9 +51,10 @@ import { gpuColorBuffer, storageColors, storagePositions, uploadParticles } from
 export interface FluidLookOptions {
   /**
    * Color whose complement the fluid absorbs with depth (Beer-Lambert: transmitted light is
-   * `exp(-density * thickness * (1 - color))`). Default: the first material's color.
+   * `exp(-density * thickness * (1 - color))`): `[red, green, blue]` or a Babylon `Color3` or `Color4` (alpha
+   * ignored), each channel in [0, 1]. Default: the first material's color.
    */
-  color?: [number, number, number];
+  color?: Color3Input;
   /** Absorption strength. Default 1.6. */
   density?: number;
   /** Screen-space refraction offset scale. Default 0.06. */
@@ -89,6 +91,8 @@ export class ScreenSpaceFluidView {
     private readonly camera: Camera | undefined,
     private readonly look: FluidLookOptions,
     private readonly defaultColor: () => [number, number, number],
+    /** The plugin's `layerMask` now (the water draws nothing while its camera's layer mask excludes it). */
+    private readonly layerMask: () => number = () => 0x0fffffff,
   ) {
     this.fluidRenderer = scene.enableFluidRenderer() as FluidRenderer;
     this.restoreObserver = scene.getEngine().onContextRestoredObservable.add(() => this.rebuildSky());
@@ -134,7 +138,7 @@ export class ScreenSpaceFluidView {
     object.particleSize = this.particleDiameter * (look.particleSizeFactor ?? 1.6);
     object.particleThicknessAlpha = look.particleThickness ?? 0.04;
     const target = renderObject.targetRenderer;
-    const color = look.color ?? this.defaultColor();
+    const color = look.color === undefined ? this.defaultColor() : checkColor3('look.color', look.color);
     target.fluidColor = new Color3(color[0], color[1], color[2]);
     target.density = look.density ?? 1.6;
     target.refractionStrength = look.refractionStrength ?? 0.06;
@@ -185,7 +189,17 @@ export class ScreenSpaceFluidView {
       uploadParticles(engine, buffers.position, this.buffers.positions, 3, count);
       if (useDiffuseColors) uploadParticles(engine, buffers.color, this.buffers.colors, 4, count);
     }
-    (object as FluidRenderingObjectCustomParticles).setNumParticles(count);
+    (object as FluidRenderingObjectCustomParticles).setNumParticles(this.seenByCamera() ? count : 0);
+  }
+
+  /**
+   * False while the camera the water is drawn for (the target renderer's, else the scene's active camera)
+   * excludes the plugin's `layerMask` (`camera.layerMask & layerMask` is 0): the water then draws no particle.
+   * Babylon's `FluidRenderer` has no mesh to carry a layer mask, so this is how the view honours it.
+   */
+  private seenByCamera(): boolean {
+    const camera = this.renderObject?.targetRenderer.camera ?? this.scene.activeCamera;
+    return camera === null || (camera.layerMask & this.layerMask()) !== 0;
   }
 
   /**

@@ -27,6 +27,7 @@ import { CreateDisc } from '@babylonjs/core/Meshes/Builders/discBuilder.js';
 import { Mesh } from '@babylonjs/core/Meshes/mesh.js';
 import '@babylonjs/core/Meshes/thinInstanceMesh.js';
 import type { Scene } from '@babylonjs/core/scene.js';
+import { type Color3Input, checkColor3 } from '../core/checks';
 import { FluidError } from '../core/errors';
 import type { FluidSimulation } from '../systems/simulation';
 import { resolveSurfaceExtractionOptions } from '../systems/surface/extractionOptions';
@@ -54,11 +55,12 @@ export interface FluidSurfaceOptions {
    */
   fitDistance?: number;
   /**
-   * Base color of the water, r, g, b in [0, 1]. Default: the color of the first live particle's material
-   * (a water blue while there is no particle), read when the view is made (on entering the mode), on
-   * either backend.
+   * Base color of the water: `[red, green, blue]` or a Babylon `Color3` or `Color4` (alpha ignored; the
+   * surface's opacity is `alpha`), each channel in [0, 1]. Default: the color of the first live particle's
+   * material (a water blue while there is no particle), read when the view is made (on entering the mode),
+   * on either backend.
    */
-  color?: [number, number, number];
+  color?: Color3Input;
   /** Opacity of the surface mesh, in [0, 1]. Default 0.6. */
   alpha?: number;
   /**
@@ -142,15 +144,7 @@ export function checkSurfaceOptions(options: FluidSurfaceOptions, particleRadius
   if (size !== undefined && !(typeof size === 'number' && size > 0 && Number.isFinite(size))) {
     throw new FluidError(`splatSize is ${String(size)}; it must be a finite number > 0 (particle radii)`);
   }
-  if (options.color !== undefined) checkColor('surface color', options.color);
-}
-
-/** Checks an [r, g, b] color with each in [0, 1]. */
-function checkColor(name: string, color: readonly number[]): void {
-  if (!Array.isArray(color) || color.length !== 3) {
-    throw new FluidError(`${name} is ${String(color)}; it must be [r, g, b] with each in [0, 1]`);
-  }
-  for (let index = 0; index < 3; index++) checkUnit(`${name}[${index}]`, color[index], Number.NaN);
+  if (options.color !== undefined) checkColor3('surface.color', options.color);
 }
 
 /**
@@ -201,7 +195,7 @@ export class SurfaceMeshView {
     const settings = simulation.settings;
     checkSurfaceOptions(options, settings.particleRadius, settings.kernelRadius);
     checkInterval(interval);
-    checkColor('color', color);
+    checkColor3('color', color);
     this.extractor = new SurfaceExtractor({
       particleRadius: settings.particleRadius,
       kernelRadius: settings.kernelRadius,
@@ -216,7 +210,7 @@ export class SurfaceMeshView {
     this.mesh.doNotSyncBoundingInfo = true;
     const material = new PBRMaterial('fluidSurfaceMaterial', scene);
     this.fixedColor = options.color !== undefined;
-    const base = options.color ?? color;
+    const base = options.color === undefined ? color : checkColor3('surface.color', options.color);
     material.albedoColor = new Color3(base[0] * 0.35, base[1] * 0.35, base[2] * 0.35);
     material.metallic = 0;
     material.roughness = 0.05;
@@ -319,7 +313,7 @@ export class SurfaceMeshView {
    * The plugin calls it once the first particle exists when the view was made before any.
    */
   setColor(color: [number, number, number]): void {
-    checkColor('color', color);
+    checkColor3('color', color);
     if (!this.fixedColor) this.material.albedoColor.set(color[0] * 0.35, color[1] * 0.35, color[2] * 0.35);
   }
 
@@ -380,7 +374,7 @@ export class SplatView {
     const settings = simulation.settings;
     checkSurfaceOptions(options, settings.particleRadius, settings.kernelRadius);
     checkInterval(interval);
-    checkColor('color', color);
+    checkColor3('color', color);
     this.detector = new SurfaceParticleDetector({
       kernelRadius: settings.kernelRadius,
       threshold: options.surfaceThreshold,
@@ -394,7 +388,7 @@ export class SplatView {
     this.mesh.doNotSyncBoundingInfo = true;
     this.material = new StandardMaterial('fluidSplatsMaterial', scene);
     this.fixedColor = options.color !== undefined;
-    const base = options.color ?? color;
+    const base = options.color === undefined ? color : checkColor3('surface.color', options.color);
     this.material.diffuseColor = new Color3(base[0], base[1], base[2]);
     this.material.specularColor = new Color3(0.6, 0.6, 0.6);
     this.material.specularPower = 64;
@@ -478,7 +472,7 @@ export class SplatView {
    * once the first particle exists when the view was made before any.
    */
   setColor(color: [number, number, number]): void {
-    checkColor('color', color);
+    checkColor3('color', color);
     if (!this.fixedColor) this.material.diffuseColor.set(color[0], color[1], color[2]);
   }
 

@@ -4,15 +4,7 @@
  */
 import type { FluidMaterialStore } from '../components';
 import { MATERIAL_DEFAULTS } from '../components';
-import {
-  checkInteger,
-  checkKnownKeys,
-  checkNumber,
-  checkVector3,
-  optionNames,
-  type Vector3Tuple,
-  withDefault,
-} from '../core/checks';
+import { type Color3Input, checkColor3, checkInteger, checkKnownKeys, optionNames, withDefault } from '../core/checks';
 import { FluidError } from '../core/errors';
 import { checkOption, MATERIAL_OPTIONS } from '../core/schema';
 import type { MaterialTable } from './context';
@@ -42,8 +34,11 @@ export interface FluidMaterialOptions {
   relaxation?: number;
   /** Particle mass in kg. Default: rho0 divided by the poly6 sum of the spawn lattice, so a spawned block sits at rest density. */
   particleMass?: number;
-  /** Render color `[red, green, blue]`, each in [0, 1]. Default `[0.2, 0.45, 0.9]`. */
-  color?: Vector3Tuple;
+  /**
+   * Render color: `[red, green, blue]` or a Babylon `Color3` or `Color4` (alpha ignored), each channel in [0, 1].
+   * Default `[0.2, 0.45, 0.9]`. Kept as a tuple in `FluidMaterial.colorRed/Green/Blue`.
+   */
+  color?: Color3Input;
   /**
    * Interface color c^i (Müller et al. 2005, section 3.2, Table 2): -0.5 polar (water), +0.5 non-polar
    * (oil), 0 air. Range [-1, 1]. Default 0.
@@ -150,8 +145,7 @@ export function resolveMaterial(options: FluidMaterialOptions, latticeKernelSum:
   const d = MATERIAL_DEFAULTS;
   const rules = MATERIAL_OPTIONS;
   const restDensity = checkOption('restDensity', rules.restDensity, withDefault(options.restDensity, d.restDensity));
-  const color = checkVector3('color', withDefault<Vector3Tuple>(options.color, d.color), 1);
-  for (let k = 0; k < 3; k++) checkNumber(`color[${k}]`, color[k], 0, 1);
+  const color = checkColor3('color', withDefault<Color3Input>(options.color, d.color));
   /** A PBF material option with its default, checked against its rule. */
   const option = (
     name:

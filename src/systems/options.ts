@@ -5,7 +5,7 @@
  */
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import type { FluidBackend, FluidSolver } from '../components';
-import { optionNames, type QuaternionTuple, type Vector3Tuple } from '../core/checks';
+import { type Color3Input, optionNames, type QuaternionInput, type Vector3Input } from '../core/checks';
 import type { MpsSettings } from './mps/settings';
 import type { SignedDistanceField } from './sdf/field';
 import type { SphOptions } from './sph/settings';
@@ -27,8 +27,12 @@ export interface FluidSimulationOptions {
   maxColliders?: number;
   /** Maximum number of emitters and drains together. Integer in [1, 4096]. Default 64. */
   maxEmitters?: number;
-  /** Gravity in m/s^2, `[x, y, z]`, each component in [-1000, 1000]. Default `[0, -9.81, 0]`. */
-  gravity?: Vector3Tuple;
+  /**
+   * Gravity in m/s^2: `[x, y, z]` or a Babylon `Vector3`, each component in [-1000, 1000]. Default
+   * `[0, -9.81, 0]`. Kept as a tuple in `settings.gravity`. (`FluidPlugin`: given, it holds; left out, the
+   * plugin follows the scene's physics engine's gravity when the scene has one.)
+   */
+  gravity?: Vector3Input;
   /** Step duration in seconds used by `step()` without argument. Range [0.000001, 0.1]. Default 1/60. */
   timeStep?: number;
   /** Substeps per step. Integer in [1, 32]. Default 2. */
@@ -87,7 +91,7 @@ export interface FluidSimulationOptions {
 }
 
 /**
- * The coarse pressure projection of the PBF solver (projection/cpu.ts; README, "How the solver reads the
+ * The coarse pressure projection of the PBF solver (projection/cpu.ts; docs/method.md, "How the solver reads the
  * papers"): each substep, before the density constraints, the particles' velocities are made free of
  * divergence on a coarse grid, so that deep water is held up at once (a Jacobi iteration of the
  * constraints reaches only about one kernel radius).
@@ -152,8 +156,8 @@ export interface ColliderCommonOptions {
 
 /** Options of a collider coupled with a rigid body. */
 export interface RigidBodyCouplingOptions {
-  /** The body's center of mass in the collider's local space (local units). Default [0, 0, 0]. */
-  centerOfMass?: Vector3Tuple;
+  /** The body's center of mass in the collider's local space (local units): `[x, y, z]` or a `Vector3`. Default [0, 0, 0]. */
+  centerOfMass?: Vector3Input;
   /**
    * The body's mass in kg (editable later in `components.BodyCoupling.mass`). Range [0, 1e9]. Default 0:
    * unknown. With a mass, the PBF solver's coarse pressure projection treats the body's cells as a fluid of
@@ -177,18 +181,18 @@ export interface BodyImpulse {
 export interface BoxColliderOptions extends ColliderCommonOptions {
   /** Shape tag. */
   shape: 'box';
-  /** Minimum corner (m, local space). */
-  min: Vector3Tuple;
-  /** Maximum corner (m, local space); greater than `min` on every axis. */
-  max: Vector3Tuple;
+  /** Minimum corner (m, local space): `[x, y, z]` or a `Vector3`. */
+  min: Vector3Input;
+  /** Maximum corner (m, local space); greater than `min` on every axis. `[x, y, z]` or a `Vector3`. */
+  max: Vector3Input;
 }
 
 /** A sphere. */
 export interface SphereColliderOptions extends ColliderCommonOptions {
   /** Shape tag. */
   shape: 'sphere';
-  /** Center (m, local space). */
-  center: Vector3Tuple;
+  /** Center (m, local space): `[x, y, z]` or a `Vector3`. */
+  center: Vector3Input;
   /** Radius (m), > 0. */
   radius: number;
 }
@@ -197,10 +201,10 @@ export interface SphereColliderOptions extends ColliderCommonOptions {
 export interface CapsuleColliderOptions extends ColliderCommonOptions {
   /** Shape tag. */
   shape: 'capsule';
-  /** First end of the segment (m, local space). */
-  a: Vector3Tuple;
-  /** Second end of the segment (m, local space). */
-  b: Vector3Tuple;
+  /** First end of the segment (m, local space): `[x, y, z]` or a `Vector3`. */
+  a: Vector3Input;
+  /** Second end of the segment (m, local space): `[x, y, z]` or a `Vector3`. */
+  b: Vector3Input;
   /** Radius (m), > 0. */
   radius: number;
 }
@@ -209,10 +213,10 @@ export interface CapsuleColliderOptions extends ColliderCommonOptions {
 export interface PlaneColliderOptions extends ColliderCommonOptions {
   /** Shape tag. */
   shape: 'plane';
-  /** A point on the plane (m, local space). */
-  point: Vector3Tuple;
-  /** Normal (local space, normalised here), pointing to the fluid side. */
-  normal: Vector3Tuple;
+  /** A point on the plane (m, local space): `[x, y, z]` or a `Vector3`. */
+  point: Vector3Input;
+  /** Normal (local space, normalised here), pointing to the fluid side: `[x, y, z]` or a `Vector3`. */
+  normal: Vector3Input;
 }
 
 /**
@@ -239,16 +243,19 @@ export type ColliderOptions =
 
 /** A collider pose: where its local space sits in the world. */
 export interface ColliderTransform {
-  /** Translation (m). Default: unchanged. */
-  position?: Vector3Tuple;
-  /** Rotation quaternion `[x, y, z, w]` (normalised here). Default: unchanged. */
-  rotation?: QuaternionTuple;
+  /** Translation (m): `[x, y, z]` or a `Vector3`. Default: unchanged. */
+  position?: Vector3Input;
   /**
-   * Uniform scaling of the local shape, a number or `[s, s, s]` with equal components (within 1e-4
-   * relative). Range [1e-6, 1e6]. Default: unchanged (1 at creation). Non-uniform scaling would distort
+   * Rotation quaternion (normalised here): `[x, y, z, w]` or a Babylon `Quaternion` (Euler angles are refused).
+   * Default: unchanged.
+   */
+  rotation?: QuaternionInput;
+  /**
+   * Uniform scaling of the local shape, a number or `[s, s, s]` (or a `Vector3`) with equal components (within
+   * 1e-4 relative). Range [1e-6, 1e6]. Default: unchanged (1 at creation). Non-uniform scaling would distort
    * distances: bake the scaled mesh instead.
    */
-  scaling?: number | Vector3Tuple;
+  scaling?: number | Vector3Input;
   /**
    * True moves the collider without sweeping: it does not push the fluid with a velocity. Default false:
    * the next step moves the collider from its last pose to this one and it pushes fluid on its way.
@@ -258,28 +265,34 @@ export interface ColliderTransform {
 
 /** Options of {@link FluidSimulation.spawnBlock}. */
 export interface SpawnBlockOptions {
-  /** Minimum corner of the box to fill (m). */
-  min: Vector3Tuple;
-  /** Maximum corner (m). */
-  max: Vector3Tuple;
+  /** Minimum corner of the box to fill (m): `[x, y, z]` or a `Vector3`. */
+  min: Vector3Input;
+  /** Maximum corner (m): `[x, y, z]` or a `Vector3`. */
+  max: Vector3Input;
   /** Material entity id returned by `addMaterial`. */
   material: number;
-  /** Initial velocity (m/s). Default `[0, 0, 0]`. */
-  velocity?: Vector3Tuple;
+  /** Initial velocity (m/s): `[x, y, z]` or a `Vector3`. Default `[0, 0, 0]`. */
+  velocity?: Vector3Input;
   /** Initial `Temperature` of the particles in kelvin. Range [0.001, 1e6]. Default: the material's `initialTemperature`. */
   temperature?: number;
-  /** Initial render `Color` `[red, green, blue]`, each in [0, 1]. Default: the material's `color`. */
-  color?: Vector3Tuple;
+  /**
+   * Initial render `Color`: `[red, green, blue]` or a Babylon `Color3` or `Color4` (alpha ignored), each channel
+   * in [0, 1]. Default: the material's `color`.
+   */
+  color?: Color3Input;
 }
 
 /** Options of {@link FluidSimulation.addEmitter}: a nozzle that pours particles during the game. */
 export interface EmitterOptions {
   /** Material entity id of the emitted particles. */
   material: number;
-  /** Nozzle center, world space (m). */
-  position: Vector3Tuple;
-  /** Emission direction, world space (normalised here). Default `[0, -1, 0]` (pouring down). */
-  direction?: Vector3Tuple;
+  /** Nozzle center, world space (m): `[x, y, z]` or a `Vector3`. */
+  position: Vector3Input;
+  /**
+   * Emission direction, world space (normalised here): `[x, y, z]` or a `Vector3`. Default `[0, -1, 0]`
+   * (pouring down).
+   */
+  direction?: Vector3Input;
   /** Nozzle cross-section. Default `'circle'`. */
   shape?: 'circle' | 'square';
   /**
@@ -304,23 +317,31 @@ export interface EmitterOptions {
   enabled?: boolean;
 }
 
+/** Where {@link FluidSimulation.setEmitterTransform} moves an emitter; a field left out stays as it is. */
+export interface EmitterTransform {
+  /** Nozzle center, world space (m): `[x, y, z]` or a `Vector3`. Default: unchanged. */
+  position?: Vector3Input;
+  /** Emission direction, world space (normalised here): `[x, y, z]` or a `Vector3`. Default: unchanged. */
+  direction?: Vector3Input;
+}
+
 /** Options of {@link FluidSimulation.addDrain}: a region that removes every particle that enters it. */
 export type DrainOptions =
   | {
       /** Shape tag. */
       shape?: 'box';
-      /** Minimum corner, world space (m). */
-      min: Vector3Tuple;
-      /** Maximum corner, world space (m). */
-      max: Vector3Tuple;
+      /** Minimum corner, world space (m): `[x, y, z]` or a `Vector3`. */
+      min: Vector3Input;
+      /** Maximum corner, world space (m): `[x, y, z]` or a `Vector3`. */
+      max: Vector3Input;
       /** Default true. */
       enabled?: boolean;
     }
   | {
       /** Shape tag. */
       shape: 'sphere';
-      /** Center, world space (m). */
-      center: Vector3Tuple;
+      /** Center, world space (m): `[x, y, z]` or a `Vector3`. */
+      center: Vector3Input;
       /** Radius (m), > 0. */
       radius: number;
       /** Default true. */
@@ -336,30 +357,30 @@ export type SpawnOptions =
   | {
       /** Shape tag. */
       shape: 'sphere';
-      /** Center (m). */
-      center: Vector3Tuple;
+      /** Center (m): `[x, y, z]` or a `Vector3`. */
+      center: Vector3Input;
       /** Radius (m), at least one particle radius. */
       radius: number;
       /** Material entity id. */
       material: number;
-      /** Initial velocity (m/s). Default `[0, 0, 0]`. */
-      velocity?: Vector3Tuple;
+      /** Initial velocity (m/s): `[x, y, z]` or a `Vector3`. Default `[0, 0, 0]`. */
+      velocity?: Vector3Input;
     }
   | {
       /** Shape tag: the inside of a baked mesh (field distance below -r). */
       shape: 'mesh';
       /** The mesh's signed distance field. */
       field: SignedDistanceField;
-      /** Where the mesh's space sits in the world: translation (m). Default `[0, 0, 0]`. */
-      position?: Vector3Tuple;
-      /** Rotation quaternion `[x, y, z, w]`. Default identity. */
-      rotation?: QuaternionTuple;
-      /** Uniform scaling. Default 1. */
-      scaling?: number | Vector3Tuple;
+      /** Where the mesh's space sits in the world: translation (m), `[x, y, z]` or a `Vector3`. Default `[0, 0, 0]`. */
+      position?: Vector3Input;
+      /** Rotation quaternion: `[x, y, z, w]` or a Babylon `Quaternion`. Default identity. */
+      rotation?: QuaternionInput;
+      /** Uniform scaling: a number, or `[s, s, s]` or a `Vector3` with equal components. Default 1. */
+      scaling?: number | Vector3Input;
       /** Material entity id. */
       material: number;
-      /** Initial velocity (m/s). Default `[0, 0, 0]`. */
-      velocity?: Vector3Tuple;
+      /** Initial velocity (m/s): `[x, y, z]` or a `Vector3`. Default `[0, 0, 0]`. */
+      velocity?: Vector3Input;
     };
 
 /** The names of {@link FluidSimulationOptions}, checked at run time (`checkKnownKeys`). */
@@ -447,12 +468,15 @@ export const EMITTER_OPTION_NAMES = optionNames<EmitterOptions>()(
 
 /** The names of each drain shape's options ({@link DrainOptions}), by shape. */
 export const DRAIN_OPTION_NAMES = {
-  box: optionNames<Extract<DrainOptions, { min: Vector3Tuple }>>()('shape', 'min', 'max', 'enabled'),
+  /** A box drain's options. */
+  box: optionNames<Extract<DrainOptions, { min: Vector3Input }>>()('shape', 'min', 'max', 'enabled'),
+  /** A sphere drain's options. */
   sphere: optionNames<Extract<DrainOptions, { shape: 'sphere' }>>()('shape', 'center', 'radius', 'enabled'),
 } as const;
 
 /** The names of each spawn shape's options ({@link SpawnOptions}), by shape. */
 export const SPAWN_OPTION_NAMES = {
+  /** A box's options. */
   box: optionNames<Extract<SpawnOptions, { shape: 'box' }>>()(
     'shape',
     'min',
@@ -462,6 +486,7 @@ export const SPAWN_OPTION_NAMES = {
     'temperature',
     'color',
   ),
+  /** A sphere's options. */
   sphere: optionNames<Extract<SpawnOptions, { shape: 'sphere' }>>()(
     'shape',
     'center',
@@ -469,6 +494,7 @@ export const SPAWN_OPTION_NAMES = {
     'material',
     'velocity',
   ),
+  /** A baked mesh's options. */
   mesh: optionNames<Extract<SpawnOptions, { shape: 'mesh' }>>()(
     'shape',
     'field',
@@ -480,5 +506,5 @@ export const SPAWN_OPTION_NAMES = {
   ),
 } as const;
 
-/** The names of `setEmitterTransform`'s transform. */
-export const EMITTER_TRANSFORM_NAMES = ['position', 'direction'] as const;
+/** The names of {@link EmitterTransform} (`setEmitterTransform`'s transform). */
+export const EMITTER_TRANSFORM_NAMES = optionNames<EmitterTransform>()('position', 'direction');

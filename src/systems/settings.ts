@@ -5,7 +5,7 @@
  */
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import type { FluidBackend, FluidSettings } from '../components';
-import { checkKnownKeys, checkNumber, checkVector3, type Vector3Tuple, withDefault } from '../core/checks';
+import { checkKnownKeys, checkNumber, checkVector3, type Vector3Input, withDefault } from '../core/checks';
 import { FluidError } from '../core/errors';
 import {
   BACKEND_CHOICES,
@@ -105,7 +105,7 @@ export function resolveSimulationOptions(options: FluidSimulationOptions): Resol
   const maxMaterials = option('maxMaterials');
   const maxColliders = option('maxColliders');
   const maxEmitters = option('maxEmitters');
-  const gravity = checkVector3('gravity', withDefault<Vector3Tuple>(options.gravity, [0, -9.81, 0]), rules.gravity.max);
+  const gravity = checkVector3('gravity', withDefault<Vector3Input>(options.gravity, [0, -9.81, 0]), rules.gravity.max);
   const timeStep = option('timeStep');
   const substeps = option('substeps');
   // One kernel radius per substep, at most the largest allowed speed (a tiny timeStep alone must not fail).

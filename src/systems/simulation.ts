@@ -13,7 +13,7 @@ import {
   type FluidSolver,
   type Vector3Store,
 } from '../components';
-import { checkKnownKeys, type Vector3Tuple } from '../core/checks';
+import { checkKnownKeys } from '../core/checks';
 import { FluidCapacityError, FluidError } from '../core/errors';
 import { checkChoice, checkOption, MIRROR_MODES, SIMULATION_OPTIONS } from '../core/schema';
 import { countParticlesInside } from './collide/cpu';
@@ -56,6 +56,7 @@ import type {
   ColliderTransform,
   DrainOptions,
   EmitterOptions,
+  EmitterTransform,
   FluidSimulationOptions,
   MirrorMode,
   SpawnBlockOptions,
@@ -411,7 +412,7 @@ export class FluidSimulation {
   /**
    * Fills the box [min, max] with particles on a cubic lattice of spacing 2r, centered in the box, and
    * returns their entity ids. With the WCSPH solver a block that rests on a collider is squeezed along
-   * gravity into its hydrostatic rest state (density rho0 exp(g d / c_s^2) at depth d; README, "Solvers").
+   * gravity into its hydrostatic rest state (density rho0 exp(g d / c_s^2) at depth d; docs/solvers.md, "WCSPH").
    * Throws {@link FluidCapacityError} (spawning nothing) if the particles would exceed the capacity, and
    * {@link FluidError} for an invalid box or material.
    */
@@ -498,7 +499,7 @@ export class FluidSimulation {
   }
 
   /** Moves an emitter: nozzle center and/or direction (world space; the direction is normalised). */
-  setEmitterTransform(id: number, transform: { position?: Vector3Tuple; direction?: Vector3Tuple }): void {
+  setEmitterTransform(id: number, transform: EmitterTransform): void {
     setEmitterPose(this.context, id, transform);
   }
 

@@ -3,12 +3,14 @@
  * (`spawnShape`), all or nothing within the capacity.
  */
 import {
+  type Color3Input,
+  checkColor3,
   checkKnownKeys,
   checkNumber,
   checkQuaternion,
   checkVector3,
-  type QuaternionTuple,
-  type Vector3Tuple,
+  type QuaternionInput,
+  type Vector3Input,
   withDefault,
 } from '../core/checks';
 import { FluidCapacityError, FluidError } from '../core/errors';
@@ -43,7 +45,7 @@ export function spawnBlock(ctx: SimulationContext, options: SpawnBlockOptions): 
 function fillBlock(ctx: SimulationContext, options: SpawnBlockOptions): Uint32Array {
   const min = checkVector3('min', options.min);
   const max = checkVector3('max', options.max);
-  const velocity = checkVector3('velocity', withDefault<Vector3Tuple>(options.velocity, [0, 0, 0]), 1e4);
+  const velocity = checkVector3('velocity', withDefault<Vector3Input>(options.velocity, [0, 0, 0]), 1e4);
   if (!isMaterialEntity(ctx, options.material)) {
     throw new FluidError(`material is ${String(options.material)}, which is not a material entity of this simulation`);
   }
@@ -54,16 +56,14 @@ function fillBlock(ctx: SimulationContext, options: SpawnBlockOptions): Uint32Ar
     TEMPERATURE_RULE.min,
     TEMPERATURE_RULE.max,
   );
-  const color = checkVector3(
+  const color = checkColor3(
     'color',
-    withDefault<Vector3Tuple>(options.color, [
+    withDefault<Color3Input>(options.color, [
       material.colorRed[options.material],
       material.colorGreen[options.material],
       material.colorBlue[options.material],
     ]),
-    1,
   );
-  for (let channel = 0; channel < 3; channel++) checkNumber(`color[${channel}]`, color[channel], 0, 1);
   const spacing = 2 * ctx.settings.particleRadius;
   const counts = [0, 0, 0];
   const offsets = [0, 0, 0];
@@ -128,7 +128,7 @@ export function spawnShape(ctx: SimulationContext, options: SpawnOptions): Uint3
   if (!isMaterialEntity(ctx, options.material)) {
     throw new FluidError(`material is ${String(options.material)}, which is not a material entity of this simulation`);
   }
-  const velocity = checkVector3('velocity', withDefault<Vector3Tuple>(options.velocity, [0, 0, 0]), 1e4);
+  const velocity = checkVector3('velocity', withDefault<Vector3Input>(options.velocity, [0, 0, 0]), 1e4);
   const r = ctx.settings.particleRadius;
   const spacing = 2 * r;
   // The lattice points to fill, as world positions; the test of each point depends on the shape.
@@ -147,9 +147,9 @@ export function spawnShape(ctx: SimulationContext, options: SpawnOptions): Uint3
     if (!(field instanceof SignedDistanceField)) {
       throw new FluidError(`field is ${String(field)}; spawning in a mesh needs a SignedDistanceField`);
     }
-    const position = checkVector3('position', withDefault<Vector3Tuple>(options.position, [0, 0, 0]));
-    const [qx, qy, qz, qw] = checkQuaternion('rotation', withDefault<QuaternionTuple>(options.rotation, [0, 0, 0, 1]));
-    const scale = checkScaling(withDefault<number | Vector3Tuple>(options.scaling, 1));
+    const position = checkVector3('position', withDefault<Vector3Input>(options.position, [0, 0, 0]));
+    const [qx, qy, qz, qw] = checkQuaternion('rotation', withDefault<QuaternionInput>(options.rotation, [0, 0, 0, 1]));
+    const scale = checkScaling(withDefault<number | Vector3Input>(options.scaling, 1));
     // Rotation matrix (row-major, local to world) of the quaternion.
     const m = new Float64Array(POSE_SIZE);
     writePose(m, 0, qx, qy, qz, qw, position[0], position[1], position[2], scale);
@@ -231,7 +231,7 @@ export function spawnShape(ctx: SimulationContext, options: SpawnOptions): Uint3
  * WCSPH only (`solver: 'sph'`): moves freshly spawned lattice points (x, y, z triples, in place) into the
  * hydrostatic rest state of the weakly compressible fluid when they rest on a collider, so that a block
  * spawned on the floor starts at rest instead of ringing in its lowest acoustic mode (a column 30 deep at
- * r = 1 cm breathed at 0.027 m/s after 4 s; see README, "Still water").
+ * r = 1 cm breathed at 0.027 m/s after 4 s; see docs/method.md, "WCSPH").
  *
  * With the equation of state p = k (rho - rho0), k = c_s^2, and the pressure gradient normalised on the rest
  * lattice (sph/cpu.ts), hydrostatic balance dp/dd = rho g along the depth d below the spawned volume's top

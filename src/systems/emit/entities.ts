@@ -5,7 +5,14 @@
  */
 import { addComponent } from 'bitecs';
 import { DrainShape, EmitterShape } from '../../components';
-import { checkKnownKeys, checkNumber, checkVector3, type Vector3Tuple, withDefault } from '../../core/checks';
+import {
+  checkKnownKeys,
+  checkNumber,
+  checkVector3,
+  type Vector3Input,
+  type Vector3Tuple,
+  withDefault,
+} from '../../core/checks';
 import { FluidCapacityError, FluidError } from '../../core/errors';
 import { checkOption, DRAIN_OPTIONS, EMITTER_OPTIONS } from '../../core/schema';
 import type { SimulationContext } from '../context';
@@ -17,6 +24,7 @@ import {
   EMITTER_OPTION_NAMES,
   EMITTER_TRANSFORM_NAMES,
   type EmitterOptions,
+  type EmitterTransform,
 } from '../options';
 import { maximumNozzleRadius } from '../validate';
 import { nozzleLayer } from './cpu';
@@ -69,7 +77,7 @@ export function addEmitterEntity(ctx: SimulationContext, options: EmitterOptions
     throw new FluidError(`material is ${String(options.material)}, which is not a material entity of this simulation`);
   }
   const position = checkVector3('position', options.position);
-  const direction = unitDirection(checkVector3('direction', withDefault<Vector3Tuple>(options.direction, [0, -1, 0])));
+  const direction = unitDirection(checkVector3('direction', withDefault<Vector3Input>(options.direction, [0, -1, 0])));
   const shapeName = withDefault<string>(options.shape, 'circle');
   if (shapeName !== 'circle' && shapeName !== 'square') {
     throw new FluidError(`shape is '${shapeName}'; allowed values are 'circle', 'square'`);
@@ -120,11 +128,7 @@ export function addEmitterEntity(ctx: SimulationContext, options: EmitterOptions
 }
 
 /** `FluidSimulation.setEmitterTransform`: moves the nozzle center and/or turns its direction. */
-export function setEmitterPose(
-  ctx: SimulationContext,
-  id: number,
-  transform: { position?: Vector3Tuple; direction?: Vector3Tuple },
-): void {
+export function setEmitterPose(ctx: SimulationContext, id: number, transform: EmitterTransform): void {
   if (!isEmitterEntity(ctx, id)) throw new FluidError(`setEmitterTransform: ${String(id)} is not an emitter entity`);
   if (typeof transform !== 'object' || transform === null) {
     throw new FluidError('setEmitterTransform: transform must be an object');

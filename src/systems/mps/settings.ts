@@ -35,7 +35,8 @@ export interface MpsSettings {
    * compression rate dt <div u*> and gamma (n - n0) / n0 of the accumulated number-density error. Range
    * (0, 1]. Default 0.1, the mixed source of Tanaka & Masunaga 2010 (1 is eq. 14 to first order in dt; with 1
    * a column 50 particles deep at 1 cm particles turned unstable within 0.5 s and moved at 0.83 m/s after 4 s,
-   * with 0.1 it rests at 0.006 m/s, 1.2% below its rest height; measured, see the README's "Solvers").
+   * with 0.1 it rests at 0.006 m/s, 1.2% below its rest height; measured, see docs/method.md, "The other
+   * solvers at rest").
    */
   sourceRelaxation: number;
   /**

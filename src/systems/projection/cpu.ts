@@ -1,6 +1,6 @@
 /**
  * Coarse pressure projection: the global half of the incompressibility solve of the PBF solver
- * (README, "Still water: the coarse pressure projection"). The density constraints of Macklin & Müller (2013) are
+ * (docs/method.md, "Still water"). The density constraints of Macklin & Müller (2013) are
  * solved by Jacobi iterations, whose corrections reach about one kernel radius per iteration: a column
  * of water 30 particles deep cannot feel its floor within the 2 x 3 iterations of a frame, sags, and
  * the corrections that catch up later throw it back up. This system gives the solve the missing global

@@ -191,7 +191,7 @@ function scatterBodies(ctx: SimulationContext, state: ProjectionState): void {
  * what the walls gave): M_f counts the particles the trilinear weights put on the face, which scatter by
  * 10-20% around rho0 H^3 in water at rest. To hold a column up with 1 / M_f each face's pressure step had to
  * be proportional to its M_f, which no pressure field can be; the solve left each face a velocity of about
- * g dt times its mass's scatter, which stirred deep pools (README, "Still water"). The momentum the full
+ * g dt times its mass's scatter, which stirred deep pools (docs/method.md, "Still water"). The momentum the full
  * faces give beyond the telescoped pressure is taken back evenly (`gatherFromGrid`).
  */
 /** Relative excess of M_f S_f over V_f^2 below which a face holds fluid of one rest density (rounding). */

@@ -5,7 +5,7 @@
  * positive. Pure functions; the solids of revolution turn about the y axis (Babylon's up).
  */
 
-import { checkInteger, checkNumber, checkVector3, type Vector3Tuple } from '../../core/checks';
+import { checkInteger, checkNumber, checkVector3, type Vector3Input } from '../../core/checks';
 import { FluidError } from '../../core/errors';
 
 /** Options of {@link createGlassMesh} (all lengths in metres). */
@@ -51,13 +51,14 @@ export function createSphereMesh(
 }
 
 /**
- * An axis-aligned box from corner `min` to corner `max` (m): 8 vertices, 12 triangles.
+ * An axis-aligned box from corner `min` to corner `max` (m; each `[x, y, z]` or a Babylon `Vector3`):
+ * 8 vertices, 12 triangles.
  *
  * @throws FluidError unless min < max on every axis.
  */
 export function createBoxMesh(
-  min: Vector3Tuple,
-  max: Vector3Tuple,
+  min: Vector3Input,
+  max: Vector3Input,
 ): {
   /** Vertex positions in metres, x, y, z per vertex. */
   positions: Float32Array;
