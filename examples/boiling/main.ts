@@ -22,6 +22,7 @@ import { Vector3 } from '@babylonjs/core/Maths/math.vector';
 import { CreateBox } from '@babylonjs/core/Meshes/Builders/boxBuilder';
 import { FluidPlugin } from '../../src';
 import {
+  createDebugPane,
   createEngine,
   createGlassTank,
   createOrbitCamera,
@@ -139,4 +140,5 @@ showStats(engine, scene, fluid, () => {
   const stats = simulation.stats;
   return `water ${figures.water} at ${figures.waterTemperature.toFixed(0)} K | vapour ${figures.vapour} | boiled ${stats.boiledCount} this step`;
 });
-startExample(engine, scene, camera, fluid, measureBeaker);
+const pane = createDebugPane(parameters, fluid, { [water]: 'water', [vapour]: 'vapour' });
+startExample(engine, scene, camera, fluid, measureBeaker, pane);

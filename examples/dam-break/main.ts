@@ -1,11 +1,13 @@
 /**
  * Dam break: a block of water released in a glass tank runs into a stone. The FluidPlugin steps the
- * simulation from the render loop and draws it with Babylon's screen-space fluid renderer; the panel on
- * the right tunes the material and the solver live. Uses only the public API of the library.
+ * simulation from the render loop and draws it with Babylon's screen-space fluid renderer; the debug pane
+ * (the button at the top right) tunes the material and the solver live. Uses only the public API of the
+ * library.
  *
- * `?solver=pbf` (default), `?solver=sph` (weakly compressible SPH) or `?solver=mps` picks the solver; the
- * WCSPH and MPS solvers run on the CPU backend (with a WebGPU engine the plugin's 'auto' backend picks the
- * CPU for them). compare.html shows the three side by side.
+ * `?solver=pbf` (default), `?solver=sph` (weakly compressible SPH) or `?solver=mps` picks the solver. PBF
+ * and WCSPH run on the WebGPU backend with `?engine=webgpu` (the plugin's 'auto' backend) and on the CPU
+ * with the default WebGL2 engine; MPS runs on the CPU backend only, whatever the engine. compare.html shows
+ * the three side by side (and passes its `?engine=` on to all three).
  */
 import { StandardMaterial } from '@babylonjs/core/Materials/standardMaterial';
 import { Color3 } from '@babylonjs/core/Maths/math.color';
@@ -13,11 +15,11 @@ import { Vector3 } from '@babylonjs/core/Maths/math.vector';
 import { CreateSphere } from '@babylonjs/core/Meshes/Builders/sphereBuilder';
 import { FluidPlugin, type FluidSolver } from '../../src';
 import {
+  createDebugPane,
   createEngine,
   createGlassTank,
   createOrbitCamera,
   createStudioScene,
-  createTuningPanel,
   readParameters,
   showStats,
   startExample,
@@ -64,10 +66,17 @@ window.addEventListener('keydown', (event) => {
   if (event.key === 'r' || event.key === 'R') reset();
   if (event.key === 'p' || event.key === 'P') fluid.paused = !fluid.paused;
 });
-if (parameters.panel) createTuningPanel(scene, fluid, water);
+const pane = createDebugPane(parameters, fluid, { [water]: 'water' });
 showStats(engine, scene, fluid, () => `solver ${solver}, ${fluid.simulation.stats.solverSubsteps} substeps`);
-startExample(engine, scene, camera, fluid, () => {
-  let front = 0;
-  for (const eid of fluid.simulation.particles()) front = Math.max(front, fluid.simulation.Position.x[eid]);
-  return { front };
-});
+startExample(
+  engine,
+  scene,
+  camera,
+  fluid,
+  () => {
+    let front = 0;
+    for (const eid of fluid.simulation.particles()) front = Math.max(front, fluid.simulation.Position.x[eid]);
+    return { front };
+  },
+  pane,
+);

@@ -9,11 +9,11 @@ import { Vector3 } from '@babylonjs/core/Maths/math.vector';
 import { CreateDisc } from '@babylonjs/core/Meshes/Builders/discBuilder';
 import { FluidPlugin } from '../../src';
 import {
+  createDebugPane,
   createEngine,
   createGlassTank,
   createOrbitCamera,
   createStudioScene,
-  createTuningPanel,
   readParameters,
   showStats,
   startExample,
@@ -73,9 +73,13 @@ function drainedCount(): number {
   if (leaving > 0 && count <= filled) leaving = 0;
   return Math.max(0, filled - (count - leaving));
 }
-if (parameters.panel) createTuningPanel(scene, fluid, water);
+const pane = createDebugPane(parameters, fluid, { [water]: 'water' });
 showStats(engine, scene, fluid, () => `drained ${drainedCount()}${Drain.enabled[drain] ? '' : ' (closed)'}`);
-startExample(engine, scene, camera, fluid, () => ({
-  drained: drainedCount(),
-  remaining: fluid.simulation.particleCount,
-}));
+startExample(
+  engine,
+  scene,
+  camera,
+  fluid,
+  () => ({ drained: drainedCount(), remaining: fluid.simulation.particleCount }),
+  pane,
+);

@@ -20,6 +20,7 @@
 import { Vector3 } from '@babylonjs/core/Maths/math.vector';
 import { FluidPlugin } from '../../src';
 import {
+  createDebugPane,
   createEngine,
   createGlassTank,
   createOrbitCamera,
@@ -122,4 +123,5 @@ showStats(engine, scene, fluid, () => {
   const figures = measureGlass();
   return `water ${figures.water} | air ${figures.air} (${figures.submergedAir} under water)`;
 });
-startExample(engine, scene, camera, fluid, measureGlass);
+const pane = createDebugPane(parameters, fluid, { [water]: 'water', [air]: 'air' });
+startExample(engine, scene, camera, fluid, measureGlass, pane);

@@ -1,7 +1,8 @@
 /**
  * Water poured over a slowly turning torus knot in a glass tank. The knot is a Babylon mesh with thin,
  * interlaced tubes, baked once into a signed distance field and used as a solid mesh collider that
- * follows the mesh's rotation every frame. Uses only the public API of the library.
+ * follows the mesh's rotation every frame. Space opens and closes the tap; R restarts (empties the tank,
+ * drops the first splash again and opens the tap). Uses only the public API of the library.
  */
 import { StandardMaterial } from '@babylonjs/core/Materials/standardMaterial';
 import { Color3 } from '@babylonjs/core/Maths/math.color';
@@ -10,11 +11,11 @@ import { CreateTorusKnot } from '@babylonjs/core/Meshes/Builders/torusKnotBuilde
 import { TransformNode } from '@babylonjs/core/Meshes/transformNode';
 import { FluidPlugin } from '../../src';
 import {
+  createDebugPane,
   createEngine,
   createGlassTank,
   createOrbitCamera,
   createStudioScene,
-  createTuningPanel,
   readParameters,
   showStats,
   startExample,
@@ -55,32 +56,43 @@ await fluid.addMeshCollider(knot, { resolution: 96 });
 const tap = new TransformNode('tap', scene);
 tap.position.set(0.05, 1.0, 0.03);
 const emitter = fluid.addEmitter({ material: water, node: tap, radius: small ? 0.07 : 0.06, speed: 1 });
-// A first splash: a ball of water dropped on the knot.
-fluid.spawn({ shape: 'sphere', center: [-0.1, 0.85, 0], radius: 0.14, material: water });
+const Emitter = fluid.simulation.components.Emitter;
+
+/** Empties the tank, drops a first splash (a ball of water) on the knot and opens the tap. */
+function restart(): void {
+  for (const eid of fluid.simulation.particles()) fluid.simulation.removeParticle(eid);
+  fluid.spawn({ shape: 'sphere', center: [-0.1, 0.85, 0], radius: 0.14, material: water });
+  Emitter.enabled[emitter] = 1;
+}
+restart();
 
 // The knot turns slowly; the collider follows its world matrix and stirs the water.
 scene.onBeforeRenderObservable.add(() => {
   if (!fluid.paused) knot.rotation.y += 0.25 * (engine.getDeltaTime() / 1000);
 });
 
-const Emitter = fluid.simulation.components.Emitter;
 window.addEventListener('keydown', (event) => {
   if (event.key === ' ') Emitter.enabled[emitter] = Emitter.enabled[emitter] ? 0 : 1;
-  if (event.key === 'r' || event.key === 'R') {
-    for (const eid of fluid.simulation.particles()) fluid.simulation.removeParticle(eid);
-  }
+  if (event.key === 'r' || event.key === 'R') restart();
 });
-if (parameters.panel) createTuningPanel(scene, fluid, water);
+const pane = createDebugPane(parameters, fluid, { [water]: 'water' });
 showStats(engine, scene, fluid);
-startExample(engine, scene, camera, fluid, () => {
-  // Lowest particle height: stays above the floor's particle layer only if nothing tunnels through the knot.
-  let inside = 0;
-  const { Position } = fluid.simulation;
-  for (const eid of fluid.simulation.particles()) {
-    const dx = Position.x[eid] - knot.position.x;
-    const dy = Position.y[eid] - knot.position.y;
-    const dz = Position.z[eid] - knot.position.z;
-    if (dx * dx + dy * dy + dz * dz < 0.04) inside++;
-  }
-  return { nearKnot: inside };
-});
+startExample(
+  engine,
+  scene,
+  camera,
+  fluid,
+  () => {
+    // Lowest particle height: stays above the floor's particle layer only if nothing tunnels through the knot.
+    let inside = 0;
+    const { Position } = fluid.simulation;
+    for (const eid of fluid.simulation.particles()) {
+      const dx = Position.x[eid] - knot.position.x;
+      const dy = Position.y[eid] - knot.position.y;
+      const dz = Position.z[eid] - knot.position.z;
+      if (dx * dx + dy * dy + dz * dz < 0.04) inside++;
+    }
+    return { nearKnot: inside };
+  },
+  pane,
+);

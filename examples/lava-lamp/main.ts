@@ -30,6 +30,7 @@ import { Vector3 } from '@babylonjs/core/Maths/math.vector';
 import { CreateBox } from '@babylonjs/core/Meshes/Builders/boxBuilder';
 import { FluidPlugin } from '../../src';
 import {
+  createDebugPane,
   createEngine,
   createGlassTank,
   createOrbitCamera,
@@ -192,4 +193,5 @@ showStats(engine, scene, fluid, () => {
   const figures = measureLamp();
   return `red ${figures.redTemperature.toFixed(0)} K at ${figures.redHeight.toFixed(2)} m, ${figures.sinkings} sank back`;
 });
-startExample(engine, scene, camera, fluid, measureLamp);
+const pane = createDebugPane(parameters, fluid, { [blue]: 'blue', [red]: 'red' });
+startExample(engine, scene, camera, fluid, measureLamp, pane);

@@ -16,6 +16,7 @@ import { Vector3 } from '@babylonjs/core/Maths/math.vector';
 import { TransformNode } from '@babylonjs/core/Meshes/transformNode';
 import { FluidPlugin } from '../../src';
 import {
+  createDebugPane,
   createEngine,
   createGlassTank,
   createOrbitCamera,
@@ -119,4 +120,5 @@ showStats(engine, scene, fluid, () => {
   const figures = measureLayers();
   return `oil ${figures.oilCount}, ${(100 * figures.oilAboveWaterMedian).toFixed(0)}% above the water`;
 });
-startExample(engine, scene, camera, fluid, measureLayers);
+const pane = createDebugPane(parameters, fluid, { [water]: 'water', [oil]: 'oil' });
+startExample(engine, scene, camera, fluid, measureLayers, pane);

@@ -3,10 +3,9 @@
  * on the floor, a small boat rocks on the waves that a paddle at the far end makes. Click throws another
  * crate from the camera into the pool (at most eight: the oldest goes); W A S D or the arrow keys push
  * the player's paddle through the water (it shoves crates too); space stops and starts the wave maker;
- * P pauses. Buoyancy is nothing but the particles' impulses on the bodies: no factor is set anywhere.
+ * P pauses and resumes; the right button orbits the camera and the wheel zooms. Buoyancy is nothing but the particles' impulses on the bodies: no factor is set anywhere.
  * Havok's wasm comes from node_modules through Vite (no network). Uses only the public API of the library.
  */
-import type { ArcRotateCameraPointersInput } from '@babylonjs/core/Cameras/Inputs/arcRotateCameraPointersInput';
 import { PointerEventTypes } from '@babylonjs/core/Events/pointerEvents';
 import { Plane } from '@babylonjs/core/Maths/math.plane';
 import { Vector3 } from '@babylonjs/core/Maths/math.vector';
@@ -15,11 +14,12 @@ import HavokPhysics from '@babylonjs/havok';
 import havokWasmUrl from '@babylonjs/havok/lib/esm/HavokPhysics.wasm?url';
 import { FluidPlugin } from '../../src';
 import {
+  createDebugPane,
   createEngine,
   createGlassTank,
   createOrbitCamera,
   createStudioScene,
-  createTuningPanel,
+  orbitWithRightButton,
   readParameters,
   showStats,
   startExample,
@@ -34,9 +34,7 @@ const scene = createStudioScene(engine, 5, 0.2);
 // Orbit with the right button and the wheel; the left button throws, the keys move the paddle.
 const camera = createOrbitCamera(scene, -Math.PI / 2, Math.PI / 3.1, 2.5, new Vector3(0, 0.18, 0));
 camera.inputs.removeByType('ArcRotateCameraKeyboardMoveInput');
-const pointers = camera.inputs.attached.pointers as ArcRotateCameraPointersInput | undefined;
-if (pointers) pointers.buttons = [2];
-engine.getRenderingCanvas()?.addEventListener('contextmenu', (event) => event.preventDefault());
+orbitWithRightButton(camera);
 
 createGlassTank(scene, POOL_MIN, POOL_MAX);
 const havok = await HavokPhysics({ locateFile: () => havokWasmUrl });
@@ -73,17 +71,13 @@ window.addEventListener('blur', () => {
   updatePaddle();
 });
 
-// Click: throw a crate from just in front of the camera to where the pointer meets the water's surface.
-const panel = parameters.panel ? createTuningPanel(scene, fluid, pool.water) : undefined;
-let panelPressed = false;
-panel?.onControlPickedObservable.add(() => {
-  panelPressed = true;
-});
+// Click: throw a crate from just in front of the camera to where the pointer meets the water's surface. The
+// debug pane takes its own clicks (they never reach the scene), so every left press the scene sees is the
+// player's.
+const pane = createDebugPane(parameters, fluid, { [pool.water]: 'water' });
 const surface = Plane.FromPositionAndNormal(new Vector3(0, WATER_DEPTH, 0), Vector3.Up());
 scene.onPointerObservable.add((info) => {
-  if (info.type === PointerEventTypes.POINTERUP) panelPressed = false;
   if (info.type !== PointerEventTypes.POINTERDOWN || info.event.button !== 0) return;
-  if (panelPressed) return; // a press on the tuning panel
   const ray = scene.createPickingRay(scene.pointerX, scene.pointerY, null, camera);
   const distance = ray.intersectsPlane(surface);
   const target = distance === null ? new Vector3(0, WATER_DEPTH, 0) : ray.origin.add(ray.direction.scale(distance));
@@ -96,4 +90,4 @@ showStats(engine, scene, fluid, () => {
   const figures = pool.measure();
   return `bodies ${figures.bodies} | floating ${figures.floating}/${figures.crates} crates${pool.waveMakerEnabled ? '' : ' | waves off'}`;
 });
-startExample(engine, scene, camera, fluid, () => ({ ...pool.measure() }));
+startExample(engine, scene, camera, fluid, () => ({ ...pool.measure() }), pane);

@@ -1,5 +1,7 @@
 /**
- * Pour water into a glass that the player carries with the mouse. The glass is a lathe mesh turned into
+ * Pour water into a glass that the player carries with the mouse: press the left button and drag, and the
+ * glass slides across the floor towards the pointer (at most 1.2 m/s); the right button orbits the camera,
+ * the wheel zooms. Space opens and closes the tap, R empties the glass and the floor. The glass is a lathe mesh turned into
  * a mesh collider (baked once, then kept on the mesh's world pose every frame); a tap above pours
  * through an emitter that follows a node; water spilled on the floor soaks away through a drain region.
  * Uses only the public API of the library.
@@ -21,10 +23,11 @@ import { TransformNode } from '@babylonjs/core/Meshes/transformNode';
 import '@babylonjs/core/Culling/ray';
 import { FluidPlugin } from '../../src';
 import {
+  createDebugPane,
   createEngine,
   createGlassMaterial,
   createStudioScene,
-  createTuningPanel,
+  orbitWithRightButton,
   readParameters,
   showStats,
   startExample,
@@ -38,8 +41,8 @@ const engine = await createEngine(parameters);
 const scene = createStudioScene(engine, 4, 0.1);
 
 const camera = new ArcRotateCamera('camera', -Math.PI / 2, Math.PI / 2.9, 1.25, new Vector3(0, 0.2, 0), scene);
-camera.attachControl(true, false, 2); // orbit with the right button; the left carries the glass
-camera.inputs.attached.pointers?.detachControl();
+camera.attachControl(true);
+orbitWithRightButton(camera); // the left button carries the glass
 camera.wheelPrecision = 200;
 camera.minZ = 0.02;
 camera.maxZ = 20;
@@ -87,14 +90,16 @@ const emitter = fluid.addEmitter({ material: water, node: tap, radius: 0.025, sp
 // Water on the floor soaks away: a drain over the whole floor, below any particle in the glass.
 fluid.addDrain({ min: [-5, -1, -5], max: [5, 0.6 * fluid.simulation.settings.particleRadius + 0.006, 5] });
 
-// Carry the glass: the left button drags it across the floor, at most 1.2 m/s.
+// Carry the glass: while the left button is held, the glass slides towards the point of the floor under the
+// pointer, at most 1.2 m/s (a press alone sets the goal too). Moving the mouse without the button leaves it.
 const floorPlane = Plane.FromPositionAndNormal(Vector3.Zero(), Vector3.Up());
 const target = new Vector3(0, 0, 0);
 let carrying = false;
 scene.onPointerObservable.add((info) => {
   if (info.type === PointerEventTypes.POINTERDOWN && info.event.button === 0) carrying = true;
-  if (info.type === PointerEventTypes.POINTERUP) carrying = false;
-  if (info.type !== PointerEventTypes.POINTERMOVE || !carrying) return;
+  if (info.type === PointerEventTypes.POINTERUP && info.event.button === 0) carrying = false;
+  if (info.type !== PointerEventTypes.POINTERMOVE && info.type !== PointerEventTypes.POINTERDOWN) return;
+  if (!carrying) return;
   const ray = scene.createPickingRay(scene.pointerX, scene.pointerY, null, camera);
   const distance = ray.intersectsPlane(floorPlane);
   if (distance === null) return;
@@ -125,8 +130,9 @@ window.addEventListener('keydown', (event) => {
 });
 
 /**
- * Particles inside the glass (within its inner radius, between its bottom and rim) and the water level
- * they make: their volume at rest ((2r)^3 each) spread over the glass's inner cross-section.
+ * Particles inside the glass (within its inner radius, between its bottom and rim), the water level they
+ * make (their volume at rest, (2r)^3 each, spread over the glass's inner cross-section) and where the glass
+ * stands (m).
  */
 function measureGlass(): Record<string, number> {
   const { Position } = fluid.simulation;
@@ -139,9 +145,14 @@ function measureGlass(): Record<string, number> {
     if (x * x + z * z < inner * inner && y > BOTTOM && y < HEIGHT) count++;
   }
   const spacing = 2 * fluid.simulation.settings.particleRadius;
-  return { inGlass: count, level: BOTTOM + (count * spacing ** 3) / (Math.PI * inner * inner) };
+  return {
+    inGlass: count,
+    level: BOTTOM + (count * spacing ** 3) / (Math.PI * inner * inner),
+    glassX: glass.position.x,
+    glassZ: glass.position.z,
+  };
 }
 
-if (parameters.panel) createTuningPanel(scene, fluid, water);
+const pane = createDebugPane(parameters, fluid, { [water]: 'water' });
 showStats(engine, scene, fluid, () => `in glass ${measureGlass().inGlass}`);
-startExample(engine, scene, camera, fluid, measureGlass);
+startExample(engine, scene, camera, fluid, measureGlass, pane);

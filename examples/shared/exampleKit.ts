@@ -1,10 +1,12 @@
 /**
  * What every example page shares: the engine chosen from the URL (`?engine=webgpu` or the default WebGL2
  * `Engine`), a bright studio backdrop for the water to refract, the stats line (fps, particles, ms per
- * step), the live-tuning panel (Babylon GUI) and the `window.fluidExample` handle the browser tests use.
- * Uses only the public API of the library.
+ * step), the library's `FluidDebugPane` (materials, solver settings, timings, render mode; `?panel=0` hides
+ * it), the right-button orbit of the pages whose left button belongs to the game, and the
+ * `window.fluidExample` handle the browser tests use. Uses only the public API of the library.
  */
 import { ArcRotateCamera } from '@babylonjs/core/Cameras/arcRotateCamera';
+import type { ArcRotateCameraPointersInput } from '@babylonjs/core/Cameras/Inputs/arcRotateCameraPointersInput';
 import type { TargetCamera } from '@babylonjs/core/Cameras/targetCamera';
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine';
 import { Engine } from '@babylonjs/core/Engines/engine';
@@ -21,15 +23,8 @@ import { CreateBox } from '@babylonjs/core/Meshes/Builders/boxBuilder';
 import { CreateGround } from '@babylonjs/core/Meshes/Builders/groundBuilder';
 import type { Mesh } from '@babylonjs/core/Meshes/mesh';
 import '@babylonjs/core/Rendering/edgesRenderer';
-import { UtilityLayerRenderer } from '@babylonjs/core/Rendering/utilityLayerRenderer';
 import { Scene } from '@babylonjs/core/scene';
-import { AdvancedDynamicTexture } from '@babylonjs/gui/2D/advancedDynamicTexture';
-import { Button } from '@babylonjs/gui/2D/controls/button';
-import { Control } from '@babylonjs/gui/2D/controls/control';
-import { Slider } from '@babylonjs/gui/2D/controls/sliders/slider';
-import { StackPanel } from '@babylonjs/gui/2D/controls/stackPanel';
-import { TextBlock } from '@babylonjs/gui/2D/controls/textBlock';
-import type { FluidColorBy, FluidPlugin, FluidRenderMode } from '../../src';
+import { FluidDebugPane, type FluidPlugin, type FluidRenderMode } from '../../src';
 
 /** URL switches of every example. */
 export interface ExampleParameters {
@@ -37,7 +32,7 @@ export interface ExampleParameters {
   engine: 'webgl' | 'webgpu';
   /** `small`: few particles (the browser tests); `full` (default): the intended scene. */
   particles: 'small' | 'full';
-  /** `?panel=0` hides the tuning panel. */
+  /** `?panel=0` leaves out the debug pane. */
   panel: boolean;
   /**
    * Optional `?mode=` render mode to start with: `fluid`, `points`, `spheres`, `none`, `surface` (the
@@ -169,148 +164,39 @@ export function showStats(engine: AbstractEngine, scene: Scene, plugin: FluidPlu
   });
 }
 
-/** One slider of the tuning panel. */
-interface SliderSpec {
-  label: string;
-  minimum: number;
-  maximum: number;
-  step: number;
-  get: () => number;
-  set: (value: number) => void;
-  digits: number;
+/**
+ * The debug pane of the page (the library's `FluidDebugPane`: materials, solver settings, step timings,
+ * backend, render mode), collapsed into a button in the top-right corner; none with `?panel=0`. `names`
+ * label the material entities.
+ */
+export function createDebugPane(
+  parameters: ExampleParameters,
+  plugin: FluidPlugin,
+  names: Readonly<Record<number, string>> = {},
+): FluidDebugPane | undefined {
+  return parameters.panel ? new FluidDebugPane(plugin, { materialNames: names }) : undefined;
 }
 
 /**
- * The live-tuning panel (Babylon GUI): sliders for the material components (viscosity, vorticity,
- * artificial pressure, rest density) and the solver settings (substeps, iterations), and buttons that
- * cycle the render mode and the debug coloring. Edits act on the next step.
+ * Leaves the left mouse button to the game: the orbit camera turns with the right button only (Babylon's
+ * default there is panning) and zooms with the wheel; the browser's context menu is kept off the canvas.
  */
-export function createTuningPanel(scene: Scene, plugin: FluidPlugin, material: number): AdvancedDynamicTexture {
-  // The panel lives in a utility layer drawn after the scene, so the water does not refract it.
-  const layer = new UtilityLayerRenderer(scene);
-  const ui = AdvancedDynamicTexture.CreateFullscreenUI('tuning', true, layer.utilityLayerScene);
-  const panel = new StackPanel('panel');
-  panel.width = '230px';
-  panel.horizontalAlignment = Control.HORIZONTAL_ALIGNMENT_RIGHT;
-  panel.verticalAlignment = Control.VERTICAL_ALIGNMENT_TOP;
-  panel.paddingTop = '8px';
-  panel.paddingRight = '8px';
-  panel.background = 'rgba(16, 21, 28, 0.55)';
-  ui.addControl(panel);
-  const store = plugin.simulation.components.FluidMaterial;
-  const settings = plugin.simulation.settings;
-  const specs: SliderSpec[] = [
-    {
-      label: 'viscosity',
-      minimum: 0,
-      maximum: 0.5,
-      step: 0.005,
-      digits: 3,
-      get: () => store.viscosity[material],
-      set: (v) => (store.viscosity[material] = v),
-    },
-    {
-      label: 'vorticity',
-      minimum: 0,
-      maximum: 0.2,
-      step: 0.005,
-      digits: 3,
-      get: () => store.vorticity[material],
-      set: (v) => (store.vorticity[material] = v),
-    },
-    {
-      label: 'artificial pressure',
-      minimum: 0,
-      maximum: 0.5,
-      step: 0.01,
-      digits: 2,
-      get: () => store.artificialPressureStrength[material],
-      set: (v) => (store.artificialPressureStrength[material] = v),
-    },
-    {
-      label: 'rest density',
-      minimum: 500,
-      maximum: 2000,
-      step: 10,
-      digits: 0,
-      get: () => store.restDensity[material],
-      set: (v) => (store.restDensity[material] = v),
-    },
-    {
-      label: 'substeps',
-      minimum: 1,
-      maximum: 6,
-      step: 1,
-      digits: 0,
-      get: () => settings.substeps,
-      set: (v) => (settings.substeps = Math.round(v)),
-    },
-    {
-      label: 'iterations',
-      minimum: 1,
-      maximum: 10,
-      step: 1,
-      digits: 0,
-      get: () => settings.iterations,
-      set: (v) => (settings.iterations = Math.round(v)),
-    },
-  ];
-  for (const spec of specs) {
-    const caption = new TextBlock(`${spec.label}Label`, '');
-    caption.height = '20px';
-    caption.color = '#dde6ef';
-    caption.fontSize = 13;
-    caption.textHorizontalAlignment = Control.HORIZONTAL_ALIGNMENT_LEFT;
-    caption.paddingLeft = '8px';
-    const refresh = () => {
-      caption.text = `${spec.label}: ${spec.get().toFixed(spec.digits)}`;
-    };
-    refresh();
-    const slider = new Slider(`${spec.label}Slider`);
-    slider.minimum = spec.minimum;
-    slider.maximum = spec.maximum;
-    slider.step = spec.step;
-    slider.value = spec.get();
-    slider.height = '16px';
-    slider.width = '210px';
-    slider.color = '#7fc4ff';
-    slider.background = '#33404f';
-    slider.onValueChangedObservable.add((value) => {
-      spec.set(value);
-      refresh();
-    });
-    panel.addControl(caption);
-    panel.addControl(slider);
-  }
-  // The surface views come last, after 'none' (they extract on the CPU every frame).
-  const modes: FluidRenderMode[] = ['fluid', 'spheres', 'points', 'none', 'surface', 'splats'];
-  const modeButton = Button.CreateSimpleButton('renderMode', `render: ${plugin.renderMode}`);
-  const colorings: readonly FluidColorBy[] = ['material', 'speed', 'density', 'color'];
-  const colorButton = Button.CreateSimpleButton('colorBy', `color: ${plugin.colorBy}`);
-  for (const button of [modeButton, colorButton]) {
-    button.height = '26px';
-    button.width = '210px';
-    button.color = '#dde6ef';
-    button.fontSize = 13;
-    button.background = '#2a3a4c';
-    button.paddingTop = '4px';
-    panel.addControl(button);
-  }
-  modeButton.onPointerClickObservable.add(() => {
-    plugin.renderMode = modes[(modes.indexOf(plugin.renderMode) + 1) % modes.length];
-    if (modeButton.textBlock) modeButton.textBlock.text = `render: ${plugin.renderMode}`;
-  });
-  colorButton.onPointerClickObservable.add(() => {
-    plugin.colorBy = colorings[(colorings.indexOf(plugin.colorBy) + 1) % colorings.length];
-    if (colorButton.textBlock) colorButton.textBlock.text = `color: ${plugin.colorBy}`;
-  });
-  return ui;
+export function orbitWithRightButton(camera: ArcRotateCamera): void {
+  camera.movement.input.setInteraction('pointer', { button: 2 }, 'rotate');
+  const pointers = camera.inputs.attached.pointers as ArcRotateCameraPointersInput | undefined;
+  if (pointers) pointers.buttons = [2];
+  camera
+    .getEngine()
+    .getRenderingCanvas()
+    ?.addEventListener('contextmenu', (event) => event.preventDefault());
 }
 
 /** The handle the browser tests read (`window.fluidExample`). */
 export interface FluidExampleHandle {
   /** The plugin of the example. */
   plugin: FluidPlugin;
+  /** The page's debug pane (undefined with `?panel=0`). */
+  pane: FluidDebugPane | undefined;
   /** Babylon objects. */
   scene: Scene;
   engine: AbstractEngine;
@@ -332,7 +218,7 @@ export interface FluidExampleHandle {
 
 /**
  * Publishes `window.fluidExample`, starts the render loop and resizes with the window. `measure` gives
- * example-specific figures to the tests.
+ * example-specific figures to the tests; `pane` is the page's debug pane, if any.
  */
 export function startExample(
   engine: AbstractEngine,
@@ -340,12 +226,14 @@ export function startExample(
   camera: TargetCamera,
   plugin: FluidPlugin,
   measure: () => Record<string, number> = () => ({}),
+  pane?: FluidDebugPane,
 ): FluidExampleHandle {
   const world = Matrix.Identity();
   const projected = new Vector3();
   const point = new Vector3();
   const handle: FluidExampleHandle = {
     plugin,
+    pane,
     scene,
     engine,
     camera,

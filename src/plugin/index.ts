@@ -4,6 +4,7 @@
  */
 
 export type { ColorMapRanges, FluidColorBy } from './colorMaps';
+export { FluidDebugPane, type FluidDebugPaneCorner, type FluidDebugPaneOptions } from './debugPane';
 export { FluidPlugin } from './fluidPlugin';
 export type { MeshFieldOptions } from './meshCollider';
 export type {
