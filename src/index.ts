@@ -15,8 +15,8 @@ export type {
   Vector3Tuple,
 } from './core/checks';
 export { FluidCapacityError, FluidError } from './core/errors';
-export { SOLVERS } from './core/schema';
 export { poly6, spiky, spikyGradient } from './core/kernels';
+export { SOLVERS } from './core/schema';
 export * from './plugin';
 export type { FluidStats } from './systems/context';
 export type { GpuReadback, WebGpuSolver } from './systems/gpu/backend';
