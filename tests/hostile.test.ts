@@ -280,6 +280,10 @@ describe('hostile arguments', () => {
     };
     // Queries that read the state and cannot fail on it, and the lifecycle (readback, ready, dispose).
     const queries = [
+      'materials',
+      'colliders',
+      'emitters',
+      'drains',
       'isMaterial',
       'isParticle',
       'isCollider',

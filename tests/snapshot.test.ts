@@ -470,10 +470,9 @@ describe('snapshot and restore on the CPU', () => {
       return source.snapshot();
     };
     const particle = (source: FluidSimulation): number => source.particles()[7];
-    const context = target.internalContext;
-    const [water, oil] = [context.materials.entity[0], context.materials.entity[1]];
-    const emitter = context.events.emitters[0];
-    const drain = context.events.drains[0];
+    const [water, oil] = target.materials();
+    const emitter = target.emitters()[0];
+    const drain = target.drains()[0];
     const cases: [string, Uint8Array, RegExp][] = [
       [
         'NaN position',

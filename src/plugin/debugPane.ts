@@ -370,17 +370,10 @@ export class FluidDebugPane {
     this.body.style.maxHeight = `${Math.max(120, height - 2 * MARGIN - 32)}px`;
   }
 
-  /** Finds the simulation's material entities and rebuilds the solver and material sliders if they changed. */
+  /** Reads the simulation's material entities and rebuilds the solver and material sliders if they changed. */
   private scanMaterials(): void {
     this.refreshesSinceScan = 0;
-    const simulation = this.plugin.simulation;
-    const settings = simulation.settings;
-    // Entity ids lie below the entity capacity: particles, materials, colliders, emitters and drains, and one.
-    const limit = settings.capacity + settings.maxMaterials + settings.maxColliders + settings.maxEmitters + 1;
-    const found: number[] = [];
-    for (let id = 0; id < limit && found.length < settings.maxMaterials; id++) {
-      if (simulation.isMaterial(id)) found.push(id);
-    }
+    const found = Array.from(this.plugin.simulation.materials());
     if (found.length === this.materialIds.length && found.every((id, k) => id === this.materialIds[k])) return;
     this.materialIds = found;
     this.buildSliders();

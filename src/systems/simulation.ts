@@ -394,6 +394,28 @@ export class FluidSimulation {
     return eid;
   }
 
+  /** The live material entity ids, in the order they were added (a new array). */
+  materials(): Uint32Array {
+    const table = this.context.materials;
+    return table.entity.slice(0, table.count);
+  }
+
+  /** The live collider entity ids, in the order they were added (a new array). */
+  colliders(): Uint32Array {
+    const table = this.context.colliders;
+    return table.entity.slice(0, table.count);
+  }
+
+  /** The live emitter entity ids, in the order they were added (a new array). */
+  emitters(): Uint32Array {
+    return Uint32Array.from(this.context.events.emitters);
+  }
+
+  /** The live drain entity ids, in the order they were added (a new array). */
+  drains(): Uint32Array {
+    return Uint32Array.from(this.context.events.drains);
+  }
+
   /** True if `id` is a live material entity of this simulation. */
   isMaterial(id: number): boolean {
     return isMaterialEntity(this.context.materials, id);
