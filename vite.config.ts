@@ -49,13 +49,16 @@ export default defineConfig(({ command }) =>
             formats: ['es'],
             fileName: () => 'index.js',
           },
-          rollupOptions: {
+          rolldownOptions: {
             external: [
               /^bitecs(\/.*)?$/,
               /^@babylonjs\/core(\/.*)?$/,
               /^@babylonjs\/gui(\/.*)?$/,
               /^@babylonjs\/havok(\/.*)?$/,
             ],
+            // The minified bundle keeps the classes' and functions' own names, so a game's error handler and
+            // stack traces read `err.constructor.name === 'FluidError'`, not a one-letter minified name.
+            output: { keepNames: true },
           },
         },
       },

@@ -40,20 +40,34 @@ interface FloatResult {
 /** The far field: columns more than the box's half diagonal (plus a particle) from the pool's center. */
 const nearBox = (x: number, z: number) => Math.hypot(x - POOL_WIDTH / 2, z - POOL_WIDTH / 2) < 0.18;
 
-const blankLevels = new Map<string, Promise<number>>();
+/** What a run records: the box's figures, and the far-field level and step count after each measured frame. */
+interface PoolRun extends FloatResult {
+  /** Mean far-field level over the measured frames (m). */
+  level: number;
+  /** Far-field level after each frame of the run, by the simulation's step count then (`stats.stepCount`). */
+  levelByStep: Map<number, number>;
+  /** The simulation's step count after each measured frame, in order. */
+  measuredSteps: number[];
+}
+
+const blankRuns = new Map<number, Promise<PoolRun>>();
 
 /**
- * The control run: the same pool, stepped the same way for as long, without a box: its mean far-field
- * level over the same seconds (the pool keeps settling a little, which the box runs share).
+ * The control run: the same pool, stepped as long, without a box (the pool keeps settling a little, which
+ * the box runs share). Its level is taken after the same steps as the box run's measured frames, so one
+ * control run at 60 Hz serves 30, 60 and 120 Hz: the plugin steps the simulation in fixed steps
+ * (`settings.timeStep`, 1/60 s) whatever the frame rate, and with no body coupled nothing else touches the
+ * water, so the pool after k steps is the same at every frame rate (checked once by running it at 30, 60
+ * and 120 Hz: the levels agreed bit for bit at every step count, and the frame-rate figures printed below
+ * were unchanged). The plugin's own scheduler decides which steps a frame takes; the box run records them.
  */
-function blankLevel(framesPerSecond: number, artificialPressure: number): Promise<number> {
-  const key = `${framesPerSecond}:${artificialPressure}`;
-  let level = blankLevels.get(key);
-  if (level === undefined) {
-    level = runPool(undefined, framesPerSecond, 0, artificialPressure).then((result) => result.level);
-    blankLevels.set(key, level);
+function blankRun(artificialPressure: number): Promise<PoolRun> {
+  let run = blankRuns.get(artificialPressure);
+  if (run === undefined) {
+    run = runPool(undefined, 60, 0, artificialPressure);
+    blankRuns.set(artificialPressure, run);
   }
-  return level;
+  return run;
 }
 
 /**
@@ -65,7 +79,7 @@ async function runPool(
   framesPerSecond: number,
   dropHeight: number,
   artificialPressure: number,
-): Promise<FloatResult & { level: number }> {
+): Promise<PoolRun> {
   const { engine, scene } = await createPhysicsScene(framesPerSecond);
   disposers.push(() => engine.dispose());
   const fluid = await FluidPlugin.create(scene, { particleRadius: 0.01 });
@@ -86,23 +100,39 @@ async function runPool(
   let lowest = Number.POSITIVE_INFINITY;
   let tilt = 0;
   let drift = 0;
+  const levelByStep = new Map<number, number>();
+  const measuredSteps: number[] = [];
   const up = new Vector3();
   for (let frame = 0; frame < frames; frame++) {
     scene.render();
     const mesh = box?.mesh;
-    if (mesh !== undefined) lowest = Math.min(lowest, mesh.position.y);
-    if (frame >= frames - averaged) {
-      const top = meanTopCenter(simulation, nearBox);
-      level += top / averaged;
-      if (mesh === undefined) continue;
-      geometricFraction += submergedFraction(mesh as Mesh, SIZE, top + surfaceOffset) / averaged;
-      Vector3.TransformNormalToRef(Vector3.UpReadOnly, mesh.computeWorldMatrix(true), up);
-      tilt = Math.max(tilt, Math.acos(Math.min(1, up.normalize().y)));
-      drift = Math.max(drift, Math.hypot(mesh.position.x - center, mesh.position.z - center));
-    }
+    const measured = frame >= frames - averaged;
+    // The control run keeps its level after every frame, for the steps of any box run's measured frames.
+    const top = mesh === undefined || measured ? meanTopCenter(simulation, nearBox) : Number.NaN;
+    if (mesh === undefined) levelByStep.set(simulation.stats.stepCount, top);
+    else lowest = Math.min(lowest, mesh.position.y);
+    if (!measured) continue;
+    level += top / averaged;
+    measuredSteps.push(simulation.stats.stepCount);
+    if (mesh === undefined) continue;
+    geometricFraction += submergedFraction(mesh as Mesh, SIZE, top + surfaceOffset) / averaged;
+    Vector3.TransformNormalToRef(Vector3.UpReadOnly, mesh.computeWorldMatrix(true), up);
+    tilt = Math.max(tilt, Math.acos(Math.min(1, up.normalize().y)));
+    drift = Math.max(drift, Math.hypot(mesh.position.x - center, mesh.position.z - center));
   }
   fluid.dispose();
-  return { fraction: 0, geometricFraction, lowest, tilt, drift, level };
+  return { fraction: 0, geometricFraction, lowest, tilt, drift, level, levelByStep, measuredSteps };
+}
+
+/** The control run's mean level over the steps `measuredSteps` (a box run's measured frames). */
+function blankLevel(blank: PoolRun, measuredSteps: readonly number[]): number {
+  let level = 0;
+  for (const step of measuredSteps) {
+    const top = blank.levelByStep.get(step);
+    if (top === undefined) throw new Error(`the control run has no level after step ${step}`);
+    level += top / measuredSteps.length;
+  }
+  return level;
 }
 
 /**
@@ -116,7 +146,7 @@ async function floatBox(
   artificialPressure: number = MATERIAL_DEFAULTS.artificialPressureStrength,
 ): Promise<FloatResult> {
   const result = await runPool(relativeDensity, framesPerSecond, dropHeight, artificialPressure);
-  const blank = await blankLevel(framesPerSecond, artificialPressure);
+  const blank = blankLevel(await blankRun(artificialPressure), result.measuredSteps);
   result.fraction = ((result.level - blank) * POOL_WIDTH * POOL_WIDTH) / (SIZE[0] * SIZE[1] * SIZE[2]);
   return result;
 }

@@ -4,8 +4,9 @@
  * (read from README.md). Checks: what the tarball holds; the app's `tsc --noEmit` (the packed types resolve
  * and are real); the app's `vite build` (and that it keeps the Babylon registrations the plugin needs); an
  * entry that imports the package without using it bundles to no package code ("sideEffects": false holds);
- * importing the package in Node changes no global; the five lines in a NullEngine scene in Node pour water
- * that falls and lands on the mesh.
+ * importing the package in Node changes no global; errors thrown by the built bundle keep their class names
+ * (`err.constructor.name` is 'FluidError', 'FluidCapacityError'); the five lines in a NullEngine scene in Node
+ * pour water that falls and lands on the mesh.
  *
  * Offline install: the app's package.json names the tarball (`file:`) and links the packages the app needs
  * besides it (@babylonjs/core, bitecs, vite, typescript) to this repository's node_modules (`file:` folders,
@@ -163,6 +164,18 @@ const result = { backend: fluid.backend, steps: simulation.stats.stepCount, part
 engine.dispose();
 console.log(JSON.stringify(result));
 `,
+    // Errors thrown by the built bundle: their classes keep their names through the library's minification
+    // (keepNames in vite.config.ts), so `err.constructor.name` reads as in the source.
+    'errors.mjs': `import { FluidCapacityError, FluidError, FluidSimulation } from '${rootPackage.name}';
+
+const caught = (call) => { try { call(); } catch (error) { return error; } throw new Error('nothing was thrown'); };
+const describe = (error) => ({ constructorName: error.constructor.name, name: error.name, isFluidError: error instanceof FluidError, isCapacityError: error instanceof FluidCapacityError });
+const invalid = caught(() => new FluidSimulation({ particleRadius: -1 }));
+const simulation = new FluidSimulation({ particleRadius: 0.01, capacity: 8 });
+const water = simulation.addMaterial({});
+const full = caught(() => simulation.spawnBlock({ min: [0, 0, 0], max: [0.1, 0.1, 0.1], material: water }));
+console.log(JSON.stringify({ classes: [FluidError.name, FluidCapacityError.name], invalid: describe(invalid), full: describe(full) }));
+`,
     // Importing the package in Node: which globals change, what is logged, whether an engine is created.
     'effects.mjs': `import { EngineStore } from '@babylonjs/core/Engines/engineStore.js';
 
@@ -315,6 +328,27 @@ describe('the npm package in a fresh Vite + Babylon app', () => {
     expect(effects.removed).toEqual([]);
     expect(effects.logged).toEqual([]);
     expect(effects.engines).toBe(0);
+  });
+
+  it("throws errors whose constructor.name is the class's own ('FluidError', 'FluidCapacityError')", () => {
+    type Described = { constructorName: string; name: string; isFluidError: boolean; isCapacityError: boolean };
+    const errors = runNodeScript<{ classes: string[]; invalid: Described; full: Described }>(
+      'errors.mjs',
+      appDirectory,
+    );
+    expect(errors.classes).toEqual(['FluidError', 'FluidCapacityError']);
+    expect(errors.invalid).toEqual({
+      constructorName: 'FluidError',
+      name: 'FluidError',
+      isFluidError: true,
+      isCapacityError: false,
+    });
+    expect(errors.full).toEqual({
+      constructorName: 'FluidCapacityError',
+      name: 'FluidCapacityError',
+      isFluidError: true,
+      isCapacityError: true,
+    });
   });
 
   it("runs the README's five lines in Node on a NullEngine: water pours, falls and lands on the mesh", () => {

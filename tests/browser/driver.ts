@@ -107,6 +107,10 @@ export async function openGpuPage(options: GpuPageOptions = {}): Promise<GpuPage
     server = await createServer({
       configFile: false,
       root,
+      // Its own dependency cache: sharing `npm run dev`'s node_modules/.vite, this server's different
+      // optimizeDeps would re-optimise it under the dev server, whose open pages then fail with
+      // "504 (Outdated Optimize Dep)".
+      cacheDir: join(root, 'node_modules', '.vite-tests'),
       // The kernels as the package ships them (scripts/compactWgsl.ts).
       plugins: [compactWgsl()],
       // No file watching or hot reload: an edit to src/ during a run must not reload the page.
