@@ -43,7 +43,11 @@ import {
 } from './closestPoints';
 import { SignedDistanceField } from './field';
 import { classifyInside } from './sign';
+import { triangleCross } from './triangle';
 import { WindingNumberTree } from './winding';
+
+/** Scratch of the triangles' cross products (no arrays per call). */
+const cross = new Float64Array(3);
 
 /** A triangle mesh in its own space: what {@link bakeSignedDistanceField} reads. */
 export interface TriangleMesh {
@@ -251,19 +255,8 @@ function* bakeSteps(mesh: TriangleMesh, options: BakeOptions): Generator<number,
   const kept = new Int32Array(triangleCount);
   let keptCount = 0;
   for (let t = 0; t < triangleCount; t++) {
-    const a = 3 * indices[3 * t];
-    const b = 3 * indices[3 * t + 1];
-    const c = 3 * indices[3 * t + 2];
-    const abx = positions[b] - positions[a];
-    const aby = positions[b + 1] - positions[a + 1];
-    const abz = positions[b + 2] - positions[a + 2];
-    const acx = positions[c] - positions[a];
-    const acy = positions[c + 1] - positions[a + 1];
-    const acz = positions[c + 2] - positions[a + 2];
-    const nx = aby * acz - abz * acy;
-    const ny = abz * acx - abx * acz;
-    const nz = abx * acy - aby * acx;
-    if (Math.sqrt(nx * nx + ny * ny + nz * nz) > areaTolerance) kept[keptCount++] = t;
+    const area = triangleCross(positions, 3 * indices[3 * t], 3 * indices[3 * t + 1], 3 * indices[3 * t + 2], cross);
+    if (area > areaTolerance) kept[keptCount++] = t;
   }
   if (keptCount === 0) {
     throw new FluidError(
@@ -332,19 +325,10 @@ function* bakeSteps(mesh: TriangleMesh, options: BakeOptions): Generator<number,
       triangles[9 * t + 3 * corner + 2] = positions[v + 2] - origin[2];
     }
     const o = 9 * t;
-    const abx = triangles[o + 3] - triangles[o];
-    const aby = triangles[o + 4] - triangles[o + 1];
-    const abz = triangles[o + 5] - triangles[o + 2];
-    const acx = triangles[o + 6] - triangles[o];
-    const acy = triangles[o + 7] - triangles[o + 1];
-    const acz = triangles[o + 8] - triangles[o + 2];
-    const crossX = aby * acz - abz * acy;
-    const crossY = abz * acx - abx * acz;
-    const crossZ = abx * acy - aby * acx;
-    const inverseLength = 1 / Math.sqrt(crossX * crossX + crossY * crossY + crossZ * crossZ);
-    normals[3 * t] = crossX * inverseLength;
-    normals[3 * t + 1] = crossY * inverseLength;
-    normals[3 * t + 2] = crossZ * inverseLength;
+    const inverseLength = 1 / triangleCross(triangles, o, o + 3, o + 6, cross);
+    normals[3 * t] = cross[0] * inverseLength;
+    normals[3 * t + 1] = cross[1] * inverseLength;
+    normals[3 * t + 2] = cross[2] * inverseLength;
   }
 
   const surface = createSurface(triangles, normals, keptCount, welded.corners, welded.vertexCount);

@@ -29,6 +29,11 @@
  * Cost: linear in triangles (a hash of weld cells and arrays indexed by welded vertex).
  */
 
+import { triangleCross } from './triangle';
+
+/** Scratch of the triangles' cross products (no arrays per call). */
+const cross = new Float64Array(3);
+
 /**
  * Two vertices closer than this fraction of the mesh's longest bounding-box side are welded for the
  * open-mesh check: 1e-4, 0.1 mm on a 1 m mesh (Blender's default merge distance), far above float32
@@ -239,16 +244,7 @@ export function measureBoundary(mesh: WeldedMesh): MeshBoundary {
     const a = 3 * cornerWelds[3 * t];
     const b = 3 * cornerWelds[3 * t + 1];
     const c = 3 * cornerWelds[3 * t + 2];
-    const abx = weldedPositions[b] - weldedPositions[a];
-    const aby = weldedPositions[b + 1] - weldedPositions[a + 1];
-    const abz = weldedPositions[b + 2] - weldedPositions[a + 2];
-    const acx = weldedPositions[c] - weldedPositions[a];
-    const acy = weldedPositions[c + 1] - weldedPositions[a + 1];
-    const acz = weldedPositions[c + 2] - weldedPositions[a + 2];
-    const crossX = aby * acz - abz * acy;
-    const crossY = abz * acx - abx * acz;
-    const crossZ = abx * acy - aby * acx;
-    surfaceArea += 0.5 * Math.sqrt(crossX * crossX + crossY * crossY + crossZ * crossZ);
+    surfaceArea += 0.5 * triangleCross(weldedPositions, a, b, c, cross);
   }
 
   // ---- Count the edges -----------------------------------------------------------------------------------

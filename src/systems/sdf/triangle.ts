@@ -7,6 +7,24 @@
  * Triangles are read from a packed array of nine numbers each: a x, y, z, b x, y, z, c x, y, z.
  */
 
+/**
+ * The cross product (b - a) x (c - a) of the triangle whose vertices start at offsets `a`, `b` and `c` of the
+ * packed coordinates `points` (x, y, z each), into `out[0..2]`; returns its length, twice the triangle's area
+ * (m^2). Its direction is the triangle's normal (counter-clockwise winding).
+ */
+export function triangleCross(points: ArrayLike<number>, a: number, b: number, c: number, out: Float64Array): number {
+  const abx = points[b] - points[a];
+  const aby = points[b + 1] - points[a + 1];
+  const abz = points[b + 2] - points[a + 2];
+  const acx = points[c] - points[a];
+  const acy = points[c + 1] - points[a + 1];
+  const acz = points[c + 2] - points[a + 2];
+  out[0] = aby * acz - abz * acy;
+  out[1] = abz * acx - abx * acz;
+  out[2] = abx * acy - aby * acx;
+  return Math.sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2]);
+}
+
 /** Which part of a triangle a closest point lies on (written to `out[3]` by {@link closestPointOnTriangle}). */
 export const TriangleFeature = {
   face: 0,
