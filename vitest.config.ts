@@ -10,6 +10,7 @@ export const LONG_TESTS = [
   'tests/coupling-float.test.ts',
   'tests/soak.test.ts',
   'tests/still-water.test.ts',
+  'tests/still-water-webgpu.test.ts',
   'tests/physics.test.ts',
   'tests/multifluid-air-webgpu.test.ts',
   'tests/coupling.test.ts',
@@ -26,6 +27,7 @@ const SLOWEST_FIRST = [
   'tests/coupling-float.test.ts', // 285
   'tests/soak.test.ts', // 230
   'tests/still-water.test.ts', // 125
+  'tests/still-water-webgpu.test.ts', // about 150 (estimated from its scenes)
   'tests/fuzz.test.ts', // 65
   'tests/physics.test.ts', // 65
   'tests/multifluid-air-webgpu.test.ts', // 51

@@ -13,7 +13,8 @@
  * `BENCH_GPU_MULTIFLUID_COUNTS=10000` (empty: skipped) within `BENCH_GPU_MULTIFLUID_SECONDS=120`.
  * The resting pool (`BENCH_REST=0` skips it): a column `--rest-depth 50` particles deep (10 x 10 columns,
  * particle radius 1 cm) spawned at rest and stepped `--rest-seconds 4` s with each solver's defaults
- * (`--rest-solvers pbf,pbf-no-projection,sph,mps`): ms per frame and the residual motion at the end.
+ * (`--rest-solvers pbf,pbf-no-projection,sph,mps`): ms per frame and the residual motion at the end; on
+ * WebGPU (`BENCH_GPU_REST=0` skips it) PBF with and without the projection.
  */
 import { cpus } from 'node:os';
 import {
@@ -32,6 +33,7 @@ import {
 } from '../src';
 import { type BenchResult, spawnDamBreakFluid } from '../tests/browser/bench';
 import { openGpuPage } from '../tests/browser/driver';
+import type { GpuRestFigures, RestingPoolOptions } from '../tests/browser/projection';
 import { restFigures, restingPool } from '../tests/restingPool';
 
 function argument(name: string, fallback: string): string {
@@ -360,6 +362,7 @@ async function gpuTables(): Promise<void> {
         gpuFrames,
       );
     }
+    if (process.env.BENCH_GPU_REST !== '0' && process.env.BENCH_REST !== '0') await gpuRestTable(gpu);
     console.log(`webgpu bench: ${((performance.now() - started) / 1000).toFixed(0)} s in the page`);
     if (gpu.consoleErrors.length > 0) {
       console.log(`webgpu bench: console errors in the page:\n${gpu.consoleErrors.join('\n')}`);
@@ -368,6 +371,41 @@ async function gpuTables(): Promise<void> {
   } finally {
     await gpu.close();
   }
+}
+
+/** The resting pool of {@link restTable} on WebGPU: PBF's defaults, and PBF without the projection. */
+async function gpuRestTable(gpu: Awaited<ReturnType<typeof openGpuPage>>): Promise<void> {
+  const depth = Number(argument('rest-depth', '50'));
+  const seconds = Number(argument('rest-seconds', '4'));
+  const radius = 0.01;
+  console.log(
+    `\nwebgpu resting pool: ${depth} particles deep, 10 x 10 columns, r = ${radius} m, spawned at rest, ${seconds} s of default steps (ms/frame: step, submit and wait, median)`,
+  );
+  const rows: string[][] = [
+    [
+      'solver',
+      'particles',
+      'ms/frame',
+      'mean speed m/s',
+      'fastest m/s',
+      'p99 surface vs rest height',
+      'highest above rest (spacings)',
+    ],
+  ];
+  for (const variant of ['pbf', 'pbf-no-projection']) {
+    const options: RestingPoolOptions = { depth, radius, seconds, timed: true, projection: variant === 'pbf' };
+    const figures = await gpu.run<GpuRestFigures>('restingPool', options);
+    rows.push([
+      variant,
+      String(figures.count),
+      (figures.frameMilliseconds ?? 0).toFixed(1),
+      figures.meanSpeed.toFixed(4),
+      figures.fastest.toFixed(3),
+      `${(100 * figures.surfaceError).toFixed(1)}%`,
+      figures.highestAbove.toFixed(1),
+    ]);
+  }
+  printTable(rows);
 }
 
 /** Prints one 'bench' scenario result: the adapter, the method and the per-pass tables. */
@@ -470,8 +508,7 @@ function surfaceTable(): void {
 
 /**
  * The resting pool: the cost and the quality of each solver's defaults on water that should stay still
- * (README, "Still water"). `pbf-no-projection` is PBF without the coarse pressure projection (as the WebGPU
- * backend runs it today).
+ * (docs/method.md, "Still water"). `pbf-no-projection` is PBF without the coarse pressure projection.
  */
 function restTable(): void {
   const depth = Number(argument('rest-depth', '50'));

@@ -26,9 +26,28 @@ const NO_FEATURES: MultiFluidFeatures = {
 
 const SCANS = ['scan0', 'scan1', 'scanAdd0'];
 const SORT = ['clear', 'predict', ...SCANS, 'destination', 'scatter', 'finish'];
+/** The coarse projection's passes (projection/gpu.ts), after the sort as on the CPU. */
+const PROJECTION = [
+  'projectionReset',
+  'projectionCarry',
+  'projectionPlan',
+  'projectionOccupancy',
+  'projectionClassify',
+  'projectionErodeFirst',
+  'projectionErodeSecond',
+  'projectionFaces',
+  'projectionStencil',
+  'projectionScatter',
+  'projectionCoefficients',
+  'projectionRightHandSide',
+  'projectionSolve',
+  'projectionChanges',
+  'projectionGather',
+];
 
 function plan(overrides: Partial<GpuPlan>): GpuPlan {
   return {
+    projection: false,
     iterations: 3,
     vorticity: true,
     simpleMaterials: true,
@@ -72,14 +91,16 @@ describe('the schedule', () => {
     ];
     expect(single.substep).toEqual(expected);
     expect(single.lastSubstep).toEqual(expected);
-    // Several materials and a coupled rigid body: the general variants, and apply before the coupled collision.
+    // Several materials and a coupled rigid body: the general variants, and apply before the coupled collision;
+    // with the projection, its passes between the sort and the density solve.
     const coupled = gpuStepOrder(
       'pbf',
-      plan({ iterations: 2, vorticity: false, simpleMaterials: false, coupled: true }),
+      plan({ projection: true, iterations: 2, vorticity: false, simpleMaterials: false, coupled: true }),
     );
     const coupledIteration = ['lambda', 'correct', 'apply', 'collideCoupled'];
     expect(coupled.substep).toEqual([
       ...SORT,
+      ...PROJECTION,
       ...coupledIteration,
       ...coupledIteration,
       'velocityCoupled',

@@ -12,6 +12,8 @@
  *   Later iterations are not compared per particle: the CPU keeps the neighbour list of the substep's start,
  *   while each GPU pass gathers all particles within h of the current positions (from the 27 cells of the
  *   sorted grid), so where particles are pushed into each other the two solves differ by design.
+ * - The coarse pressure projection (tests/browser/projection.ts): one substep's grid, cell types, pressures
+ *   and velocity changes against the CPU's on the same input, at the first substep and after three steps.
  * - A dam break on both backends: the same surge front, density error and mean height within stated bounds.
  * - Emitters, a drain, lifetimes and a removal by game code: the same particle count after every step.
  * - Two-way coupling (tests/browser/coupling.ts): a coupled box and a coupled, rotated mesh collider in a
@@ -23,6 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CouplingParityResult, ImpulseComparison } from './browser/coupling';
 import { type GpuPage, openGpuPage } from './browser/driver';
 import type { DamBreakFigures, EmitDrainResult, KernelParityResult, NonFiniteResult } from './browser/parity';
+import type { ProjectionParityResult } from './browser/projection';
 import type { SmokeResult } from './browser/scenarios';
 
 const length = (v: number[]) => Math.hypot(v[0], v[1], v[2]);
@@ -97,6 +100,37 @@ describe('WebGPU backend in headless Chromium', () => {
       expect(result.step.position.relative).toBeLessThan(1e-5);
       expect(result.step.velocity.relative).toBeLessThan(1e-4);
     }
+  });
+
+  it('the coarse projection matches the CPU over one substep (grid, cell types, pressures, velocity changes)', async () => {
+    // The first substep of a pool with a sphere in it, then after three steps (the density errors of the last
+    // solve relaxed, pressures warm started) with a tight tolerance and with the default one. The CPU takes
+    // the GPU's last density errors and the neighbour counts they were measured with (see projection.ts).
+    const first = await gpu.run<ProjectionParityResult>('projectionParity', {});
+    const later = await gpu.run<ProjectionParityResult>('projectionParity', { warmSteps: 3, tolerance: 1e-5 });
+    const defaults = await gpu.run<ProjectionParityResult>('projectionParity', { warmSteps: 3 });
+    const line = (name: string, r: ProjectionParityResult) =>
+      `${name}: ${r.gpuFluidCells} fluid cells (CPU ${r.cpuFluidCells}), ${r.gpuIterations} iterations (CPU ${r.cpuIterations}), phi ${r.phiRelative.toExponential(2)}, velocity change ${r.velocityChangeDifference.toExponential(2)} of ${r.velocityChangeScale.toFixed(3)} m/s`;
+    console.log(
+      `projection parity, ${first.particles} particles: ${[line('first substep', first), line('after 3 steps, tolerance 1e-5', later), line('after 3 steps, default tolerance', defaults)].join('; ')}`,
+    );
+    for (const result of [first, later, defaults]) {
+      expect(result.gpuGrid).toEqual(result.cpuGrid);
+      expect(result.typeMismatches).toBe(0);
+      expect(result.cpuFluidCells).toBeGreaterThan(100);
+      expect(result.nonFinite).toBe(0);
+      expect(result.velocityChangeScale).toBeGreaterThan(0.05);
+    }
+    // float32 against float64: measured 4.9e-7 and 5.8e-6 (phi), 1.4e-7 and 7.4e-7 m/s (velocity change).
+    for (const result of [first, later]) {
+      expect(result.phiRelative).toBeLessThan(1e-4);
+      expect(result.velocityChangeDifference).toBeLessThan(1e-5);
+      expect(Math.abs(result.gpuIterations - result.cpuIterations)).toBeLessThanOrEqual(3);
+    }
+    // At the default tolerance (1e-3) the two warm starts differ: measured 1.3e-4 (phi) and 2.5e-5 m/s.
+    expect(defaults.phiRelative).toBeLessThan(1e-3);
+    expect(defaults.velocityChangeDifference).toBeLessThan(2e-4);
+    expect(gpu.consoleErrors).toEqual([]);
   });
 
   it('a dam break agrees on both backends (front, density error, mean height)', async () => {

@@ -49,8 +49,8 @@ export interface FluidSettings {
   /**
    * PBF: whether the coarse pressure projection runs each substep before the density constraints
    * (projection/cpu.ts): the velocity field is made free of divergence on a coarse grid, so deep water is
-   * held up at once instead of over many Jacobi iterations. Always false on the WebGPU backend (not ported
-   * yet: a step throws while it is true there).
+   * held up at once instead of over many Jacobi iterations. Both backends (the WebGPU passes are
+   * projection/gpu.ts).
    */
   projection: boolean;
   /** PBF projection: relative residual at which the conjugate gradient solve stops. */

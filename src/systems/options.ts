@@ -39,7 +39,7 @@ export interface FluidSimulationOptions {
   substeps?: number;
   /**
    * Density constraint iterations per substep. Integer in [1, 64]. Default 2 where the coarse pressure
-   * projection runs (the PBF solver on the CPU backend: it does the global part of the solve), else 3.
+   * projection runs (the PBF solver's default on both backends: it does the global part of the solve), else 3.
    */
   iterations?: number;
   /**
@@ -78,9 +78,7 @@ export interface FluidSimulationOptions {
   sph?: SphOptions;
   /**
    * The PBF solver's coarse pressure projection (see {@link ProjectionOptions}); `false` turns it off.
-   * On by default with the CPU backend. Not ported to the WebGPU backend yet: there it is off whatever this
-   * option says (`settings.projection` reads false, and setting it true throws {@link FluidError} at the
-   * next step). Ignored by the other solvers.
+   * On by default, on both backends (projection/cpu.ts and projection/gpu.ts). Ignored by the other solvers.
    */
   projection?: ProjectionOptions | false;
   /**

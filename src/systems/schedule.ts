@@ -25,6 +25,7 @@ import { sortPasses } from './neighbours/gpu';
 import { predictSystem } from './predict/cpu';
 import { predictPasses } from './predict/gpu';
 import { projectionSystem } from './projection/cpu';
+import { projectionGpuPasses, projectionPasses } from './projection/gpu';
 import { publishSystem } from './publish';
 import { sphFinishSystem, sphForceSystem, sphNeighbourSystem, sphSubstepSystem } from './sph/cpu';
 import { sphPasses } from './sph/gpu';
@@ -43,7 +44,7 @@ export interface ScheduleEntry {
   /**
    * The keys of the GPU passes that do the entry's work in one substep (a `substep` entry: every substep; a
    * `step-end` entry: the last substep, before the write-back), for a step of the given plan; absent where the
-   * GPU has nothing to do (collider poses are uploaded with the scene; the projection is not ported yet).
+   * GPU has nothing to do (collider poses are uploaded with the scene).
    */
   readonly gpu?: GpuPasses;
 }
@@ -58,9 +59,9 @@ export const pbfSchedule: readonly ScheduleEntry[] = [
   { name: 'colliderPose', stage: 'substep', run: colliderPoseSystem },
   { name: 'predict', stage: 'substep', run: predictSystem, gpu: () => ['clear', 'predict'] },
   { name: 'neighbours', stage: 'substep', run: neighbourSystem, gpu: neighbourPasses },
-  // The global part of the pressure solve, on a coarse grid of cells of size h (projection/cpu.ts), from the
-  // predicted positions; off with `projection: false`. Not ported to the WebGPU backend yet.
-  { name: 'projection', stage: 'substep', run: projectionSystem },
+  // The global part of the pressure solve, on a coarse grid of cells of size h (projection/cpu.ts, and
+  // projection/gpu.ts on the GPU), from the predicted positions; off with `projection: false`.
+  { name: 'projection', stage: 'substep', run: projectionSystem, gpu: projectionGpuPasses },
   { name: 'density', stage: 'substep', run: densitySystem, gpu: densityGpuPasses },
   {
     name: 'velocity',
@@ -167,5 +168,7 @@ export function gpuPassDefinitions(solver: FluidSolver): readonly PassDefinition
     ...couplePasses,
     ...velocityPasses,
   ];
-  return solver === 'sph' ? [...common, ...sphPasses] : [...common, ...numberDensityPasses, ...multiFluidPasses];
+  return solver === 'sph'
+    ? [...common, ...sphPasses]
+    : [...common, ...projectionPasses, ...numberDensityPasses, ...multiFluidPasses];
 }

@@ -30,7 +30,6 @@ import { resolveSphSettings } from './sph/settings';
 /** Resolves and checks the `projection` option into the flat `projection*` settings. */
 function resolveProjectionOptions(
   options: ProjectionOptions | false | undefined,
-  backend: FluidBackend,
 ): Pick<
   FluidSettings,
   'projection' | 'projectionTolerance' | 'projectionMaxIterations' | 'projectionDensityRelaxation'
@@ -50,8 +49,7 @@ function resolveProjectionOptions(
   const o = options ?? {};
   checkKnownKeys('projection', o, PROJECTION_OPTION_NAMES);
   return {
-    // Not ported to the WebGPU backend yet: there it reads false (the options are still checked).
-    projection: backend === 'cpu',
+    projection: true,
     projectionTolerance: checkOption(
       'projection.tolerance',
       rules.tolerance,
@@ -128,7 +126,7 @@ export function resolveSimulationOptions(options: FluidSimulationOptions): Resol
     );
   }
   const backend: FluidBackend = requested === 'cpu' || !computeCapable || solver === 'mps' ? 'cpu' : 'webgpu';
-  const projection = resolveProjectionOptions(options.projection, backend);
+  const projection = resolveProjectionOptions(options.projection);
   const iterations = checkOption(
     'iterations',
     rules.iterations,

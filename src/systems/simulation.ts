@@ -581,7 +581,7 @@ export class FluidSimulation {
   step(timeStep?: number): void {
     // An argument is named `timeStep`; an edited `settings.timeStep` is checked with the settings.
     if (timeStep !== undefined) checkOption('timeStep', SIMULATION_OPTIONS.timeStep, timeStep);
-    checkLiveSettings(this.settings, this.backend, 'settings.');
+    checkLiveSettings(this.settings, 'settings.');
     if (this.settings.solver === 'sph') {
       if (this.settings.sphMaxSubsteps !== this.sphMaxSubsteps) {
         throw new FluidError(

@@ -2,7 +2,7 @@
  * The checks before a step (and before a snapshot is restored) of what game code may have edited: the live
  * settings and the components. Each failure names the value and the allowed range (core/schema.ts).
  */
-import type { FluidBackend, FluidSettings } from '../components';
+import type { FluidSettings } from '../components';
 import { POSITION_LIMIT } from '../core/checks';
 import { FluidError } from '../core/errors';
 import {
@@ -30,7 +30,7 @@ function checkLive(prefix: string, name: string, rule: OptionRule, value: unknow
  * maxSpeed, the projection's and, for `solver: 'sph'`, WCSPH's) against the option schema; `prefix` starts
  * each name in a message (`'settings.'`). Throws {@link FluidError}; changes nothing.
  */
-export function checkLiveSettings(settings: FluidSettings, backend: FluidBackend, prefix: string): void {
+export function checkLiveSettings(settings: FluidSettings, prefix: string): void {
   const rules = SIMULATION_OPTIONS;
   const gravity = settings.gravity;
   if (!Array.isArray(gravity) || gravity.length !== 3) {
@@ -46,11 +46,6 @@ export function checkLiveSettings(settings: FluidSettings, backend: FluidBackend
   checkLive(prefix, 'maxSpeed', rules.maxSpeed, settings.maxSpeed);
   if (typeof settings.projection !== 'boolean') {
     throw new FluidError(`${prefix}projection is ${String(settings.projection)}; it must be true or false`);
-  }
-  if (settings.projection && backend === 'webgpu') {
-    throw new FluidError(
-      `${prefix}projection is true, but the coarse pressure projection runs on the CPU backend only (not yet on WebGPU); the only allowed value here is false`,
-    );
   }
   const projection = PROJECTION_OPTIONS;
   checkLive(prefix, 'projectionTolerance', projection.tolerance, settings.projectionTolerance);

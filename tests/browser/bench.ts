@@ -30,6 +30,8 @@ export interface BenchArguments {
   budgetSeconds?: number;
   /** The multi-fluid dam break ({@link spawnDamBreakFluid}) instead of plain water. Default false. */
   multiFluid?: boolean;
+  /** `false`: PBF without the coarse pressure projection (for comparing its cost). Default on. */
+  projection?: boolean;
 }
 
 /** One particle count's medians. */
@@ -144,6 +146,7 @@ function damBreak(
   substeps: number,
   iterations: number,
   multiFluid: boolean,
+  projection = true,
 ): FluidSimulation {
   const particleRadius = 0.025;
   const spacing = 2 * particleRadius;
@@ -157,6 +160,7 @@ function damBreak(
     capacity: nx * ny * nz,
     substeps,
     iterations,
+    ...(projection ? {} : { projection: false as const }),
   });
   const width = nx * spacing;
   const tank = simulation.addCollider({
@@ -275,7 +279,14 @@ export async function benchScenario(engine: WebGPUEngine, args: BenchArguments):
   let msPerParticle: number | undefined;
   for (let index = 0; index < args.counts.length; index++) {
     const count = args.counts[index];
-    const simulation = damBreak(engine, count, args.substeps, args.iterations, args.multiFluid ?? false);
+    const simulation = damBreak(
+      engine,
+      count,
+      args.substeps,
+      args.iterations,
+      args.multiFluid ?? false,
+      args.projection,
+    );
     try {
       await simulation.ready();
       const solver = simulation.gpuSolver;

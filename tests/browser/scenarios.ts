@@ -76,6 +76,8 @@ export const scenarios: Record<string, Scenario> = {
   airBuoyancyKernel: async (engine) => (await import('./air')).airBuoyancyKernel(engine),
   airPasses: async (engine) => (await import('./air')).airPasses(engine),
   airReadbackOrder: async (engine) => (await import('./air')).airReadbackOrder(engine),
+  projectionParity: async (engine, args) => (await import('./projection')).projectionParity(engine, args),
+  restingPool: async (engine, args) => (await import('./projection')).restingPoolOnGpu(engine, args),
   /** Adapter, limits, and a trivial compute pass (double 1024 floats) read back. */
   async smoke(engine): Promise<SmokeResult> {
     const count = 1024;

@@ -38,7 +38,7 @@ import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { FluidError } from '../../core/errors';
 import type { SimulationContext } from '../context';
 import { type AirCandidates, AirEventBook } from './airEvents';
-import { createStorageBuffers, solverSizes } from './buffers';
+import { BUFFER_ALIASES, createStorageBuffers, solverSizes } from './buffers';
 import {
   compilePasses,
   dispatchPass,
@@ -95,6 +95,8 @@ export class WebGpuSolver {
   private readonly sceneWords: WordViews;
   private readonly headerBytes: number;
   private readonly bucketLength: number;
+  /** Most cells of the projection's grid (the `cells` passes' dispatch size). */
+  private readonly projectionCells: number;
   private readonly buffers: Record<string, StorageBuffer>;
   private fieldBuffer: StorageBuffer;
   private fieldsVersion: readonly unknown[] = [];
@@ -151,6 +153,7 @@ export class WebGpuSolver {
     this.headerBytes = sizes.headerBytes;
     this.sceneWords = createWordViews(sizes.sceneBytes);
     this.bucketLength = sizes.bucketLength;
+    this.projectionCells = sizes.projectionCells;
     this.airLimit = sizes.airLimit;
     this.staging = new StagingBuffers(sizes.stagingBytes, settings.maxColliders);
     this.stagingBusy = this.staging.busy;
@@ -170,6 +173,7 @@ export class WebGpuSolver {
       stepsRecorded: 0,
       airGenerationOpen: true,
       impulseQuanta: quanta,
+      projectionCells: sizes.projectionCells,
     };
     const compiled = compilePasses(
       {
@@ -217,6 +221,8 @@ export class WebGpuSolver {
         return () => Math.ceil(this.uploads.appendCount / WORKGROUP_SIZE);
       case 'buckets':
         return () => Math.ceil(this.bucketLength / SCAN_WORKGROUP_SIZE);
+      case 'cells':
+        return () => Math.ceil(this.projectionCells / WORKGROUP_SIZE);
     }
   }
 
@@ -571,7 +577,7 @@ export class WebGpuSolver {
     if (this.disposed) return 0;
     let bytes = this.impulseScratch.getBuffer().capacity;
     for (const name in this.buffers) {
-      if (name !== 'bucketsAtomic') bytes += this.buffers[name].getBuffer().capacity;
+      if (!(name in BUFFER_ALIASES)) bytes += this.buffers[name].getBuffer().capacity;
     }
     return bytes + this.staging.gpuBytes;
   }
@@ -581,7 +587,7 @@ export class WebGpuSolver {
     if (this.disposed) return;
     this.disposed = true;
     for (const name in this.buffers) {
-      if (name === 'bucketsAtomic') continue;
+      if (name in BUFFER_ALIASES) continue;
       this.buffers[name].dispose();
     }
     this.impulseScratch.dispose();

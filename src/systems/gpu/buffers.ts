@@ -9,6 +9,7 @@ import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { FluidError } from '../../core/errors';
 import type { SimulationContext } from '../context';
 import { airGenerationLimit } from '../multifluid/air';
+import { projectionMaxCells } from '../projection/state';
 import { STORAGE_FLAGS } from './compile';
 import type { StructLayout } from './layout';
 import {
@@ -19,6 +20,9 @@ import {
   ParticleInfo,
   ParticleRecord,
   Pose,
+  ProjectionCell,
+  ProjectionFace,
+  ProjectionGrid,
   SCAN_BLOCK,
   State,
 } from './structs';
@@ -48,6 +52,8 @@ export interface SolverSizes {
   readonly bucketLength: number;
   /** Most air candidates and boiled events one readback holds: airGenerationLimit(capacity). */
   readonly airLimit: number;
+  /** Most cells of the projection's grid (`projectionMaxCells` of the capacity). */
+  readonly projectionCells: number;
   /** Bytes of the impulse accumulators (one per collider). */
   readonly accumulatorBytes: number;
   /** Bytes of one readback's staging buffer: everything a readback may copy. */
@@ -88,6 +94,7 @@ export function solverSizes(ctx: SimulationContext): SolverSizes {
     tableSize: table,
     bucketLength: Math.ceil((table + 1) / SCAN_BLOCK) * SCAN_BLOCK,
     airLimit,
+    projectionCells: projectionMaxCells(capacity),
     accumulatorBytes,
     stagingBytes:
       State.size +
@@ -100,8 +107,17 @@ export function solverSizes(ctx: SimulationContext): SolverSizes {
 }
 
 /**
- * Creates every storage buffer of the step for the solver of `ctx` (by buffer name; `bucketsAtomic` is
- * `buckets` again, under the name its atomic bindings use), once, at setup.
+ * Names under which an atomic binding sees another buffer (the same `StorageBuffer` object in the buffer
+ * record; counted and disposed once, under the buffer's own name).
+ */
+export const BUFFER_ALIASES: Readonly<Record<string, string>> = {
+  bucketsAtomic: 'buckets',
+  projectionGridAtomic: 'projectionGrid',
+};
+
+/**
+ * Creates every storage buffer of the step for the solver of `ctx` (by buffer name; the
+ * {@link BUFFER_ALIASES} are their buffers again, under the names their atomic bindings use), once, at setup.
  */
 export function createStorageBuffers(
   engine: WebGPUEngine,
@@ -121,7 +137,7 @@ export function createStorageBuffers(
   make('info', capacity * ParticleInfo.size);
   make('cell', vec4);
   make('buckets', sizes.bucketLength * 4);
-  buffers.bucketsAtomic = buffers.buckets;
+  buffers.bucketsAtomic = buffers[BUFFER_ALIASES.bucketsAtomic];
   make('sortedPosition', vec4);
   make('sortedPredicted', vec4);
   make('sortedVelocity', vec4);
@@ -147,5 +163,12 @@ export function createStorageBuffers(
   make('airEvents', (AIR_EVENTS.header + 2 * sizes.airLimit) * 4);
   make('fieldValues', 16);
   make('impulses', sizes.accumulatorBytes);
+  // The coarse projection (projection/*.wgsl): its grid (also bound as atomics for the bounds), cells, three
+  // faces per cell and a vec4 per particle.
+  make('projectionGrid', ProjectionGrid.size);
+  buffers.projectionGridAtomic = buffers[BUFFER_ALIASES.projectionGridAtomic];
+  make('projectionCell', sizes.projectionCells * ProjectionCell.size);
+  make('projectionFace', 3 * sizes.projectionCells * ProjectionFace.size);
+  make('projectionParticle', vec4);
   return buffers;
 }

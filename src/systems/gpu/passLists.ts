@@ -39,7 +39,7 @@ export class PassLists {
   }
 
   /**
-   * Refills the lists when the shape of the step changed: the density iterations, whether some material
+   * Refills the lists when the shape of the step changed: the projection, the density iterations, whether some material
    * has vorticity, one simple material, coupled colliders, the multi-fluid features and the diffusion parts
    * (read from `ctx` and from the parameters this step wrote at `paramsBase` of the scene words).
    */
@@ -51,11 +51,14 @@ export class PassLists {
     const { iterations } = ctx.settings;
     const features = ctx.solver.multiFluid.features;
     const slots = sceneWords.u32[word(Params, 'diffusionSlots', paramsBase)];
-    const single = (iterations << 3) | (anyVorticity ? 4 : 0) | (simpleMaterials ? 2 : 0) | (coupled ? 1 : 0);
+    const projection = ctx.settings.projection;
+    const single =
+      (iterations << 4) | (projection ? 8 : 0) | (anyVorticity ? 4 : 0) | (simpleMaterials ? 2 : 0) | (coupled ? 1 : 0);
     const shape = (single * 128 + multiFluidShape(features)) * (MAX_DIFFUSION_PARTS + 1) + slots;
     if (shape === this.shape) return;
     this.shape = shape;
     this.build({
+      projection,
       iterations,
       vorticity: anyVorticity,
       simpleMaterials,

@@ -9,9 +9,10 @@ import type { Access, BufferName } from './structs';
 
 /**
  * How many workgroups a pass dispatches, decided when it is dispatched: one thread per live particle, one
- * workgroup, one thread per queued edit or append, or one per hash bucket (the scan's clear).
+ * workgroup, one thread per queued edit or append, one per hash bucket (the scan's clear), or one per cell of
+ * the projection's largest grid (`projectionMaxCells`; the passes return past the grid's cells).
  */
-export type PassSize = 'particles' | 'one' | 'edits' | 'appends' | 'buckets';
+export type PassSize = 'particles' | 'one' | 'edits' | 'appends' | 'buckets' | 'cells';
 
 /** A storage buffer a pass binds, and how. */
 export type PassBinding = readonly [BufferName, Access];
@@ -44,6 +45,8 @@ export const W = 'read_write' as const;
  * (schedule.ts); the backend fills it before each step and rebuilds its pass lists only when it changed.
  */
 export interface GpuPlan {
+  /** The PBF solver's coarse projection runs (`settings.projection`). */
+  readonly projection: boolean;
   /** Density iterations per substep (`settings.iterations`). */
   readonly iterations: number;
   /** Some material has a vorticity above 0. */

@@ -14,6 +14,7 @@ import { colliderPoseSystem } from '../collide/cpu';
 import { COLLIDER_FRAME_STRIDE, POSE_SIZE, type SimulationContext, selfWeight } from '../context';
 import { SURFACE_EXIT_COSINE } from '../multifluid/air';
 import { DIFFUSION_STABILITY, MAX_DIFFUSION_PARTS, TENSION_NORMAL_THRESHOLD } from '../multifluid/interaction';
+import { CLOSED_FACE_MASS } from '../projection/state';
 import { type StructLayout, type WordViews, word } from './layout';
 import { type BodyImpulseQuanta, ColliderData, DrainData, Material, Params, Pose } from './structs';
 
@@ -49,6 +50,8 @@ export interface SceneStep {
   airGenerationOpen: boolean;
   /** Fixed-point quanta of the impulse accumulators. */
   readonly impulseQuanta: BodyImpulseQuanta;
+  /** Most cells of the projection's grid. */
+  readonly projectionCells: number;
 }
 
 /**
@@ -111,6 +114,17 @@ export function writeParams(ctx: SimulationContext, scene: StructLayout, words: 
   f[P('airSurfaceExitCosine')] = SURFACE_EXIT_COSINE;
   u[P('airStep')] = step.stepsRecorded;
   u[P('airGenerationOpen')] = step.airGenerationOpen ? 1 : 0;
+  // The coarse projection (projection/*.wgsl).
+  u[P('projectionMaxCells')] = step.projectionCells;
+  u[P('projectionMaxIterations')] = settings.projectionMaxIterations;
+  f[P('projectionTolerance')] = settings.projectionTolerance;
+  f[P('projectionRelaxation')] = (settings.projectionDensityRelaxation * h) / ctx.substepTimeStep;
+  f[P('projectionFullVolume')] = h ** 3 / (ctx.lattice.spacing ** 3 * ctx.lattice.kernelSum);
+  let lightest = Number.POSITIVE_INFINITY;
+  for (let slot = 0; slot < ctx.materials.count; slot++) {
+    lightest = Math.min(lightest, 1 / ctx.materials.inverseRestDensity[slot]);
+  }
+  f[P('projectionClosedMass')] = ctx.materials.count > 0 ? CLOSED_FACE_MASS * lightest * h ** 3 : 0;
 }
 
 /**

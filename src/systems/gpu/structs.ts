@@ -7,6 +7,14 @@ import { ColliderShape, DrainShape } from '../../components';
 import { WALL_WEIGHT_SAMPLES } from '../../core/kernels';
 import { EXTRA_PROJECTIONS, MAXIMUM_MARCH_STEPS } from '../collide/constants';
 import { PENDING_PUSHES } from '../couple/state';
+import {
+  CellType,
+  FaceKind,
+  FLUID_CELL_FILL,
+  GRID_MARGIN,
+  NO_DENSITY_ERROR,
+  THIN_WALL_NORMAL,
+} from '../projection/state';
 import { arrayOf, defineStruct, type StructLayout } from './layout';
 
 /**
@@ -112,6 +120,16 @@ export const Params = defineStruct('Params', [
   // 1 when the step may propose air (section 3.4.1): every earlier step's candidates were read back and
   // created; 0 while some wait (a lagging readback), so the same particles do not propose twice.
   ['airGenerationOpen', 'u32'],
+  // The PBF solver's coarse projection (projection/*.wgsl; see `FluidSettings.projection*`): the most cells
+  // of its grid, the conjugate gradients' most iterations and tolerance, the density relaxation as
+  // beta H / dt (m/s), the rest volume of a full cell's particles (m^3, `ProjectionState.fullVolume`) and the
+  // mass below which a face is closed (kg, `closedFaceMass`).
+  ['projectionMaxCells', 'u32'],
+  ['projectionMaxIterations', 'u32'],
+  ['projectionTolerance', 'f32'],
+  ['projectionRelaxation', 'f32'],
+  ['projectionFullVolume', 'f32'],
+  ['projectionClosedMass', 'f32'],
 ]);
 
 /** Per-material solver values (see `MaterialTable`). */
@@ -253,6 +271,95 @@ export const State = defineStruct('State', [
   ['diffusionPartsLeft', 'u32'],
 ]);
 
+/**
+ * The coarse projection's grid on the GPU (projection/grid.wgsl; mirrors `ProjectionPlan` and the solve's
+ * records in projection/state.ts), one per solver. The first six words are the particles' cell bounds,
+ * gathered with atomics through the `projectionGridAtomic` binding (words `PROJECTION_BOUNDS` ..
+ * `PROJECTION_BOUNDS` + 5: low xyz, high xyz); then the plan of this substep and of the one whose pressures
+ * the warm start reads, the solve's iterations and relative residual, and the momentum the full faces gave
+ * beyond the telescoped pressure per axis with the inverse of the mass on the grid (see `gatherFromGrid`).
+ */
+export const ProjectionGrid = defineStruct('ProjectionGrid', [
+  ['lowX', 'i32'],
+  ['lowY', 'i32'],
+  ['lowZ', 'i32'],
+  ['highX', 'i32'],
+  ['highY', 'i32'],
+  ['highZ', 'i32'],
+  ['originX', 'i32'],
+  ['originY', 'i32'],
+  ['originZ', 'i32'],
+  ['dimsX', 'i32'],
+  ['dimsY', 'i32'],
+  ['dimsZ', 'i32'],
+  ['cells', 'u32'],
+  ['previousOriginX', 'i32'],
+  ['previousOriginY', 'i32'],
+  ['previousOriginZ', 'i32'],
+  ['previousDimsX', 'i32'],
+  ['previousDimsY', 'i32'],
+  ['previousDimsZ', 'i32'],
+  ['previousCells', 'u32'],
+  ['iterations', 'u32'],
+  ['relativeResidual', 'f32'],
+  ['excessX', 'f32'],
+  ['excessY', 'f32'],
+  ['excessZ', 'f32'],
+  ['inverseGridMass', 'f32'],
+]);
+
+/** Word of `ProjectionGrid.lowX`, the first of the six bound words the atomic binding addresses. */
+export const PROJECTION_BOUNDS = 0;
+
+/**
+ * One cell of the projection grid on the GPU (mirrors the per-cell arrays of `ProjectionState`): its type
+ * after the occupancy (`occupied`), the collider test (`classified`), the first and the second surface layer
+ * (`eroded`, `cellType`; values of `CellType`), whether it is full, its nearest collider, fluid-side distance and
+ * normal, the particles' mass, rest volume and density errors, and the solve's vectors.
+ */
+export const ProjectionCell = defineStruct('ProjectionCell', [
+  ['occupied', 'u32'],
+  ['classified', 'u32'],
+  ['eroded', 'u32'],
+  ['cellType', 'u32'],
+  ['full', 'u32'],
+  ['nearest', 'i32'],
+  ['errorCount', 'u32'],
+  ['distance', 'f32'],
+  ['normalX', 'f32'],
+  ['normalY', 'f32'],
+  ['normalZ', 'f32'],
+  ['mass', 'f32'],
+  ['volume', 'f32'],
+  ['errorSum', 'f32'],
+  ['rightHandSide', 'f32'],
+  ['diagonal', 'f32'],
+  ['phi', 'f32'],
+  ['warm', 'f32'],
+  ['residual', 'f32'],
+  ['preconditioned', 'f32'],
+  ['direction', 'f32'],
+  ['product', 'f32'],
+]);
+
+/**
+ * One face of the projection grid on the GPU, three per cell (index 3 c + axis: the cell's lower face along
+ * the axis; mirrors the per-face arrays of `ProjectionState`): its kind (`FaceKind` or a collider slot), the
+ * particles' sums of w m, w V, w V v and w V / rho, its velocity (the collider's on a solid face), A's
+ * coefficient, the velocity change and what a particle takes of it per unit of share weight.
+ */
+export const ProjectionFace = defineStruct('ProjectionFace', [
+  ['kind', 'i32'],
+  ['mass', 'f32'],
+  ['volume', 'f32'],
+  ['volumeFlux', 'f32'],
+  ['shareVolume', 'f32'],
+  ['velocity', 'f32'],
+  ['coefficient', 'f32'],
+  ['change', 'f32'],
+  ['transfer', 'f32'],
+]);
+
 /** Components of a body's impulse: the linear impulse xyz (N s), then the angular impulse xyz (N m s). */
 export const BODY_IMPULSE_COMPONENTS = 6;
 
@@ -366,6 +473,14 @@ export const BUFFER_TYPES = {
   airFields: 'array<vec4<f32>>',
   airCandidates: 'array<vec4<f32>>',
   airEvents: 'array<atomic<u32>>',
+  // The PBF solver's coarse projection (projection/*.wgsl): the grid (and its first words as atomics, for
+  // the particles' bounds), the cells, three faces per cell, and per sorted place the stencil's
+  // normalisation per axis (xyz; negative: the particle is off the grid) and the last density error (w).
+  projectionGrid: 'ProjectionGrid',
+  projectionGridAtomic: 'array<atomic<i32>>',
+  projectionCell: 'array<ProjectionCell>',
+  projectionFace: 'array<ProjectionFace>',
+  projectionParticle: 'array<vec4<f32>>',
 } as const;
 
 /** Name of a bindable buffer. */
@@ -385,6 +500,9 @@ export function structDeclarations(scene: StructLayout): string {
     Contact,
     State,
     BodyImpulseAccumulator,
+    ProjectionGrid,
+    ProjectionCell,
+    ProjectionFace,
     scene,
   ]
     .map((s) => s.wgsl)
@@ -423,6 +541,17 @@ export function passSource(
     `const BOILED_COUNTER: u32 = ${AIR_EVENTS.boiled}u;`,
     `const AIR_EVENT_HEADER: u32 = ${AIR_EVENTS.header}u;`,
     `const DRAIN_BOX: u32 = ${DrainShape.box}u;`,
+    `const PROJECTION_BOUNDS: u32 = ${PROJECTION_BOUNDS}u;`,
+    `const NO_DENSITY_ERROR: f32 = ${NO_DENSITY_ERROR.toFixed(1)};`,
+    `const GRID_MARGIN: i32 = ${GRID_MARGIN};`,
+    `const CELL_AIR: u32 = ${CellType.air}u;`,
+    `const CELL_FLUID: u32 = ${CellType.fluid}u;`,
+    `const CELL_SOLID: u32 = ${CellType.solid}u;`,
+    `const FACE_DEAD: i32 = ${FaceKind.dead};`,
+    `const FACE_CLOSED: i32 = ${FaceKind.closed};`,
+    `const FACE_OPEN: i32 = ${FaceKind.open};`,
+    `const FLUID_CELL_FILL: f32 = ${FLUID_CELL_FILL.toFixed(6)};`,
+    `const THIN_WALL_NORMAL: f32 = ${THIN_WALL_NORMAL.toFixed(6)};`,
     // The collider shape codes: SHAPE_BOX = ColliderShape.box, ...
     ...Object.entries(ColliderShape).map(([name, code]) => `const SHAPE_${name.toUpperCase()}: u32 = ${code}u;`),
   ].join('\n');

@@ -6,21 +6,15 @@
 import { colliderSurfaceVelocity, fluidSideDistance, writePose } from '../collide/cpu';
 import { SHAPES } from '../collide/shapes';
 import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
-import { CellType, FaceKind, GRID_MARGIN, type ProjectionState } from './state';
-
-/**
- * A face between two cells that both lie within a cell of the same collider, whose normals point away
- * from each other along the face's axis by more than this cosine, crosses a wall thinner than a cell (a
- * glass): it is solid.
- */
-const THIN_WALL_NORMAL = 0.5;
-
-/**
- * A cell is fluid when its particles' rest volumes fill at least this fraction of it: its center is then
- * in the liquid, so the free surface (phi = 0 in the air cells) lies within half a cell of where the
- * particles end. Sparser cells are air; their particles take the changes of the faces around them.
- */
-const FLUID_CELL_FILL = 0.5;
+import {
+  CellType,
+  FaceKind,
+  FLUID_CELL_FILL,
+  GRID_MARGIN,
+  type ProjectionState,
+  SURFACE_LAYERS,
+  THIN_WALL_NORMAL,
+} from './state';
 
 /**
  * Step 1: the grid over the particles' predicted positions. Returns false when there are no particles. A
@@ -321,12 +315,6 @@ export function classifyCells(ctx: SimulationContext, state: ProjectionState): v
     bodyDensity[slot] = cells > 0 ? coupling.mass[ctx.colliders.entity[slot]] / (cells * volume) : 0;
   }
 }
-
-/**
- * Cell layers under a free surface that the projection leaves to the density constraints
- * ({@link erodeSurfaceCells}).
- */
-export const SURFACE_LAYERS = 2;
 
 /**
  * Step 3b: the fluid cells of particles within {@link SURFACE_LAYERS} cells (6-neighbour steps) of an air

@@ -19,6 +19,35 @@ export const FaceKind = {
   open: -1,
 } as const;
 
+/**
+ * Cell layers under a free surface that the projection leaves to the density constraints
+ * (`erodeSurfaceCells` in grid.ts; the WebGPU backend has one pass per layer, grid.wgsl).
+ */
+export const SURFACE_LAYERS = 2;
+
+/**
+ * A face between two cells that both lie within a cell of the same collider, whose normals point away
+ * from each other along the face's axis by more than this cosine, crosses a wall thinner than a cell (a
+ * glass): it is solid.
+ */
+export const THIN_WALL_NORMAL = 0.5;
+
+/**
+ * A cell is fluid when its particles' rest volumes fill at least this fraction of it: its center is then
+ * in the liquid, so the free surface (phi = 0 in the air cells) lies within half a cell of where the
+ * particles end. Sparser cells are air; their particles take the changes of the faces around them.
+ */
+export const FLUID_CELL_FILL = 0.5;
+
+/**
+ * The WebGPU backend's density error (`projectionParticle.w`, projection/grid.wgsl) of a particle whose last
+ * density solve had no full neighbourhood (fewer than `lattice.fullNeighbourhood` neighbours: at a free
+ * surface its density is no measure of compression): its error does not enter its cell's mean. The CPU
+ * tests the neighbour count of the current substep instead (see `scatterToGrid`), which the GPU does not
+ * have before the density solve. Errors themselves are at least -1.
+ */
+export const NO_DENSITY_ERROR = -2;
+
 /** Cells of margin around the particles' bounding box on every side. */
 export const GRID_MARGIN = 2;
 

@@ -174,7 +174,7 @@ export function checkSnapshotFits(ctx: SimulationContext, decoded: DecodedSnapsh
     );
   }
   // A saved setting out of range (the option schema, core/schema.ts) throws here, before anything changed.
-  checkLiveSettings(savedLiveSettings(ctx, decoded), settings.backend, "the snapshot's settings.");
+  checkLiveSettings(savedLiveSettings(ctx, decoded), "the snapshot's settings.");
   // A saved MPS setting out of range throws here, before anything changed.
   if (solver === 'mps') resolveMpsSettings(mpsOptionsFromSnapshot((key) => decoded.settings.get(key)));
   for (const key of FIXED_SETTINGS) {

@@ -1,0 +1,234 @@
+/**
+ * The coarse projection's passes on the WebGPU backend (mirroring projection/cpu.ts step by step; grid.wgsl,
+ * transfer.wgsl, solve.wgsl, with the grid helpers of common.wgsl): one substep's projection is fifteen
+ * dispatches with no readback, the conjugate gradients in one workgroup (see solve.wgsl).
+ */
+import poseSource from '../collide/pose.wgsl?raw';
+import { shapesSource } from '../collide/shapes';
+import gpuCommonSource from '../gpu/common.wgsl?raw';
+import { type GpuPlan, type PassBinding, type PassDefinition, type PassSize, R, W } from '../gpu/passes';
+import { entrySection } from '../gpu/shaderSource';
+import projectionCommonSource from './common.wgsl?raw';
+import gridSource from './grid.wgsl?raw';
+import solveSource from './solve.wgsl?raw';
+import { SURFACE_LAYERS } from './state';
+import transferSource from './transfer.wgsl?raw';
+
+// grid.wgsl has one erosion pass per surface layer.
+if (SURFACE_LAYERS !== 2) throw new Error('grid.wgsl erodes two surface layers (erodeFirst, erodeSecond)');
+
+const onGrid = gpuCommonSource + projectionCommonSource;
+const withPoses = onGrid + poseSource;
+const withColliders = withPoses + shapesSource;
+
+function pass(
+  entry: string,
+  file: string,
+  prefix: string,
+  bindings: readonly PassBinding[],
+  size: PassSize,
+  aliased = false,
+): PassDefinition {
+  const key = `projection${entry[0].toUpperCase()}${entry.slice(1)}`;
+  return {
+    key,
+    name: key,
+    source: prefix + entrySection(file, entry),
+    entry,
+    bindings,
+    size,
+    ...(aliased ? { aliases: { projectionGridAtomic: 'projectionGrid' } } : {}),
+  };
+}
+
+/** The projection's passes, in the order of one substep. */
+export const projectionPasses: readonly PassDefinition[] = [
+  pass('reset', gridSource, '', [['projectionGridAtomic', W]], 'one', true),
+  pass(
+    'carry',
+    gridSource,
+    gpuCommonSource,
+    [
+      ['scene', R],
+      ['state', R],
+      ['cell', R],
+      ['solve', R],
+      ['position', R],
+      ['velocity', R],
+      ['projectionParticle', W],
+      ['projectionGridAtomic', W],
+    ],
+    'particles',
+    true,
+  ),
+  pass(
+    'plan',
+    gridSource,
+    '',
+    [
+      ['scene', R],
+      ['projectionGrid', W],
+    ],
+    'one',
+  ),
+  pass(
+    'occupancy',
+    gridSource,
+    onGrid,
+    [
+      ['scene', R],
+      ['projectionGrid', R],
+      ['buckets', R],
+      ['sortedPredicted', R],
+      ['sortedInfo', R],
+      ['projectionParticle', R],
+      ['projectionCell', W],
+    ],
+    'cells',
+  ),
+  pass(
+    'classify',
+    gridSource,
+    withColliders,
+    [
+      ['scene', R],
+      ['state', R],
+      ['projectionGrid', R],
+      ['projectionCell', W],
+      ['fieldValues', R],
+    ],
+    'cells',
+  ),
+  pass(
+    'erodeFirst',
+    gridSource,
+    projectionCommonSource,
+    [
+      ['projectionGrid', R],
+      ['projectionCell', W],
+    ],
+    'cells',
+  ),
+  pass(
+    'erodeSecond',
+    gridSource,
+    onGrid,
+    [
+      ['scene', R],
+      ['projectionGrid', R],
+      ['projectionCell', W],
+    ],
+    'cells',
+  ),
+  pass(
+    'faces',
+    gridSource,
+    withPoses,
+    [
+      ['scene', R],
+      ['state', R],
+      ['projectionGrid', R],
+      ['projectionCell', R],
+      ['projectionFace', W],
+    ],
+    'cells',
+  ),
+  pass(
+    'stencil',
+    transferSource,
+    onGrid,
+    [
+      ['scene', R],
+      ['state', R],
+      ['projectionGrid', R],
+      ['sortedPredicted', R],
+      ['projectionFace', R],
+      ['projectionParticle', W],
+    ],
+    'particles',
+  ),
+  pass(
+    'scatter',
+    transferSource,
+    onGrid,
+    [
+      ['scene', R],
+      ['projectionGrid', R],
+      ['buckets', R],
+      ['sortedPredicted', R],
+      ['sortedVelocity', R],
+      ['sortedInfo', R],
+      ['projectionParticle', R],
+      ['projectionFace', W],
+    ],
+    'cells',
+  ),
+  pass(
+    'coefficients',
+    solveSource,
+    onGrid,
+    [
+      ['scene', R],
+      ['projectionGrid', R],
+      ['projectionCell', R],
+      ['projectionFace', W],
+    ],
+    'cells',
+  ),
+  pass(
+    'rightHandSide',
+    solveSource,
+    onGrid,
+    [
+      ['scene', R],
+      ['projectionGrid', R],
+      ['projectionCell', W],
+      ['projectionFace', R],
+    ],
+    'cells',
+  ),
+  pass(
+    'solve',
+    solveSource,
+    onGrid,
+    [
+      ['scene', R],
+      ['projectionGrid', W],
+      ['projectionCell', W],
+      ['projectionFace', R],
+    ],
+    'one',
+  ),
+  pass(
+    'changes',
+    transferSource,
+    projectionCommonSource,
+    [
+      ['projectionGrid', R],
+      ['projectionCell', R],
+      ['projectionFace', W],
+    ],
+    'cells',
+  ),
+  pass(
+    'gather',
+    transferSource,
+    onGrid,
+    [
+      ['scene', R],
+      ['state', R],
+      ['projectionGrid', R],
+      ['sortedPredicted', W],
+      ['sortedVelocity', W],
+      ['sortedInfo', R],
+      ['projectionParticle', R],
+      ['projectionFace', R],
+    ],
+    'particles',
+  ),
+];
+
+/** The projection's passes in a substep of `plan` (none when the projection is off). */
+export function projectionGpuPasses(plan: GpuPlan): string[] {
+  return plan.projection ? projectionPasses.map((definition) => definition.key) : [];
+}

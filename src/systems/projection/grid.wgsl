@@ -1,0 +1,280 @@
+// Steps 1-4 of the coarse projection on the GPU (mirrors grid.ts; see projection/cpu.ts for the whole
+// substep): the particles' cell bounds and last density errors (`carry`), the grid over them (`plan`), the
+// fluid cells (`occupancy`), the collider test (`classify`), the two surface layers left to the density
+// constraints (`erodeFirst`, `erodeSecond`) and the faces' kinds (`faces`). The GPU differs from the CPU in
+// one way: a coupled body's cells are solid walls moving with it here (the CPU moves a body with a mass as
+// rigid fluid in the same solve and hands it the pressure); its wall pressure reaches it through the density
+// constraints on both backends.
+
+// @entry reset
+@compute @workgroup_size(1)
+fn reset() {
+  for (var a = 0u; a < 3u; a = a + 1u) {
+    atomicStore(&projectionGridAtomic[PROJECTION_BOUNDS + a], 2147483647);
+    atomicStore(&projectionGridAtomic[PROJECTION_BOUNDS + 3u + a], -2147483647);
+  }
+}
+
+// @entry carry
+// One thread per particle place of the step before the sort (the sort left `cell[i].z` = its new place):
+// the cell bounds of the predicted positions, and the density error of the particle's last solve (the solve
+// buffer is still in the order of the last substep's sort, which became the particle order), carried into
+// the new sorted order for the occupancy's cell means: C = rho / rho0 - 1 where its neighbourhood was full,
+// else NO_DENSITY_ERROR.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn carry(@builtin(global_invocation_id) id: vec3<u32>) {
+  let i = id.x;
+  if (i >= state.previousCount) { return; }
+  let c = cell[i];
+  if (c.w == 1u) { return; }
+  let p = scene.params;
+  let x = position[i];
+  let home = cellOf(x.xyz + p.timeStep * velocity[i].xyz);
+  atomicMin(&projectionGridAtomic[PROJECTION_BOUNDS], home.x);
+  atomicMin(&projectionGridAtomic[PROJECTION_BOUNDS + 1u], home.y);
+  atomicMin(&projectionGridAtomic[PROJECTION_BOUNDS + 2u], home.z);
+  atomicMax(&projectionGridAtomic[PROJECTION_BOUNDS + 3u], home.x);
+  atomicMax(&projectionGridAtomic[PROJECTION_BOUNDS + 4u], home.y);
+  atomicMax(&projectionGridAtomic[PROJECTION_BOUNDS + 5u], home.z);
+  let s = solve[i];
+  var error = NO_DENSITY_ERROR;
+  if (s.z >= p.fullNeighbourhood) { error = s.x * scene.materials[u32(x.w)].inverseRestDensity - 1.0; }
+  projectionParticle[c.z] = vec4<f32>(0.0, 0.0, 0.0, error);
+}
+
+// @entry plan
+// Step 1 (planGrid): the grid over the bounds with GRID_MARGIN cells on every side, cut around its center
+// along its longest axis until it has at most projectionMaxCells cells (in f32: bounds of far-flung particles
+// may not fit an i32 product). The plan of the last substep becomes the warm start's, when it had cells.
+@compute @workgroup_size(1)
+fn plan() {
+  var g = projectionGrid;
+  if (g.cells > 0u) {
+    g.previousOriginX = g.originX;
+    g.previousOriginY = g.originY;
+    g.previousOriginZ = g.originZ;
+    g.previousDimsX = g.dimsX;
+    g.previousDimsY = g.dimsY;
+    g.previousDimsZ = g.dimsZ;
+    g.previousCells = g.cells;
+  }
+  let low = vec3<f32>(vec3<i32>(g.lowX, g.lowY, g.lowZ));
+  let high = vec3<f32>(vec3<i32>(g.highX, g.highY, g.highZ));
+  g.cells = 0u;
+  g.iterations = 0u;
+  g.relativeResidual = 0.0;
+  if (all(low <= high)) {
+    let margin = f32(GRID_MARGIN);
+    var origin = low - vec3<f32>(margin);
+    var dims = high - low + vec3<f32>(1.0 + 2.0 * margin);
+    let most = f32(scene.params.projectionMaxCells);
+    var cells = dims.x * dims.y * dims.z;
+    var rounds = 0u;
+    while (cells > most && rounds < 64u) {
+      var a = 0u;
+      if (dims.y > dims[a]) { a = 1u; }
+      if (dims.z > dims[a]) { a = 2u; }
+      let cut = max(1.0, ceil(dims[a] * (1.0 - most / cells)));
+      origin[a] = origin[a] + floor(0.5 * cut);
+      dims[a] = dims[a] - cut;
+      cells = dims.x * dims.y * dims.z;
+      rounds = rounds + 1u;
+    }
+    if (cells <= most && all(dims >= vec3<f32>(1.0))) {
+      g.originX = i32(origin.x);
+      g.originY = i32(origin.y);
+      g.originZ = i32(origin.z);
+      g.dimsX = i32(dims.x);
+      g.dimsY = i32(dims.y);
+      g.dimsZ = i32(dims.z);
+      g.cells = u32(g.dimsX * g.dimsY * g.dimsZ);
+    }
+  }
+  projectionGrid = g;
+}
+
+// @entry occupancy
+// Step 2 (markFluidCells): one thread per cell gathers the particles sorted into it (its hash bucket, their
+// exact cell checked, since keys wrap every 256 cells): mass, rest volume and the density errors of those
+// with a full neighbourhood; a cell on the grid's edge holds no particle of the grid. Fluid where the rest
+// volumes fill FLUID_CELL_FILL of the cell.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn occupancy(@builtin(global_invocation_id) id: vec3<u32>) {
+  let c = id.x;
+  if (c >= projectionGrid.cells) { return; }
+  let p = scene.params;
+  let dims = gridDims();
+  let q = cellCoordinates(c, dims);
+  var mass = 0.0;
+  var volume = 0.0;
+  var errorSum = 0.0;
+  var errorCount = 0u;
+  if (all(q >= vec3<i32>(1)) && all(q <= dims - vec3<i32>(2))) {
+    let world = gridOrigin() + q;
+    let key = cellKey(world);
+    let keyValue = f32(key);
+    let bucket = bucketOfKey(key, p.tableMask);
+    let end = buckets[bucket + 1u];
+    for (var j = buckets[bucket]; j < end; j = j + 1u) {
+      let other = sortedPredicted[j];
+      if (other.w != keyValue || any(cellOf(other.xyz) != world)) { continue; }
+      let material = scene.materials[sortedInfo[j].material];
+      mass = mass + material.mass;
+      volume = volume + material.mass * material.inverseRestDensity;
+      let error = projectionParticle[j].w;
+      if (error != NO_DENSITY_ERROR) {
+        errorSum = errorSum + error;
+        errorCount = errorCount + 1u;
+      }
+    }
+  }
+  var cellData: ProjectionCell;
+  cellData.mass = mass;
+  cellData.volume = volume;
+  cellData.errorSum = errorSum;
+  cellData.errorCount = errorCount;
+  let h = p.kernelRadius;
+  cellData.occupied = select(CELL_AIR, CELL_FLUID, volume >= FLUID_CELL_FILL * h * h * h);
+  cellData.nearest = -1;
+  cellData.distance = 3.0e38;
+  projectionCell[c] = cellData;
+}
+
+// @entry classify
+// Step 3 (classifyCells): the nearest collider of every cell whose center the step needs (a fluid cell or
+// a 6-neighbour of one), its fluid-side distance and normal; an empty cell behind a collider's surface is
+// solid.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn classify(@builtin(global_invocation_id) id: vec3<u32>) {
+  let c = id.x;
+  let cells = projectionGrid.cells;
+  if (c >= cells) { return; }
+  let p = scene.params;
+  let dims = gridDims();
+  let nx = u32(dims.x);
+  let nxy = u32(dims.x * dims.y);
+  var cellData = projectionCell[c];
+  var near = cellData.occupied == CELL_FLUID;
+  if (c >= 1u && projectionCell[c - 1u].occupied == CELL_FLUID) { near = true; }
+  if (c + 1u < cells && projectionCell[c + 1u].occupied == CELL_FLUID) { near = true; }
+  if (c >= nx && projectionCell[c - nx].occupied == CELL_FLUID) { near = true; }
+  if (c + nx < cells && projectionCell[c + nx].occupied == CELL_FLUID) { near = true; }
+  if (c >= nxy && projectionCell[c - nxy].occupied == CELL_FLUID) { near = true; }
+  if (c + nxy < cells && projectionCell[c + nxy].occupied == CELL_FLUID) { near = true; }
+  cellData.classified = cellData.occupied;
+  if (near && p.colliderCount > 0u) {
+    let x = (vec3<f32>(gridOrigin() + cellCoordinates(c, dims)) + vec3<f32>(0.5)) * p.kernelRadius;
+    var slot = 0u;
+    loop {
+      let shape = loadShape(slot);
+      let pose = poseOf(slot, false);
+      let surface = fluidSideDistance(shape, toLocal(pose, x), 3.0e38);
+      let d = surface.x * pose.scale.x;
+      if (d < cellData.distance) {
+        cellData.distance = d;
+        cellData.nearest = i32(slot);
+        let n = rotate(pose, surface.yzw);
+        cellData.normalX = n.x;
+        cellData.normalY = n.y;
+        cellData.normalZ = n.z;
+      }
+      continuing {
+        slot = slot + 1u;
+        break if slot >= p.colliderCount;
+      }
+    }
+    if (cellData.occupied == CELL_AIR && cellData.distance < 0.0) { cellData.classified = CELL_SOLID; }
+  }
+  projectionCell[c] = cellData;
+}
+
+// @entry erodeFirst
+// Step 3b (erodeSurfaceCells), first layer: a fluid cell beside an air cell (or in the grid's first or last
+// z layer) becomes air.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn erodeFirst(@builtin(global_invocation_id) id: vec3<u32>) {
+  let c = id.x;
+  let cells = projectionGrid.cells;
+  if (c >= cells) { return; }
+  let dims = gridDims();
+  let nx = u32(dims.x);
+  let nxy = u32(dims.x * dims.y);
+  var t = projectionCell[c].classified;
+  if (t == CELL_FLUID) {
+    if (c < nxy || c >= cells - nxy ||
+        projectionCell[c - 1u].classified == CELL_AIR || projectionCell[c + 1u].classified == CELL_AIR ||
+        projectionCell[c - nx].classified == CELL_AIR || projectionCell[c + nx].classified == CELL_AIR ||
+        projectionCell[c - nxy].classified == CELL_AIR || projectionCell[c + nxy].classified == CELL_AIR) {
+      t = CELL_AIR;
+    }
+  }
+  projectionCell[c].eroded = t;
+}
+
+// @entry erodeSecond
+// The second layer, then the full cells: fluid, at least half a cell from every collider.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn erodeSecond(@builtin(global_invocation_id) id: vec3<u32>) {
+  let c = id.x;
+  let cells = projectionGrid.cells;
+  if (c >= cells) { return; }
+  let dims = gridDims();
+  let nx = u32(dims.x);
+  let nxy = u32(dims.x * dims.y);
+  var t = projectionCell[c].eroded;
+  if (t == CELL_FLUID) {
+    if (c < nxy || c >= cells - nxy ||
+        projectionCell[c - 1u].eroded == CELL_AIR || projectionCell[c + 1u].eroded == CELL_AIR ||
+        projectionCell[c - nx].eroded == CELL_AIR || projectionCell[c + nx].eroded == CELL_AIR ||
+        projectionCell[c - nxy].eroded == CELL_AIR || projectionCell[c + nxy].eroded == CELL_AIR) {
+      t = CELL_AIR;
+    }
+  }
+  projectionCell[c].cellType = t;
+  let full = t == CELL_FLUID && projectionCell[c].distance >= 0.499 * scene.params.kernelRadius;
+  projectionCell[c].full = select(0u, 1u, full);
+}
+
+// @entry faces
+// Step 4 (classifyFaces): each cell's three lower faces. A face with fluid on a side is open, or solid (a
+// collider slot, moving with the collider's surface velocity at the face's center) beside a solid cell or
+// across a wall thinner than a cell; else dead.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn faces(@builtin(global_invocation_id) id: vec3<u32>) {
+  let c = id.x;
+  if (c >= projectionGrid.cells) { return; }
+  let p = scene.params;
+  let dims = gridDims();
+  let upper = projectionCell[c];
+  let q = cellCoordinates(c, dims);
+  for (var a = 0u; a < 3u; a = a + 1u) {
+    let f = 3u * c + a;
+    let stride = axisStride(a, dims);
+    projectionFace[f].kind = FACE_DEAD;
+    projectionFace[f].velocity = 0.0;
+    if (c < stride) { continue; }
+    let lower = projectionCell[c - stride];
+    if (lower.cellType != CELL_FLUID && upper.cellType != CELL_FLUID) { continue; }
+    var slot = -1;
+    let lowerNormal = vec3<f32>(lower.normalX, lower.normalY, lower.normalZ)[a];
+    let upperNormal = vec3<f32>(upper.normalX, upper.normalY, upper.normalZ)[a];
+    if (lower.cellType == CELL_SOLID) {
+      slot = lower.nearest;
+    } else if (upper.cellType == CELL_SOLID) {
+      slot = upper.nearest;
+    } else if (lower.nearest >= 0 && lower.nearest == upper.nearest && lower.distance > 0.0 &&
+               upper.distance > 0.0 && lower.distance + upper.distance < p.kernelRadius &&
+               lowerNormal < -THIN_WALL_NORMAL && upperNormal > THIN_WALL_NORMAL) {
+      slot = upper.nearest;
+    }
+    if (slot < 0) {
+      projectionFace[f].kind = FACE_OPEN;
+      continue;
+    }
+    projectionFace[f].kind = slot;
+    let x = (vec3<f32>(gridOrigin() + q) + faceOffset(a)) * p.kernelRadius;
+    let pose = poseOf(u32(slot), false);
+    let start = toWorld(poseOf(u32(slot), true), toLocal(pose, x));
+    projectionFace[f].velocity = ((x - start) * p.inverseTimeStep)[a];
+  }
+}

@@ -1,0 +1,278 @@
+// Step 6 of the coarse projection on the GPU (mirrors solve.ts): the open faces' velocities and coefficients
+// (`coefficients`, with faceMobility of transfer.ts), the right-hand side, the diagonal and the warm start
+// (`rightHandSide`), and Jacobi-preconditioned conjugate gradients in one workgroup (`solve`): the grid is
+// coarse (a cell of h holds about 8 particles), so one workgroup sweeps it in a few loads per thread, the
+// dot products are reduced in workgroup memory in a fixed order, and the iterations stop on the GPU at the
+// tolerance, as on the CPU, with no readback. Fluid enclosed by walls is treated as one region: the mean of b
+// over all fluid cells is removed when no fluid cell has an open face to a cell of another type (the CPU
+// does it per connected region; a grid with an enclosed region beside an open one is solved without it).
+
+// The single-density test of faceMobility in float32: M_f S_f / V_f^2 - 1 below this (rounding) is one fluid.
+const SINGLE_DENSITY_TOLERANCE: f32 = 1.0e-4;
+
+// faceMobility (transfer.ts): 1 / (rho0 V_full) between two full cells on a face of one rest density,
+// S_f / V_f^2 elsewhere.
+fn faceMobility(face: ProjectionFace, full: bool) -> f32 {
+  let v = face.volume;
+  if (!(v > 0.0)) { return 0.0; }
+  let single = face.mass * face.shareVolume <= v * v * (1.0 + SINGLE_DENSITY_TOLERANCE);
+  return face.shareVolume / (v * select(v, scene.params.projectionFullVolume, full && single));
+}
+
+// @entry coefficients
+// faceCoefficients: an open face with less than projectionClosedMass is closed; else its velocity is its
+// volume flux over its volume and A's coefficient H^2 k_f.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn coefficients(@builtin(global_invocation_id) id: vec3<u32>) {
+  let c = id.x;
+  if (c >= projectionGrid.cells) { return; }
+  let p = scene.params;
+  let dims = gridDims();
+  let area = p.kernelRadius * p.kernelRadius;
+  let upperFull = projectionCell[c].full == 1u;
+  for (var a = 0u; a < 3u; a = a + 1u) {
+    let f = 3u * c + a;
+    var face = projectionFace[f];
+    face.coefficient = 0.0;
+    if (face.kind == FACE_OPEN) {
+      if (face.mass < p.projectionClosedMass) {
+        face.kind = FACE_CLOSED;
+      } else {
+        let stride = axisStride(a, dims);
+        let full = upperFull && c >= stride && projectionCell[c - stride].full == 1u;
+        face.velocity = face.volumeFlux / face.volume;
+        face.coefficient = area * faceMobility(face, full);
+      }
+    }
+    projectionFace[f].kind = face.kind;
+    projectionFace[f].velocity = face.velocity;
+    projectionFace[f].coefficient = face.coefficient;
+  }
+}
+
+// @entry rightHandSide
+// assembleRightHandSide and warmStart: b = beta H / dt times the cell's mean density error minus the
+// divergence of the face velocities (closed faces count as zero), A's diagonal, and the last substep's phi
+// moved into this grid (zero where the grids do not overlap or the value is not finite).
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn rightHandSide(@builtin(global_invocation_id) id: vec3<u32>) {
+  let c = id.x;
+  let g = projectionGrid;
+  if (c >= g.cells) { return; }
+  let dims = gridDims();
+  let cellData = projectionCell[c];
+  var b = 0.0;
+  var diagonal = 0.0;
+  var warm = 0.0;
+  if (cellData.cellType == CELL_FLUID) {
+    let q = cellCoordinates(c, dims);
+    let previous = vec3<i32>(g.previousDimsX, g.previousDimsY, g.previousDimsZ);
+    let old = q + gridOrigin() - vec3<i32>(g.previousOriginX, g.previousOriginY, g.previousOriginZ);
+    if (g.previousCells > 0u && all(old >= vec3<i32>(0)) && all(old < previous)) {
+      warm = projectionCell[cellIndex(old, previous)].phi;
+      if ((bitcast<u32>(warm) & 0x7f800000u) == 0x7f800000u) { warm = 0.0; }
+    }
+    var divergence = 0.0;
+    for (var a = 0u; a < 3u; a = a + 1u) {
+      let own = projectionFace[3u * c + a];
+      let upper = projectionFace[3u * (c + axisStride(a, dims)) + a];
+      if (upper.kind != FACE_CLOSED) { divergence = divergence + upper.velocity; }
+      if (own.kind != FACE_CLOSED) { divergence = divergence - own.velocity; }
+      diagonal = diagonal + own.coefficient + upper.coefficient;
+    }
+    let error = select(0.0, cellData.errorSum / f32(cellData.errorCount), cellData.errorCount > 0u);
+    b = scene.params.projectionRelaxation * error - divergence;
+  }
+  projectionCell[c].rightHandSide = b;
+  projectionCell[c].diagonal = diagonal;
+  projectionCell[c].warm = warm;
+}
+
+// @entry solve
+var<workgroup> sums: array<f32, WORKGROUP_SIZE>;
+var<workgroup> sharedCells: u32;
+
+// The sum of `value` over the workgroup (a tree in workgroup memory, the same order every time), uniform.
+fn total(lane: u32, value: f32) -> f32 {
+  sums[lane] = value;
+  workgroupBarrier();
+  for (var width = WORKGROUP_SIZE / 2u; width > 0u; width = width / 2u) {
+    if (lane < width) { sums[lane] = sums[lane] + sums[lane + width]; }
+    workgroupBarrier();
+  }
+  let result = workgroupUniformLoad(&sums[0]);
+  workgroupBarrier();
+  return result;
+}
+
+fn cellValue(c: u32, which: u32) -> f32 {
+  if (which == 0u) { return projectionCell[c].phi; }
+  return projectionCell[c].direction;
+}
+
+// (A x)_c for x = phi (which 0) or the search direction (which 1): the diagonal times x_c less each open
+// face's coefficient times the value across it (zero outside the fluid cells).
+fn product(c: u32, dims: vec3<i32>, which: u32) -> f32 {
+  let nx = u32(dims.x);
+  let nxy = u32(dims.x * dims.y);
+  let cellData = projectionCell[c];
+  var sum = cellData.diagonal * cellValue(c, which);
+  sum = sum - projectionFace[3u * (c + 1u)].coefficient * cellValue(c + 1u, which);
+  sum = sum - projectionFace[3u * c].coefficient * cellValue(c - 1u, which);
+  sum = sum - projectionFace[3u * (c + nx) + 1u].coefficient * cellValue(c + nx, which);
+  sum = sum - projectionFace[3u * c + 1u].coefficient * cellValue(c - nx, which);
+  sum = sum - projectionFace[3u * (c + nxy) + 2u].coefficient * cellValue(c + nxy, which);
+  sum = sum - projectionFace[3u * c + 2u].coefficient * cellValue(c - nxy, which);
+  return sum;
+}
+
+fn isFinite(x: f32) -> bool {
+  return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn solve(@builtin(local_invocation_index) lane: u32) {
+  if (lane == 0u) { sharedCells = projectionGrid.cells; }
+  let cells = workgroupUniformLoad(&sharedCells);
+  if (cells == 0u) { return; }
+  let p = scene.params;
+  let dims = vec3<i32>(projectionGrid.dimsX, projectionGrid.dimsY, projectionGrid.dimsZ);
+  let nx = u32(dims.x);
+  let nxy = u32(dims.x * dims.y);
+  // The warm start, phi = 0 outside the fluid; whether some fluid cell opens to another cell (not enclosed).
+  var fluid = 0.0;
+  var open = 0.0;
+  var sumB = 0.0;
+  for (var c = lane; c < cells; c = c + WORKGROUP_SIZE) {
+    let cellData = projectionCell[c];
+    var phi = 0.0;
+    if (cellData.cellType == CELL_FLUID) {
+      phi = cellData.warm;
+      fluid = fluid + 1.0;
+      sumB = sumB + cellData.rightHandSide;
+      let across = array<u32, 6>(c + 1u, c - 1u, c + nx, c - nx, c + nxy, c - nxy);
+      let faces = array<u32, 6>(3u * (c + 1u), 3u * c, 3u * (c + nx) + 1u, 3u * c + 1u, 3u * (c + nxy) + 2u,
+        3u * c + 2u);
+      for (var k = 0u; k < 6u; k = k + 1u) {
+        if (projectionFace[faces[k]].coefficient > 0.0 && projectionCell[across[k]].cellType != CELL_FLUID) {
+          open = 1.0;
+        }
+      }
+    }
+    projectionCell[c].phi = phi;
+    projectionCell[c].direction = 0.0;
+  }
+  let fluidCells = total(lane, fluid);
+  let opened = total(lane, open);
+  let meanB = total(lane, sumB) / max(fluidCells, 1.0);
+  var squares = 0.0;
+  for (var c = lane; c < cells; c = c + WORKGROUP_SIZE) {
+    if (projectionCell[c].cellType != CELL_FLUID) { continue; }
+    var b = projectionCell[c].rightHandSide;
+    if (opened == 0.0) {
+      b = b - meanB;
+      projectionCell[c].rightHandSide = b;
+    }
+    squares = squares + b * b;
+  }
+  let normB = sqrt(total(lane, squares));
+  storageBarrier();
+  var iterations = 0u;
+  var residualNorm = 0.0;
+  if (normB > 0.0) {
+    // r = b - A phi, z = r / diag, d = z.
+    var rz = 0.0;
+    var rr = 0.0;
+    for (var c = lane; c < cells; c = c + WORKGROUP_SIZE) {
+      let cellData = projectionCell[c];
+      if (cellData.cellType != CELL_FLUID) { continue; }
+      let r = cellData.rightHandSide - product(c, dims, 0u);
+      let z = select(0.0, r / cellData.diagonal, cellData.diagonal > 0.0);
+      projectionCell[c].residual = r;
+      projectionCell[c].preconditioned = z;
+      projectionCell[c].direction = z;
+      rz = rz + r * z;
+      rr = rr + r * r;
+    }
+    rz = total(lane, rz);
+    rr = total(lane, rr);
+    storageBarrier();
+    let tolerance = p.projectionTolerance * normB;
+    loop {
+      if (!(sqrt(rr) > tolerance) || iterations >= p.projectionMaxIterations) { break; }
+      var pAp = 0.0;
+      for (var c = lane; c < cells; c = c + WORKGROUP_SIZE) {
+        if (projectionCell[c].cellType != CELL_FLUID) { continue; }
+        let ap = product(c, dims, 1u);
+        projectionCell[c].product = ap;
+        pAp = pAp + projectionCell[c].direction * ap;
+      }
+      pAp = total(lane, pAp);
+      if (!(pAp > 0.0)) { break; }
+      let alpha = rz / pAp;
+      if (!isFinite(alpha)) { break; }
+      var rzNext = 0.0;
+      var rrNext = 0.0;
+      for (var c = lane; c < cells; c = c + WORKGROUP_SIZE) {
+        let cellData = projectionCell[c];
+        if (cellData.cellType != CELL_FLUID) { continue; }
+        let r = cellData.residual - alpha * cellData.product;
+        let z = select(0.0, r / cellData.diagonal, cellData.diagonal > 0.0);
+        projectionCell[c].phi = cellData.phi + alpha * cellData.direction;
+        projectionCell[c].residual = r;
+        projectionCell[c].preconditioned = z;
+        rzNext = rzNext + r * z;
+        rrNext = rrNext + r * r;
+      }
+      rzNext = total(lane, rzNext);
+      rr = total(lane, rrNext);
+      let beta = select(0.0, rzNext / rz, rz > 0.0);
+      rz = rzNext;
+      for (var c = lane; c < cells; c = c + WORKGROUP_SIZE) {
+        let cellData = projectionCell[c];
+        if (cellData.cellType != CELL_FLUID) { continue; }
+        projectionCell[c].direction = cellData.preconditioned + beta * cellData.direction;
+      }
+      storageBarrier();
+      iterations = iterations + 1u;
+    }
+    residualNorm = sqrt(rr) / normB;
+  } else {
+    for (var c = lane; c < cells; c = c + WORKGROUP_SIZE) { projectionCell[c].phi = 0.0; }
+  }
+  storageBarrier();
+  // excessMomentum (transfer.ts): per axis, what the open faces between full cells give beyond the
+  // telescoped pressure, M_f dv_f + H^2 (phi_upper - phi_lower), and the mass on the grid.
+  let area = p.kernelRadius * p.kernelRadius;
+  var excess = vec3<f32>(0.0);
+  var gridMass = 0.0;
+  for (var c = lane; c < cells; c = c + WORKGROUP_SIZE) {
+    let upperCell = projectionCell[c];
+    gridMass = gridMass + upperCell.mass;
+    if (upperCell.full != 1u) { continue; }
+    let upper = select(0.0, upperCell.phi, upperCell.cellType == CELL_FLUID);
+    for (var a = 0u; a < 3u; a = a + 1u) {
+      let stride = select(select(nxy, nx, a == 1u), 1u, a == 0u);
+      if (c < stride) { continue; }
+      let face = projectionFace[3u * c + a];
+      let lowerCell = projectionCell[c - stride];
+      if (face.kind != FACE_OPEN || lowerCell.full != 1u) { continue; }
+      let lower = select(0.0, lowerCell.phi, lowerCell.cellType == CELL_FLUID);
+      let change = -(upper - lower) * face.coefficient;
+      let impulse = select(0.0, change * face.volume * face.volume / face.shareVolume, face.shareVolume > 0.0);
+      excess[a] = excess[a] + impulse + area * (upper - lower);
+    }
+  }
+  let excessX = total(lane, excess.x);
+  let excessY = total(lane, excess.y);
+  let excessZ = total(lane, excess.z);
+  let mass = total(lane, gridMass);
+  if (lane == 0u) {
+    projectionGrid.iterations = iterations;
+    projectionGrid.relativeResidual = residualNorm;
+    projectionGrid.excessX = excessX;
+    projectionGrid.excessY = excessY;
+    projectionGrid.excessZ = excessZ;
+    projectionGrid.inverseGridMass = select(0.0, 1.0 / mass, mass > 0.0);
+  }
+}

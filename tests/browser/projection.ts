@@ -1,0 +1,260 @@
+/**
+ * The coarse projection on the WebGPU backend (projection/gpu.ts) against the CPU reference (projection/cpu.ts),
+ * in the harness page (gpu.html): one substep's projection on the same input, and resting pools stepped with
+ * the defaults on the GPU.
+ */
+import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
+import { FluidSimulation } from '../../src';
+import { colliderPoseSystem } from '../../src/systems/collide/cpu';
+import { gatherSceneSystem, gatherSystem } from '../../src/systems/gather';
+import { word } from '../../src/systems/gpu/layout';
+import { ParticleInfo, ProjectionCell, ProjectionGrid } from '../../src/systems/gpu/structs';
+import { neighbourSystem } from '../../src/systems/neighbours/cpu';
+import { predictSystem } from '../../src/systems/predict/cpu';
+import { projectionSystem } from '../../src/systems/projection/cpu';
+import { CellType } from '../../src/systems/projection/state';
+import { type RestFigures, restFigures, restingPool } from '../restingPool';
+
+/** Options of {@link projectionParity}. */
+export interface ProjectionParityOptions {
+  /** A sphere collider in the pool (default true). */
+  sphere?: boolean;
+  /** Steps to run on both backends before the compared one (default 0: the first substep). */
+  warmSteps?: number;
+  /** The conjugate gradients' tolerance on both backends (default the default, 1e-3). */
+  tolerance?: number;
+  /** The density relaxation on both backends (default the default, 0.2). */
+  densityRelaxation?: number;
+}
+
+/** Result of {@link projectionParity}. */
+export interface ProjectionParityResult {
+  particles: number;
+  /** The grids: origin and dims on each backend. */
+  cpuGrid: number[];
+  gpuGrid: number[];
+  /** Fluid cells of the solve on each backend, and cells whose type differs. */
+  cpuFluidCells: number;
+  gpuFluidCells: number;
+  typeMismatches: number;
+  /** Conjugate gradient iterations on each backend. */
+  cpuIterations: number;
+  gpuIterations: number;
+  /** max |phi_gpu - phi_cpu| over the fluid cells, relative to max |phi_cpu|. */
+  phiRelative: number;
+  /** max |dv_gpu - dv_cpu| over the particles (m/s), and max |dv_cpu|, the projection's velocity changes. */
+  velocityChangeDifference: number;
+  velocityChangeScale: number;
+  nonFinite: number;
+}
+
+/** The parity scene: a pool 12 particles deep filling a box tank, with a sphere resting in it. */
+function parityScene(
+  backend: 'cpu' | 'webgpu',
+  engine: WebGPUEngine,
+  sphere: boolean,
+  options: ProjectionParityOptions,
+): FluidSimulation {
+  const radius = 0.02;
+  const simulation = new FluidSimulation({
+    particleRadius: radius,
+    capacity: 4096,
+    backend,
+    engine,
+    mirror: 'off',
+    projection: { tolerance: options.tolerance, densityRelaxation: options.densityRelaxation },
+  });
+  const water = simulation.addMaterial({});
+  const width = 0.48;
+  // The tank is offset from the spawn lattice so that no particle sits on a cell boundary of the grid.
+  simulation.addCollider({
+    shape: 'box',
+    min: [-0.0031, -0.0017, -0.0023],
+    max: [width + 0.0009, 0.9, width + 0.0013],
+    container: true,
+  });
+  if (sphere) simulation.addCollider({ shape: 'sphere', center: [0.24, 0.12, 0.24], radius: 0.07 });
+  simulation.spawnBlock({ min: [0, 0, 0], max: [width, 12 * 2 * radius, width], material: water });
+  return simulation;
+}
+
+/**
+ * The projection of one substep on both backends from the same state: the CPU's systems by hand up to the
+ * projection, the GPU's passes up to `projectionGather`; the grids, cell types, pressures and the particles'
+ * velocity changes compared.
+ */
+export async function projectionParity(
+  engine: WebGPUEngine,
+  options: ProjectionParityOptions = {},
+): Promise<ProjectionParityResult> {
+  const sphere = options.sphere ?? true;
+  const cpu = parityScene('cpu', engine, sphere, options);
+  const gpu = parityScene('webgpu', engine, sphere, options);
+  await gpu.ready();
+  for (let k = 0; k < (options.warmSteps ?? 0); k++) {
+    cpu.step();
+    gpu.step();
+    await gpu.readback();
+  }
+  // Both start the compared step from the GPU's state (the CPU's step differs by float rounding).
+  const { Position, Velocity } = cpu;
+  for (const eid of gpu.particles()) {
+    Position.x[eid] = gpu.Position.x[eid];
+    Position.y[eid] = gpu.Position.y[eid];
+    Position.z[eid] = gpu.Position.z[eid];
+    Velocity.x[eid] = gpu.Velocity.x[eid];
+    Velocity.y[eid] = gpu.Velocity.y[eid];
+    Velocity.z[eid] = gpu.Velocity.z[eid];
+  }
+  // The GPU's last density solve (place order: the particle order after its last substep), whose errors
+  // the compared projection relaxes: the CPU takes them over, and the neighbour counts they were measured
+  // with (the GPU tests those for a full neighbourhood, the CPU the counts of the current substep).
+  const solver = gpu.gpuSolver;
+  if (!solver) throw new Error('no GPU solver');
+  const count = gpu.particleCount;
+  const placeInfo = new Uint32Array(await solver.readBuffer('info', count * ParticleInfo.size));
+  const placeSolve = new Float32Array(await solver.readBuffer('solve', count * 16));
+  const lastSolve = new Map<number, number[]>();
+  for (let k = 0; k < count; k++) {
+    lastSolve.set(placeInfo[(k * ParticleInfo.size) / 4], [placeSolve[4 * k], placeSolve[4 * k + 2]]);
+  }
+  const ctx = cpu.internalContext;
+  ctx.frameTimeStep = cpu.settings.timeStep;
+  ctx.substepTimeStep = cpu.settings.timeStep / cpu.settings.substeps;
+  ctx.substepIndex = 0;
+  gatherSystem(ctx);
+  colliderPoseSystem(ctx);
+  predictSystem(ctx);
+  neighbourSystem(ctx);
+  const s = ctx.solver;
+  const inverseRestDensity = ctx.materials.inverseRestDensity[0];
+  for (let i = 0; i < s.count; i++) {
+    const [density, neighbours] = lastSolve.get(s.entity[i]) ?? [0, 0];
+    s.constraint[i] = density * inverseRestDensity - 1;
+    s.neighbourCount[i] = neighbours;
+  }
+  const before = new Map<number, number[]>();
+  for (let i = 0; i < s.count; i++) before.set(s.entity[i], [s.velocityX[i], s.velocityY[i], s.velocityZ[i]]);
+  projectionSystem(ctx);
+  const state = ctx.projection;
+  const cpuChange = new Map<number, number[]>();
+  let velocityChangeScale = 0;
+  for (let i = 0; i < s.count; i++) {
+    const v = before.get(s.entity[i]) ?? [0, 0, 0];
+    const dv = [s.velocityX[i] - v[0], s.velocityY[i] - v[1], s.velocityZ[i] - v[2]];
+    cpuChange.set(s.entity[i], dv);
+    velocityChangeScale = Math.max(velocityChangeScale, Math.hypot(dv[0], dv[1], dv[2]));
+  }
+  gatherSceneSystem(gpu.internalContext);
+  solver.stepUntil('projectionGather', 1);
+  const n = gpu.particleCount;
+  const info = new Uint32Array(await solver.readBuffer('sortedInfo', n * ParticleInfo.size));
+  const velocity = new Float32Array(await solver.readBuffer('sortedVelocity', n * 16));
+  const gridWords = new Int32Array(await solver.readBuffer('projectionGrid', ProjectionGrid.size));
+  const G = (name: string) => word(ProjectionGrid, name);
+  const gpuGrid = ['originX', 'originY', 'originZ', 'dimsX', 'dimsY', 'dimsZ'].map((name) => gridWords[G(name)]);
+  const cells = gridWords[G('cells')];
+  const cellWords = new Uint32Array(
+    await solver.readBuffer('projectionCell', Math.max(1, cells) * ProjectionCell.size),
+  );
+  const cellFloats = new Float32Array(cellWords.buffer);
+  const C = (c: number, name: string) => word(ProjectionCell, name, c * ProjectionCell.size);
+  const cpuGrid = [...state.plan.origin, ...state.plan.dims];
+  let cpuFluidCells = 0;
+  let gpuFluidCells = 0;
+  let typeMismatches = 0;
+  let phiScale = 0;
+  let phiDifference = 0;
+  const sameGrid = cpuGrid.every((value, k) => value === gpuGrid[k]);
+  if (sameGrid) {
+    for (let c = 0; c < state.plan.cells; c++) {
+      const cpuType = state.type[c];
+      const gpuType = cellWords[C(c, 'cellType')];
+      if (cpuType === CellType.fluid) cpuFluidCells++;
+      if (gpuType === CellType.fluid) gpuFluidCells++;
+      if (cpuType !== gpuType) typeMismatches++;
+      if (cpuType === CellType.fluid && gpuType === CellType.fluid) {
+        phiScale = Math.max(phiScale, Math.abs(state.phi[c]));
+        phiDifference = Math.max(phiDifference, Math.abs(state.phi[c] - cellFloats[C(c, 'phi')]));
+      }
+    }
+  }
+  let velocityChangeDifference = 0;
+  let nonFinite = 0;
+  for (let k = 0; k < n; k++) {
+    const eid = info[(k * ParticleInfo.size) / 4];
+    const v = before.get(eid);
+    const dvCpu = cpuChange.get(eid);
+    if (!v || !dvCpu) throw new Error(`entity ${eid} missing on the CPU`);
+    const dv = [velocity[4 * k] - v[0], velocity[4 * k + 1] - v[1], velocity[4 * k + 2] - v[2]];
+    if (!dv.every(Number.isFinite)) nonFinite++;
+    velocityChangeDifference = Math.max(
+      velocityChangeDifference,
+      Math.hypot(dv[0] - dvCpu[0], dv[1] - dvCpu[1], dv[2] - dvCpu[2]),
+    );
+  }
+  const result: ProjectionParityResult = {
+    particles: n,
+    cpuGrid,
+    gpuGrid,
+    cpuFluidCells,
+    gpuFluidCells,
+    typeMismatches: sameGrid ? typeMismatches : -1,
+    cpuIterations: state.iterations,
+    gpuIterations: gridWords[G('iterations')],
+    phiRelative: phiScale > 0 ? phiDifference / phiScale : phiDifference,
+    velocityChangeDifference,
+    velocityChangeScale,
+    nonFinite,
+  };
+  gpu.dispose();
+  return result;
+}
+
+/** Options of {@link restingPoolOnGpu}. */
+export interface RestingPoolOptions {
+  depth: number;
+  radius: number;
+  /** Drop height (m), default 0. */
+  drop?: number;
+  /** Seconds to step (default 4). */
+  seconds?: number;
+  /** `projection: false` for the comparison without it. */
+  projection?: boolean;
+  /** Wait for the GPU after every step and report the median frame (`npm run bench`); default false. */
+  timed?: boolean;
+}
+
+/** {@link RestFigures} and, when timed, the median ms of a step with the wait for the GPU. */
+export interface GpuRestFigures extends RestFigures {
+  frameMilliseconds?: number;
+}
+
+/** The resting pool of tests/restingPool.ts on the WebGPU backend with the defaults, stepped `seconds`. */
+export async function restingPoolOnGpu(engine: WebGPUEngine, options: RestingPoolOptions): Promise<GpuRestFigures> {
+  const simulation = restingPool(options.depth, options.radius, options.drop ?? 0, {
+    backend: 'webgpu',
+    engine,
+    ...(options.projection === false ? { projection: false } : {}),
+  });
+  await simulation.ready();
+  const steps = Math.round((options.seconds ?? 4) / simulation.settings.timeStep);
+  const times: number[] = [];
+  for (let k = 0; k < steps; k++) {
+    const start = performance.now();
+    simulation.step();
+    if (options.timed) {
+      await simulation.gpuSolver?.finish();
+      times.push(performance.now() - start);
+    }
+    if (k % 30 === 29) await simulation.readback();
+  }
+  await simulation.readback();
+  const figures: GpuRestFigures = restFigures(simulation, options.depth);
+  simulation.dispose();
+  if (times.length > 0) {
+    times.sort((a, b) => a - b);
+    figures.frameMilliseconds = times[times.length >> 1];
+  }
+  return figures;
+}

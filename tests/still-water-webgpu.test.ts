@@ -1,0 +1,50 @@
+/**
+ * Still water on the WebGPU backend (headless Chromium, SwiftShader; every default, so the coarse pressure
+ * projection of projection/gpu.ts runs): the resting pools of tests/still-water.test.ts, held to the same
+ * bounds as the CPU's. Before the projection ran on the GPU, a column 30 deep in a 0.2 m box boiled there at
+ * 0.74 m/s (fastest 4.6 m/s) after 4 s. The two pools here are the slowest and the coarsest of the CPU's
+ * cases that SwiftShader steps in about two minutes together; a missing browser fails.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type GpuPage, openGpuPage } from './browser/driver';
+import type { RestingPoolOptions } from './browser/projection';
+import type { RestFigures } from './restingPool';
+
+describe('still water on the WebGPU backend: a pool at rest stays at rest (defaults)', () => {
+  let gpu: GpuPage;
+
+  beforeAll(async () => {
+    gpu = await openGpuPage();
+  }, 300_000);
+
+  afterAll(async () => {
+    await gpu?.close();
+  });
+
+  const cases: [depth: number, radius: number][] = [
+    [30, 0.01],
+    [10, 0.025],
+  ];
+  for (const [depth, radius] of cases) {
+    const name = `${depth} particles deep, r = ${radius} m, spawned at rest`;
+    it(`${name}: after 4 s mean speed < 0.03 m/s, fastest < 0.2 m/s, surface in place`, {
+      timeout: 400_000,
+    }, async () => {
+      const options: RestingPoolOptions = { depth, radius, seconds: 4 };
+      const figures = await gpu.run<RestFigures>('restingPool', options);
+      console.log(
+        `still water on WebGPU, ${name}, 4 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s, fastest ${figures.fastest.toFixed(3)} m/s, ` +
+          `p99 surface ${(100 * figures.surfaceError).toFixed(1)}% of the rest height, highest particle ` +
+          `${figures.highestAbove.toFixed(2)} spacings above it`,
+      );
+      expect(figures.count).toBe(100 * depth);
+      // The CPU's bounds (tests/still-water.test.ts); measured on the CPU 0.0115 m/s and 0.100 m/s (30 deep, r =
+      // 1 cm) and 0.0230 m/s and 0.094 m/s (10 deep, r = 2.5 cm).
+      expect(figures.meanSpeed).toBeLessThan(0.03);
+      expect(figures.fastest).toBeLessThan(0.2);
+      expect(Math.abs(figures.surfaceError) * depth).toBeLessThan(Math.max(0.03 * depth, 0.6));
+      expect(figures.highestAbove).toBeLessThan(3);
+      expect(gpu.consoleErrors).toEqual([]);
+    });
+  }
+});
