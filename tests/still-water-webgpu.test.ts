@@ -7,8 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GpuPage, openGpuPage } from './browser/driver';
-import type { RestingPoolOptions } from './browser/projection';
-import type { RestFigures } from './restingPool';
+import type { GpuRestFigures, RestingPoolOptions } from './browser/projection';
 
 describe('still water on the WebGPU backend: a pool at rest stays at rest (defaults)', () => {
   let gpu: GpuPage;
@@ -31,13 +30,17 @@ describe('still water on the WebGPU backend: a pool at rest stays at rest (defau
       timeout: 400_000,
     }, async () => {
       const options: RestingPoolOptions = { depth, radius, seconds: 4 };
-      const figures = await gpu.run<RestFigures>('restingPool', options);
+      const figures = await gpu.run<GpuRestFigures>('restingPool', options);
       console.log(
         `still water on WebGPU, ${name}, 4 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s, fastest ${figures.fastest.toFixed(3)} m/s, ` +
           `p99 surface ${(100 * figures.surfaceError).toFixed(1)}% of the rest height, highest particle ` +
-          `${figures.highestAbove.toFixed(2)} spacings above it`,
+          `${figures.highestAbove.toFixed(2)} spacings above it; the projection's most conjugate gradient ` +
+          `iterations in a substep of the last steps ${figures.projectionIterations}`,
       );
       expect(figures.count).toBe(100 * depth);
+      // The projection ran (its iterations come with the readback) and converged within its limit (200).
+      expect(figures.projectionIterations).toBeGreaterThan(0);
+      expect(figures.projectionIterations).toBeLessThan(200);
       // The CPU's bounds (tests/still-water.test.ts); measured on the CPU 0.0115 m/s and 0.100 m/s (30 deep, r =
       // 1 cm) and 0.0230 m/s and 0.094 m/s (10 deep, r = 2.5 cm).
       expect(figures.meanSpeed).toBeLessThan(0.03);

@@ -3,10 +3,10 @@
  * dropped into it, stepped for 4 s with `step()`. What a player sees first: the pool must not bounce, boil
  * or shimmer, and its surface must sit where the water's volume puts it.
  *
- * The bounds are what the defaults deliver (README, "Still water"), not yet the targets of the issue that
+ * The bounds are what the defaults deliver (docs/method.md, "Still water"), not yet the targets of the issue that
  * asked for them (mean speed 0.01 m/s and fastest particle 0.1 m/s after 4 s, 0.005 m/s after 10 s):
  * measured, the mean speed after 4 s is 0.0096-0.0230 m/s and the fastest particle 0.076-0.144 m/s, a
- * particle-scale motion that decays slowly (README, "Still water"); the surface is within 2.9%. Before the
+ * particle-scale motion that decays slowly (docs/method.md, "Still water"); the surface is within 2.9%. Before the
  * projection's full-cell mobility the mean speeds were 0.017-0.029 m/s (bound 0.035 then); before the coarse
  * pressure projection a 30-deep column boiled at 1.2 m/s.
  * Columns 100 particles deep are in `npm run bench` (the resting pool), too slow for this suite.
@@ -102,7 +102,7 @@ describe('still water: a pool at rest stays at rest (CPU, defaults)', () => {
       `still water, baked box container 20 deep, 4 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s, fastest ${figures.fastest.toFixed(3)} m/s, p99 surface ${(100 * figures.surfaceError).toFixed(1)}%; without the projection (2 x 3) ${without.meanSpeed.toFixed(4)} m/s, fastest ${without.fastest.toFixed(3)} m/s`,
     );
     // Measured 0.052 m/s and 0.33 m/s, four times the analytic box's: a mesh's wall weight counts its
-    // nearest surface as one flat wall (README, "How the solver reads the papers"), wrong in the corners.
+    // nearest surface as one flat wall (docs/method.md, "Still water"), wrong in the corners.
     expect(figures.meanSpeed).toBeLessThan(0.1);
     expect(figures.fastest).toBeLessThan(0.6);
     expect(Math.abs(figures.surfaceError)).toBeLessThan(0.03);
@@ -156,8 +156,8 @@ describe('still water with the WCSPH solver (CPU, its defaults: c_s 20 m/s, CFL 
   // A block spawned for WCSPH on a collider starts in its hydrostatic rest state (spawn.ts,
   // compressHydrostatically):
   // without it, the uniform lattice rang in the column's lowest acoustic mode (30 deep at r = 1 cm: 0.027 m/s
-  // after 4 s, the whole column breathing with a period of 0.4 s; 50 deep: 0.078 m/s). Measured with it (README,
-  // "Still water"): 10, 30 and 50 deep at r = 1 cm 0.0030 / 0.019, 0.0064 / 0.026 and 0.0068 / 0.046 m/s.
+  // after 4 s, the whole column breathing with a period of 0.4 s; 50 deep: 0.078 m/s). Measured with it (docs/method.md,
+  // "WCSPH"): 10, 30 and 50 deep at r = 1 cm 0.0030 / 0.019, 0.0064 / 0.026 and 0.0068 / 0.046 m/s.
   it('10 particles deep, r = 0.01 m, spawned at rest: after 4 s mean speed < 0.01 m/s, fastest < 0.1 m/s, surface in place', {
     timeout: 300_000,
   }, () => {

@@ -96,9 +96,9 @@ export interface FluidStats {
   diffusionLimitedSubsteps: number;
   /**
    * PBF with the coarse pressure projection (projection/cpu.ts): the most conjugate gradient iterations
-   * one substep's projection took in the last step (0 when it is off or there are no particles). CPU
-   * backend only: on the WebGPU backend the iterations stay on the GPU (no readback inside a step) and this
-   * reads 0.
+   * one substep's projection took in the last step (0 when it is off or there are no particles). On the
+   * WebGPU backend: the iterations of the last substep before the latest readback (it arrives a step or two
+   * late).
    */
   projectionIterations: number;
 }

@@ -156,6 +156,7 @@ export class FluidSimulation {
       gpuCount: 0,
       removedSinceStep: 0,
       nonFinite: false,
+      projectionIterations: 0,
       onReadbackError: () => {
         // A readback fails only when the device is lost; the context-lost handler switches backend.
       },

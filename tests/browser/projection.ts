@@ -225,8 +225,12 @@ export interface RestingPoolOptions {
   timed?: boolean;
 }
 
-/** {@link RestFigures} and, when timed, the median ms of a step with the wait for the GPU. */
+/**
+ * {@link RestFigures}, `stats.projectionIterations` after the last readback and, when timed, the median ms
+ * of a step with the wait for the GPU.
+ */
 export interface GpuRestFigures extends RestFigures {
+  projectionIterations: number;
   frameMilliseconds?: number;
 }
 
@@ -250,7 +254,10 @@ export async function restingPoolOnGpu(engine: WebGPUEngine, options: RestingPoo
     if (k % 30 === 29) await simulation.readback();
   }
   await simulation.readback();
-  const figures: GpuRestFigures = restFigures(simulation, options.depth);
+  const figures: GpuRestFigures = {
+    ...restFigures(simulation, options.depth),
+    projectionIterations: simulation.stats.projectionIterations,
+  };
   simulation.dispose();
   if (times.length > 0) {
     times.sort((a, b) => a - b);

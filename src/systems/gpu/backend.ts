@@ -525,7 +525,10 @@ export class WebGpuSolver {
    */
   private decodeReadback(mapped: ArrayBuffer, request: ReadbackRequest): GpuReadback {
     const { copies, atStep, bodyCount, bodies } = request;
-    const { count, nonFinite, diffusionLimitedSubsteps, removedCount } = decodeState(mapped, request.bound);
+    const { count, nonFinite, diffusionLimitedSubsteps, projectionIterations, removedCount } = decodeState(
+      mapped,
+      request.bound,
+    );
     if (copies.at('attributes')) this.attributesReadAtStep = Math.max(this.attributesReadAtStep, atStep);
     const removed = decodeRemoved(mapped, copies, removedCount);
     const air = decodeAirEvents(mapped, copies, nonFinite, this.airLimit, this.pendingAir, this.pendingAirCount);
@@ -541,13 +544,14 @@ export class WebGpuSolver {
       bodyGenerations: bodies.generations,
       bodyImpulses: bodies.impulses,
     };
-    if (!request.particles) return { count, removed, nonFinite, diffusionLimitedSubsteps, ...coupling, ...air };
+    const counters = { count, removed, nonFinite, diffusionLimitedSubsteps, projectionIterations };
+    if (!request.particles) return { ...counters, ...coupling, ...air };
     // The caller applies the particles at once (gpu/systems.ts, applyReadback).
     this.particlesReadAtStep = Math.max(this.particlesReadAtStep, atStep);
     const read = decodeParticles(mapped, copies, count);
     // `attributes` first: the particle readback's keys in their documented order.
     const { attributes } = read;
-    return { attributes, count, removed, nonFinite, diffusionLimitedSubsteps, ...read, ...coupling, ...air };
+    return { attributes, ...counters, ...read, ...coupling, ...air };
   }
 
   /**

@@ -44,6 +44,8 @@ export interface GpuReadback {
    * `diffusionSlots`): the GPU then diffused less than the CPU would. 0 normally.
    */
   readonly diffusionLimitedSubsteps: number;
+  /** The conjugate gradient iterations of the last substep's projection before the readback's copy. */
+  readonly projectionIterations: number;
   /** Coupled colliders whose impulses this readback brought (entries of the three arrays below). */
   readonly bodyCount: number;
   /** Collider entity per entry (-1: the slot's collider was not coupled). */
@@ -107,6 +109,8 @@ export interface ReadbackState {
   readonly nonFinite: boolean;
   /** Substeps whose diffusion was limited (see {@link GpuReadback.diffusionLimitedSubsteps}). */
   readonly diffusionLimitedSubsteps: number;
+  /** See {@link GpuReadback.projectionIterations}. */
+  readonly projectionIterations: number;
   /** Removed ids in the `removed` copy, at most `bound`. */
   readonly removedCount: number;
 }
@@ -118,6 +122,7 @@ export function decodeState(mapped: ArrayBuffer, bound: number): ReadbackState {
     count: state[State.offsets.count / 4],
     nonFinite: state[State.offsets.nonFinite / 4] !== 0,
     diffusionLimitedSubsteps: state[State.offsets.diffusionLimited / 4],
+    projectionIterations: state[State.offsets.projectionIterations / 4],
     removedCount: Math.min(state[State.offsets.removedCount / 4], bound),
   };
 }

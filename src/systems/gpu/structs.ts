@@ -269,6 +269,9 @@ export const State = defineStruct('State', [
   // Diffusion parts of the current substep still to run (multifluid/diffusion.wgsl: set by `plan`, counted
   // down by `next`; the recorded parts beyond it return at once).
   ['diffusionPartsLeft', 'u32'],
+  // The conjugate gradient iterations of the last substep's projection (projection/solve.wgsl; see
+  // `FluidStats.projectionIterations`).
+  ['projectionIterations', 'u32'],
 ]);
 
 /**

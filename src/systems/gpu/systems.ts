@@ -38,6 +38,8 @@ export interface GpuContext {
    * the GPU state is rebuilt from the components (the last mirrored state).
    */
   nonFinite: boolean;
+  /** The projection's iterations the last applied readback brought (`stats.projectionIterations`). */
+  projectionIterations: number;
 }
 
 /**
@@ -72,6 +74,8 @@ export function gpuPublishSystem(ctx: SimulationContext, gpu: GpuContext): void 
     .finally(() => gpu.inFlight.delete(promise));
   gpu.inFlight.add(promise);
   if (particles) gpu.particlesRequested = false;
+  // The step's start zeroed it (pipeline.ts): the GPU's figure is the latest readback's.
+  ctx.stats.projectionIterations = gpu.projectionIterations;
   ctx.stats.particleCount = ctx.solver.count;
   // As on the CPU (publish.ts): the poses the step ended at are where the next step's colliders start from.
   commitColliderPoses(ctx);
@@ -98,6 +102,8 @@ export function applyReadback(ctx: SimulationContext, gpu: GpuContext, result: G
     return;
   }
   ctx.stats.particleCount = s.count;
+  gpu.projectionIterations = result.projectionIterations;
+  ctx.stats.projectionIterations = result.projectionIterations;
   reportLimitedDiffusion(ctx, result.diffusionLimitedSubsteps);
   applyAirEvents(ctx, gpu, result);
   // (After a non-finite step, returned above, the impulses are dropped with the GPU state.)

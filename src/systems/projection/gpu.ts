@@ -193,6 +193,7 @@ export const projectionPasses: readonly PassDefinition[] = [
     onGrid,
     [
       ['scene', R],
+      ['state', W],
       ['projectionGrid', W],
       ['projectionCell', W],
       ['projectionFace', R],

@@ -134,7 +134,10 @@ fn isFinite(x: f32) -> bool {
 fn solve(@builtin(local_invocation_index) lane: u32) {
   if (lane == 0u) { sharedCells = projectionGrid.cells; }
   let cells = workgroupUniformLoad(&sharedCells);
-  if (cells == 0u) { return; }
+  if (cells == 0u) {
+    if (lane == 0u) { state.projectionIterations = 0u; }
+    return;
+  }
   let p = scene.params;
   let dims = vec3<i32>(projectionGrid.dimsX, projectionGrid.dimsY, projectionGrid.dimsZ);
   let nx = u32(dims.x);
@@ -268,6 +271,7 @@ fn solve(@builtin(local_invocation_index) lane: u32) {
   let excessZ = total(lane, excess.z);
   let mass = total(lane, gridMass);
   if (lane == 0u) {
+    state.projectionIterations = iterations;
     projectionGrid.iterations = iterations;
     projectionGrid.relativeResidual = residualNorm;
     projectionGrid.excessX = excessX;
