@@ -34,8 +34,8 @@ describe('still water on the WebGPU backend: a pool at rest stays at rest (defau
       console.log(
         `still water on WebGPU, ${name}, 4 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s, fastest ${figures.fastest.toFixed(3)} m/s, ` +
           `p99 surface ${(100 * figures.surfaceError).toFixed(1)}% of the rest height, highest particle ` +
-          `${figures.highestAbove.toFixed(2)} spacings above it; the projection's most conjugate gradient ` +
-          `iterations in a substep of the last steps ${figures.projectionIterations}`,
+          `${figures.highestAbove.toFixed(2)} spacings above it; the last substep's conjugate gradient ` +
+          `iterations ${figures.projectionIterations}`,
       );
       expect(figures.count).toBe(100 * depth);
       // The projection ran (its iterations come with the readback) and converged within its limit (200).

@@ -265,3 +265,34 @@ export async function restingPoolOnGpu(engine: WebGPUEngine, options: RestingPoo
   }
   return figures;
 }
+
+/** Result of {@link projectionAfterRestore}. */
+export interface ProjectionRestoreResult {
+  /** `settings.projection` of a default WebGPU simulation, after `restore` of its own snapshot, and of `fromSnapshot`. */
+  initially: boolean;
+  afterRestore: boolean;
+  fromSnapshot: boolean;
+  /** `stats.projectionIterations` after a step and a readback following the restore. */
+  iterationsAfterRestore: number;
+}
+
+/** A default WebGPU pool's snapshot restored into it and into a new simulation: the projection stays on. */
+export async function projectionAfterRestore(engine: WebGPUEngine): Promise<ProjectionRestoreResult> {
+  const simulation = restingPool(10, 0.025, 0, { backend: 'webgpu', engine });
+  await simulation.ready();
+  const initially = simulation.settings.projection;
+  simulation.step();
+  await simulation.readback();
+  const snapshot = simulation.snapshot();
+  simulation.restore(snapshot);
+  const afterRestore = simulation.settings.projection;
+  simulation.step();
+  simulation.step();
+  await simulation.readback();
+  const iterationsAfterRestore = simulation.stats.projectionIterations;
+  simulation.dispose();
+  const copy = FluidSimulation.fromSnapshot(snapshot, { engine });
+  const fromSnapshot = copy.settings.projection;
+  copy.dispose();
+  return { initially, afterRestore, fromSnapshot, iterationsAfterRestore };
+}

@@ -77,6 +77,7 @@ export const scenarios: Record<string, Scenario> = {
   airPasses: async (engine) => (await import('./air')).airPasses(engine),
   airReadbackOrder: async (engine) => (await import('./air')).airReadbackOrder(engine),
   projectionParity: async (engine, args) => (await import('./projection')).projectionParity(engine, args),
+  projectionAfterRestore: async (engine) => (await import('./projection')).projectionAfterRestore(engine),
   restingPool: async (engine, args) => (await import('./projection')).restingPoolOnGpu(engine, args),
   /** Adapter, limits, and a trivial compute pass (double 1024 floats) read back. */
   async smoke(engine): Promise<SmokeResult> {

@@ -21,7 +21,8 @@
  * back from all particles alike, so the particles gain exactly the pressure the walls exert. That pressure,
  * and the velocity change of the faces on a collider, is what a coupled collider receives.
  *
- * One substep, in order (each a function of grid.ts, transfer.ts or solve.ts; not ported to WGSL yet):
+ * One substep, in order (each a function of grid.ts, transfer.ts or solve.ts; the WebGPU passes of
+ * projection/gpu.ts mirror them):
  * 1. plan: cells of the kernel radius h over the predicted positions' bounding box (and coupled bodies
  *    with a mass) with two cells of margin; a box beyond `maxCells` is cut around its center;
  * 2. occupancy: each particle marks its cell as fluid;

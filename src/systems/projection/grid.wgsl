@@ -20,7 +20,7 @@ fn reset() {
 // the cell bounds of the predicted positions, and the density error of the particle's last solve (the solve
 // buffer is still in the order of the last substep's sort, which became the particle order), carried into
 // the new sorted order for the occupancy's cell means: C = rho / rho0 - 1 where its neighbourhood was full,
-// else NO_DENSITY_ERROR.
+// else (and for particles appended this step) NO_DENSITY_ERROR.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn carry(@builtin(global_invocation_id) id: vec3<u32>) {
   let i = id.x;
@@ -38,7 +38,11 @@ fn carry(@builtin(global_invocation_id) id: vec3<u32>) {
   atomicMax(&projectionGridAtomic[PROJECTION_BOUNDS + 5u], home.z);
   let s = solve[i];
   var error = NO_DENSITY_ERROR;
-  if (s.z >= p.fullNeighbourhood) { error = s.x * scene.materials[u32(x.w)].inverseRestDensity - 1.0; }
+  // The particles this step appended (at the end; after a rebuild, all) have no solve of their own yet.
+  let appended = state.substep == 0u && i >= state.previousCount - p.appendCount;
+  if (!appended && s.z >= p.fullNeighbourhood) {
+    error = s.x * scene.materials[u32(x.w)].inverseRestDensity - 1.0;
+  }
   projectionParticle[c.z] = vec4<f32>(0.0, 0.0, 0.0, error);
 }
 
@@ -129,6 +133,8 @@ fn occupancy(@builtin(global_invocation_id) id: vec3<u32>) {
     }
   }
   var cellData: ProjectionCell;
+  // The last substep's pressure stays where it is (rightHandSide reads it for the warm start).
+  cellData.phi = projectionCell[c].phi;
   cellData.mass = mass;
   cellData.volume = volume;
   cellData.errorSum = errorSum;
@@ -185,7 +191,13 @@ fn classify(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     if (cellData.occupied == CELL_AIR && cellData.distance < 0.0) { cellData.classified = CELL_SOLID; }
   }
-  projectionCell[c] = cellData;
+  // Only the fields this pass owns: the neighbours' threads read `occupied`.
+  projectionCell[c].classified = cellData.classified;
+  projectionCell[c].nearest = cellData.nearest;
+  projectionCell[c].distance = cellData.distance;
+  projectionCell[c].normalX = cellData.normalX;
+  projectionCell[c].normalY = cellData.normalY;
+  projectionCell[c].normalZ = cellData.normalZ;
 }
 
 // @entry erodeFirst

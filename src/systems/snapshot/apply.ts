@@ -112,8 +112,7 @@ export function snapshotSimulationOptions(decoded: DecodedSnapshot): FluidSimula
 
 /**
  * The settings of `ctx` with the snapshot's values of those that may change between steps (the fixed ones,
- * the limits and the backend are this simulation's): a new object, `ctx` is unchanged. The projection is
- * not ported to the WebGPU backend: a CPU snapshot continues there without it.
+ * the limits and the backend are this simulation's): a new object, `ctx` is unchanged.
  */
 export function savedLiveSettings(ctx: SimulationContext, decoded: DecodedSnapshot): FluidSettings {
   const result = { ...ctx.settings, gravity: [...ctx.settings.gravity] } as FluidSettings;
@@ -130,7 +129,6 @@ export function savedLiveSettings(ctx: SimulationContext, decoded: DecodedSnapsh
       settings[key] = value;
     }
   }
-  if (result.backend === 'webgpu') result.projection = false;
   return result;
 }
 
