@@ -34,7 +34,7 @@ import {
 import { type BenchResult, spawnDamBreakFluid } from '../tests/browser/bench';
 import { openGpuPage } from '../tests/browser/driver';
 import type { GpuRestFigures, RestingPoolOptions } from '../tests/browser/projection';
-import { restFigures, restingPool } from '../tests/restingPool';
+import { type RestFigures, restFigures, restingPool } from '../tests/restingPool';
 
 function argument(name: string, fallback: string): string {
   const index = process.argv.indexOf(`--${name}`);
@@ -373,6 +373,30 @@ async function gpuTables(): Promise<void> {
   }
 }
 
+/** The columns of the resting-pool tables. */
+const REST_COLUMNS = [
+  'solver',
+  'particles',
+  'ms/frame',
+  'mean speed m/s',
+  'fastest m/s',
+  'p99 surface vs rest height',
+  'highest above rest (spacings)',
+];
+
+/** One row of a resting-pool table: the variant, its figures and its median ms per frame. */
+function restRow(variant: string, figures: RestFigures, milliseconds: number): string[] {
+  return [
+    variant,
+    String(figures.count),
+    milliseconds.toFixed(1),
+    figures.meanSpeed.toFixed(4),
+    figures.fastest.toFixed(3),
+    `${(100 * figures.surfaceError).toFixed(1)}%`,
+    figures.highestAbove.toFixed(1),
+  ];
+}
+
 /** The resting pool of {@link restTable} on WebGPU: PBF's defaults, and PBF without the projection. */
 async function gpuRestTable(gpu: Awaited<ReturnType<typeof openGpuPage>>): Promise<void> {
   const depth = Number(argument('rest-depth', '50'));
@@ -381,29 +405,11 @@ async function gpuRestTable(gpu: Awaited<ReturnType<typeof openGpuPage>>): Promi
   console.log(
     `\nwebgpu resting pool: ${depth} particles deep, 10 x 10 columns, r = ${radius} m, spawned at rest, ${seconds} s of default steps (ms/frame: step, submit and wait, median)`,
   );
-  const rows: string[][] = [
-    [
-      'solver',
-      'particles',
-      'ms/frame',
-      'mean speed m/s',
-      'fastest m/s',
-      'p99 surface vs rest height',
-      'highest above rest (spacings)',
-    ],
-  ];
+  const rows: string[][] = [REST_COLUMNS];
   for (const variant of ['pbf', 'pbf-no-projection']) {
     const options: RestingPoolOptions = { depth, radius, seconds, timed: true, projection: variant === 'pbf' };
     const figures = await gpu.run<GpuRestFigures>('restingPool', options);
-    rows.push([
-      variant,
-      String(figures.count),
-      (figures.frameMilliseconds ?? 0).toFixed(1),
-      figures.meanSpeed.toFixed(4),
-      figures.fastest.toFixed(3),
-      `${(100 * figures.surfaceError).toFixed(1)}%`,
-      figures.highestAbove.toFixed(1),
-    ]);
+    rows.push(restRow(variant, figures, figures.frameMilliseconds ?? 0));
   }
   printTable(rows);
 }
@@ -518,17 +524,7 @@ function restTable(): void {
   console.log(
     `\nresting pool on the cpu (one thread): ${depth} particles deep, 10 x 10 columns, r = ${radius} m, spawned at rest, ${seconds} s of default steps`,
   );
-  const rows: string[][] = [
-    [
-      'solver',
-      'particles',
-      'ms/frame',
-      'mean speed m/s',
-      'fastest m/s',
-      'p99 surface vs rest height',
-      'highest above rest (spacings)',
-    ],
-  ];
+  const rows: string[][] = [REST_COLUMNS];
   for (const variant of variants) {
     const solver = (variant === 'pbf-no-projection' ? 'pbf' : variant) as FluidSolver;
     const simulation = restingPool(depth, radius, 0, {
@@ -541,15 +537,7 @@ function restTable(): void {
       times.push(simulation.stats.stepMilliseconds);
     }
     const figures = restFigures(simulation, depth);
-    rows.push([
-      variant,
-      String(figures.count),
-      median(times).toFixed(1),
-      figures.meanSpeed.toFixed(4),
-      figures.fastest.toFixed(3),
-      `${(100 * figures.surfaceError).toFixed(1)}%`,
-      figures.highestAbove.toFixed(1),
-    ]);
+    rows.push(restRow(variant, figures, median(times)));
   }
   printTable(rows);
 }

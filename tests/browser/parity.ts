@@ -6,6 +6,7 @@
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { bakeSignedDistanceField, createBoxMesh, FluidSimulation } from '../../src';
 import { collideParticles, colliderPoseSystem, computeWallWeights } from '../../src/systems/collide/cpu';
+import type { SimulationContext } from '../../src/systems/context';
 import { computeCorrections, computeLambda } from '../../src/systems/density/cpu';
 import { applyCorrections } from '../../src/systems/density/shared';
 import { gatherSceneSystem, gatherSystem } from '../../src/systems/gather';
@@ -133,6 +134,22 @@ function compare(cpu: Map<number, number[]>, gpu: Map<number, number[]>): Compar
   return { maxAbsolute, scale, relative: scale > 0 ? maxAbsolute / scale : maxAbsolute, count, nonFinite, worst };
 }
 
+/**
+ * Runs the CPU simulation's first substep by hand up to and including the neighbour search (gather, collider
+ * poses, predict, neighbours) and returns its context, for comparing the next system with its GPU passes.
+ */
+export function firstSubstepUpToNeighbours(simulation: FluidSimulation): SimulationContext {
+  const ctx = simulation.internalContext;
+  ctx.frameTimeStep = simulation.settings.timeStep;
+  ctx.substepTimeStep = simulation.settings.timeStep / simulation.settings.substeps;
+  ctx.substepIndex = 0;
+  gatherSystem(ctx);
+  colliderPoseSystem(ctx);
+  predictSystem(ctx);
+  neighbourSystem(ctx);
+  return ctx;
+}
+
 /** Result of {@link kernelParity}. */
 export interface KernelParityResult {
   particles: number;
@@ -157,14 +174,7 @@ export async function kernelParity(
   const gpu = kernelScene('webgpu', engine, options);
   await gpu.ready();
   // CPU: the first substep's systems by hand, up to the first iteration's collisions.
-  const ctx = cpu.internalContext;
-  ctx.frameTimeStep = cpu.settings.timeStep;
-  ctx.substepTimeStep = cpu.settings.timeStep / cpu.settings.substeps;
-  ctx.substepIndex = 0;
-  gatherSystem(ctx);
-  colliderPoseSystem(ctx);
-  predictSystem(ctx);
-  neighbourSystem(ctx);
+  const ctx = firstSubstepUpToNeighbours(cpu);
   const s = ctx.solver;
   s.contactCollider.fill(-1, 0, s.count);
   const cpuDensity = new Map<number, number[]>();

@@ -5,15 +5,13 @@
  */
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { FluidSimulation } from '../../src';
-import { colliderPoseSystem } from '../../src/systems/collide/cpu';
-import { gatherSceneSystem, gatherSystem } from '../../src/systems/gather';
+import { gatherSceneSystem } from '../../src/systems/gather';
 import { word } from '../../src/systems/gpu/layout';
 import { ParticleInfo, ProjectionCell, ProjectionGrid } from '../../src/systems/gpu/structs';
-import { neighbourSystem } from '../../src/systems/neighbours/cpu';
-import { predictSystem } from '../../src/systems/predict/cpu';
 import { projectionSystem } from '../../src/systems/projection/cpu';
 import { CellType } from '../../src/systems/projection/state';
 import { type RestFigures, restFigures, restingPool } from '../restingPool';
+import { firstSubstepUpToNeighbours } from './parity';
 
 /** Options of {@link projectionParity}. */
 export interface ProjectionParityOptions {
@@ -118,14 +116,7 @@ export async function projectionParity(
   for (let k = 0; k < count; k++) {
     lastSolve.set(placeInfo[(k * ParticleInfo.size) / 4], [placeSolve[4 * k], placeSolve[4 * k + 2]]);
   }
-  const ctx = cpu.internalContext;
-  ctx.frameTimeStep = cpu.settings.timeStep;
-  ctx.substepTimeStep = cpu.settings.timeStep / cpu.settings.substeps;
-  ctx.substepIndex = 0;
-  gatherSystem(ctx);
-  colliderPoseSystem(ctx);
-  predictSystem(ctx);
-  neighbourSystem(ctx);
+  const ctx = firstSubstepUpToNeighbours(cpu);
   const s = ctx.solver;
   const inverseRestDensity = ctx.materials.inverseRestDensity[0];
   for (let i = 0; i < s.count; i++) {

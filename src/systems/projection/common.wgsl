@@ -54,3 +54,4 @@ fn cornerFace(base: u32, k: u32, dims: vec3<i32>) -> u32 {
   let nxy = u32(dims.x * dims.y);
   return base + (k & 1u) + ((k >> 1u) & 1u) * nx + ((k >> 2u) & 1u) * nxy;
 }
+

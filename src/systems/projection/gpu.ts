@@ -9,6 +9,7 @@ import gpuCommonSource from '../gpu/common.wgsl?raw';
 import { type GpuPlan, type PassBinding, type PassDefinition, type PassSize, R, W } from '../gpu/passes';
 import { entrySection } from '../gpu/shaderSource';
 import projectionCommonSource from './common.wgsl?raw';
+import erodeSource from './erode.wgsl?raw';
 import gridSource from './grid.wgsl?raw';
 import solveSource from './solve.wgsl?raw';
 import { SURFACE_LAYERS } from './state';
@@ -19,6 +20,8 @@ if (SURFACE_LAYERS !== 2) throw new Error('grid.wgsl erodes two surface layers (
 
 const onGrid = gpuCommonSource + projectionCommonSource;
 const withPoses = onGrid + poseSource;
+/** The erosion passes' helpers after the grid's (erode.wgsl). */
+const eroding = projectionCommonSource + erodeSource;
 const withColliders = withPoses + shapesSource;
 
 function pass(
@@ -102,7 +105,7 @@ export const projectionPasses: readonly PassDefinition[] = [
   pass(
     'erodeFirst',
     gridSource,
-    projectionCommonSource,
+    eroding,
     [
       ['projectionGrid', R],
       ['projectionCell', W],
@@ -112,7 +115,7 @@ export const projectionPasses: readonly PassDefinition[] = [
   pass(
     'erodeSecond',
     gridSource,
-    onGrid,
+    gpuCommonSource + eroding,
     [
       ['scene', R],
       ['projectionGrid', R],

@@ -206,21 +206,8 @@ fn classify(@builtin(global_invocation_id) id: vec3<u32>) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn erodeFirst(@builtin(global_invocation_id) id: vec3<u32>) {
   let c = id.x;
-  let cells = projectionGrid.cells;
-  if (c >= cells) { return; }
-  let dims = gridDims();
-  let nx = u32(dims.x);
-  let nxy = u32(dims.x * dims.y);
-  var t = projectionCell[c].classified;
-  if (t == CELL_FLUID) {
-    if (c < nxy || c >= cells - nxy ||
-        projectionCell[c - 1u].classified == CELL_AIR || projectionCell[c + 1u].classified == CELL_AIR ||
-        projectionCell[c - nx].classified == CELL_AIR || projectionCell[c + nx].classified == CELL_AIR ||
-        projectionCell[c - nxy].classified == CELL_AIR || projectionCell[c + nxy].classified == CELL_AIR) {
-      t = CELL_AIR;
-    }
-  }
-  projectionCell[c].eroded = t;
+  if (c >= projectionGrid.cells) { return; }
+  projectionCell[c].eroded = erodedType(c, true);
 }
 
 // @entry erodeSecond
@@ -228,20 +215,8 @@ fn erodeFirst(@builtin(global_invocation_id) id: vec3<u32>) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn erodeSecond(@builtin(global_invocation_id) id: vec3<u32>) {
   let c = id.x;
-  let cells = projectionGrid.cells;
-  if (c >= cells) { return; }
-  let dims = gridDims();
-  let nx = u32(dims.x);
-  let nxy = u32(dims.x * dims.y);
-  var t = projectionCell[c].eroded;
-  if (t == CELL_FLUID) {
-    if (c < nxy || c >= cells - nxy ||
-        projectionCell[c - 1u].eroded == CELL_AIR || projectionCell[c + 1u].eroded == CELL_AIR ||
-        projectionCell[c - nx].eroded == CELL_AIR || projectionCell[c + nx].eroded == CELL_AIR ||
-        projectionCell[c - nxy].eroded == CELL_AIR || projectionCell[c + nxy].eroded == CELL_AIR) {
-      t = CELL_AIR;
-    }
-  }
+  if (c >= projectionGrid.cells) { return; }
+  let t = erodedType(c, false);
   projectionCell[c].cellType = t;
   let full = t == CELL_FLUID && projectionCell[c].distance >= 0.499 * scene.params.kernelRadius;
   projectionCell[c].full = select(0u, 1u, full);
