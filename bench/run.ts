@@ -31,7 +31,7 @@ import {
   SurfaceParticleBuffer,
   SurfaceParticleDetector,
 } from '../src';
-import { type BenchResult, spawnDamBreakFluid } from '../tests/browser/bench';
+import { type BenchResult, median, spawnDamBreakFluid } from '../tests/browser/bench';
 import { openGpuPage } from '../tests/browser/driver';
 import type { GpuRestFigures, RestingPoolOptions } from '../tests/browser/projection';
 import { type RestFigures, restFigures, restingPool } from '../tests/restingPool';
@@ -46,12 +46,6 @@ const frames = Number(argument('frames', '60'));
 const substeps = Number(argument('substeps', '2'));
 const iterations = Number(argument('iterations', '2'));
 const warmup = 20;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : 0.5 * (sorted[middle - 1] + sorted[middle]);
-}
 
 /** Block sizes (particles along x, y, z) giving exactly the standard counts; other counts get a near cube. */
 const BLOCKS: Record<number, [number, number, number]> = {

@@ -74,7 +74,8 @@ const PROFILED_STEP_COST = 1.1;
 /** Margin on the cost of later counts extrapolated in proportion to the particles (it grows faster, and varies). */
 const EXTRAPOLATION_MARGIN = 1.5;
 
-function median(values: number[]): number {
+/** The median of `values` (the mean of the middle two for an even count). */
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
   return sorted.length % 2 ? sorted[middle] : 0.5 * (sorted[middle - 1] + sorted[middle]);

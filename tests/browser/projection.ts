@@ -11,6 +11,7 @@ import { ParticleInfo, ProjectionCell, ProjectionGrid } from '../../src/systems/
 import { projectionSystem } from '../../src/systems/projection/cpu';
 import { CellType } from '../../src/systems/projection/state';
 import { type RestFigures, restFigures, restingPool } from '../restingPool';
+import { median } from './bench';
 import { firstSubstepUpToNeighbours } from './parity';
 
 /** Options of {@link projectionParity}. */
@@ -250,10 +251,7 @@ export async function restingPoolOnGpu(engine: WebGPUEngine, options: RestingPoo
     projectionIterations: simulation.stats.projectionIterations,
   };
   simulation.dispose();
-  if (times.length > 0) {
-    times.sort((a, b) => a - b);
-    figures.frameMilliseconds = times[times.length >> 1];
-  }
+  if (times.length > 0) figures.frameMilliseconds = median(times);
   return figures;
 }
 

@@ -14,7 +14,7 @@ import { colliderPoseSystem } from '../collide/cpu';
 import { COLLIDER_FRAME_STRIDE, POSE_SIZE, type SimulationContext, selfWeight } from '../context';
 import { SURFACE_EXIT_COSINE } from '../multifluid/air';
 import { DIFFUSION_STABILITY, MAX_DIFFUSION_PARTS, TENSION_NORMAL_THRESHOLD } from '../multifluid/interaction';
-import { CLOSED_FACE_MASS } from '../projection/state';
+import { CLOSED_FACE_MASS, fullCellVolume, lightestRestDensity } from '../projection/state';
 import { type StructLayout, type WordViews, word } from './layout';
 import { type BodyImpulseQuanta, ColliderData, DrainData, Material, Params, Pose } from './structs';
 
@@ -119,11 +119,9 @@ export function writeParams(ctx: SimulationContext, scene: StructLayout, words: 
   u[P('projectionMaxIterations')] = settings.projectionMaxIterations;
   f[P('projectionTolerance')] = settings.projectionTolerance;
   f[P('projectionRelaxation')] = (settings.projectionDensityRelaxation * h) / ctx.substepTimeStep;
-  f[P('projectionFullVolume')] = h ** 3 / (ctx.lattice.spacing ** 3 * ctx.lattice.kernelSum);
-  let lightest = Number.POSITIVE_INFINITY;
-  for (let slot = 0; slot < ctx.materials.count; slot++) {
-    lightest = Math.min(lightest, 1 / ctx.materials.inverseRestDensity[slot]);
-  }
+  f[P('projectionFullVolume')] = fullCellVolume(h, ctx.lattice.spacing, ctx.lattice.kernelSum);
+  // closedFaceMass (transfer.ts) without the rigid-fluid bodies, which the GPU's projection does not have.
+  const lightest = lightestRestDensity(ctx.materials.inverseRestDensity, ctx.materials.count);
   f[P('projectionClosedMass')] = ctx.materials.count > 0 ? CLOSED_FACE_MASS * lightest * h ** 3 : 0;
 }
 

@@ -10,6 +10,7 @@ import {
   CellType,
   FaceKind,
   FLUID_CELL_FILL,
+  fullCellVolume,
   GRID_MARGIN,
   type ProjectionState,
   SURFACE_LAYERS,
@@ -54,7 +55,7 @@ export function planGrid(ctx: SimulationContext, state: ProjectionState): boolea
   }
   const plan = state.plan;
   plan.cellSize = base;
-  state.fullVolume = base ** 3 / (ctx.lattice.spacing ** 3 * ctx.lattice.kernelSum);
+  state.fullVolume = fullCellVolume(base, ctx.lattice.spacing, ctx.lattice.kernelSum);
   plan.cells = 1;
   for (let a = 0; a < 3; a++) {
     plan.origin[a] = low[a] - GRID_MARGIN;

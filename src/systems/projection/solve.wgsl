@@ -14,6 +14,11 @@ const GPU_TOLERANCE_FLOOR: f32 = 1.0e-6;
 // The single-density test of faceMobility in float32: M_f S_f / V_f^2 - 1 below this (rounding) is one fluid.
 const SINGLE_DENSITY_TOLERANCE: f32 = 1.0e-5;
 
+// Not NaN or infinite: tested on the exponent bits, which no fast-math can fold.
+fn isFinite(x: f32) -> bool {
+  return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;
+}
+
 // faceMobility (transfer.ts): 1 / (rho0 V_full) between two full cells on a face of one rest density,
 // S_f / V_f^2 elsewhere.
 fn faceMobility(face: ProjectionFace, full: bool) -> f32 {
@@ -74,7 +79,7 @@ fn rightHandSide(@builtin(global_invocation_id) id: vec3<u32>) {
     let old = q + gridOrigin() - vec3<i32>(g.previousOriginX, g.previousOriginY, g.previousOriginZ);
     if (g.previousCells > 0u && all(old >= vec3<i32>(0)) && all(old < previous)) {
       warm = projectionCell[cellIndex(old, previous)].phi;
-      if ((bitcast<u32>(warm) & 0x7f800000u) == 0x7f800000u) { warm = 0.0; }
+      if (!isFinite(warm)) { warm = 0.0; }
     }
     var divergence = 0.0;
     for (var a = 0u; a < 3u; a = a + 1u) {
@@ -128,10 +133,6 @@ fn product(c: u32, dims: vec3<i32>, which: u32) -> f32 {
   sum = sum - projectionFace[3u * (c + nxy) + 2u].coefficient * cellValue(c + nxy, which);
   sum = sum - projectionFace[3u * c + 2u].coefficient * cellValue(c - nxy, which);
   return sum;
-}
-
-fn isFinite(x: f32) -> bool {
-  return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -260,7 +261,7 @@ fn solve(@builtin(local_invocation_index) lane: u32) {
     if (upperCell.full != 1u) { continue; }
     let upper = select(0.0, upperCell.phi, upperCell.cellType == CELL_FLUID);
     for (var a = 0u; a < 3u; a = a + 1u) {
-      let stride = select(select(nxy, nx, a == 1u), 1u, a == 0u);
+      let stride = axisStride(a, dims);
       if (c < stride) { continue; }
       let face = projectionFace[3u * c + a];
       let lowerCell = projectionCell[c - stride];

@@ -160,6 +160,22 @@ export interface ProjectionState {
   relativeResidual: number;
 }
 
+/**
+ * The rest volume (m^3) the particles of a cell of side `cellSize` full of fluid at rest add up to:
+ * H^3 / ((2r)^3 x the lattice's poly6 sum), for the spawn lattice's `spacing` 2r and `kernelSum`
+ * (`ProjectionState.fullVolume`; the WebGPU backend's `projectionFullVolume`).
+ */
+export function fullCellVolume(cellSize: number, spacing: number, kernelSum: number): number {
+  return cellSize ** 3 / (spacing ** 3 * kernelSum);
+}
+
+/** The lightest rest density (kg/m^3) of the first `count` materials, from their 1 / rho0; +Infinity for none. */
+export function lightestRestDensity(inverseRestDensity: ArrayLike<number>, count: number): number {
+  let lightest = Number.POSITIVE_INFINITY;
+  for (let slot = 0; slot < count; slot++) lightest = Math.min(lightest, 1 / inverseRestDensity[slot]);
+  return lightest;
+}
+
 /** The most cells of a projection grid for a simulation of `capacity` particles. */
 export function projectionMaxCells(capacity: number): number {
   return Math.min(1 << 17, Math.max(4096, 2 * capacity));

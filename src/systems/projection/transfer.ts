@@ -13,7 +13,14 @@ import { cellCoordinates } from './grid';
 const coordinates = new Int32Array(3);
 const surfaceVelocity = new Float64Array(3);
 
-import { CellType, CLOSED_FACE_MASS, FaceKind, type ProjectionPlan, type ProjectionState } from './state';
+import {
+  CellType,
+  CLOSED_FACE_MASS,
+  FaceKind,
+  lightestRestDensity,
+  type ProjectionPlan,
+  type ProjectionState,
+} from './state';
 
 /** The 8 faces of one axis around a particle and their weights, normalised over non-dead faces. */
 interface Stencil {
@@ -220,9 +227,7 @@ function faceImpulse(state: ProjectionState, a: number, c: number): number {
 
 /** The mass (kg) below which a face is closed: CLOSED_FACE_MASS times the lightest fluid's mass per cell. */
 export function closedFaceMass(ctx: SimulationContext, cellSize: number): number {
-  const m = ctx.materials;
-  let lightest = Number.POSITIVE_INFINITY;
-  for (let slot = 0; slot < m.count; slot++) lightest = Math.min(lightest, 1 / m.inverseRestDensity[slot]);
+  let lightest = lightestRestDensity(ctx.materials.inverseRestDensity, ctx.materials.count);
   const bodies = ctx.projection.bodyDensity;
   for (let slot = 0; slot < ctx.colliders.count; slot++)
     if (bodies[slot] > 0) lightest = Math.min(lightest, bodies[slot]);
