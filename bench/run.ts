@@ -15,6 +15,8 @@
  * particle radius 1 cm) spawned at rest and stepped `--rest-seconds 4` s with each solver's defaults
  * (`--rest-solvers pbf,pbf-no-projection,sph,mps`): ms per frame and the residual motion at the end; on
  * WebGPU (`BENCH_GPU_REST=0` skips it) PBF with and without the projection.
+ * `BENCH_BASELINE=../base` (a checkout of an earlier commit with its node_modules) adds the WebGPU dam break
+ * of this checkout against that one, interleaved in the same Chromium build, at `BENCH_GPU_COUNTS`.
  */
 import { cpus } from 'node:os';
 import {
@@ -357,6 +359,8 @@ async function gpuTables(): Promise<void> {
       );
     }
     if (process.env.BENCH_GPU_REST !== '0' && process.env.BENCH_REST !== '0') await gpuRestTable(gpu);
+    const baseline = process.env.BENCH_BASELINE;
+    if (baseline) await gpuComparisonTable(gpu, baseline, gpuCounts, gpuFrames);
     console.log(`webgpu bench: ${((performance.now() - started) / 1000).toFixed(0)} s in the page`);
     if (gpu.consoleErrors.length > 0) {
       console.log(`webgpu bench: console errors in the page:\n${gpu.consoleErrors.join('\n')}`);
@@ -364,6 +368,84 @@ async function gpuTables(): Promise<void> {
     }
   } finally {
     await gpu.close();
+  }
+}
+
+/**
+ * This checkout against the one at `baselineRoot` (`BENCH_BASELINE`: a checkout of an earlier commit with
+ * its dependencies installed, e.g. `git worktree add ../base HEAD~1 && cp -al node_modules ../base/`), in a
+ * second page of the same Chromium build: per count, two rounds of the dam break on each, interleaved
+ * (this, baseline, this, baseline), each `frames / 2` frames; the medians of each side's two rounds are
+ * averaged. Columns: ms per frame, the speedup, microseconds per particle-iteration (frame / (particles x
+ * substeps x iterations)) and compute dispatches per frame ('-' where the baseline's page does not count
+ * them).
+ */
+async function gpuComparisonTable(
+  gpu: Awaited<ReturnType<typeof openGpuPage>>,
+  baselineRoot: string,
+  counts: number[],
+  gpuFrames: number,
+): Promise<void> {
+  console.log(`
+webgpu dam break against the checkout at ${baselineRoot} (same Chromium, interleaved):`);
+  let baseline: Awaited<ReturnType<typeof openGpuPage>>;
+  try {
+    baseline = await openGpuPage({ root: baselineRoot });
+  } catch (error) {
+    console.log(
+      `webgpu comparison: the baseline's page did not open: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    process.exitCode = 1;
+    return;
+  }
+  const rows: string[][] = [
+    [
+      'particles',
+      'substeps',
+      'iterations',
+      'ms/frame',
+      'baseline ms/frame',
+      'speedup',
+      'us/particle-iteration',
+      'baseline us/particle-iteration',
+      'dispatches/frame',
+      'baseline dispatches/frame',
+    ],
+  ];
+  try {
+    for (const count of counts) {
+      const mine: BenchResult['rows'][number][] = [];
+      const theirs: BenchResult['rows'][number][] = [];
+      const args = { counts: [count], substeps, iterations, frames: Math.max(3, Math.ceil(gpuFrames / 2)) };
+      for (let round = 0; round < 2; round++) {
+        mine.push((await gpu.run<BenchResult>('bench', args)).rows[0]);
+        theirs.push((await baseline.run<BenchResult>('bench', args)).rows[0]);
+      }
+      const frame = (runs: BenchResult['rows'][number][]) =>
+        runs.reduce((sum, row) => sum + row.frameMilliseconds, 0) / runs.length;
+      const particles = mine[0].particles;
+      const perIteration = (milliseconds: number) => (1000 * milliseconds) / (particles * substeps * iterations);
+      const dispatches = (row: BenchResult['rows'][number]) =>
+        row.dispatchesPerFrame === undefined ? '-' : String(row.dispatchesPerFrame);
+      rows.push([
+        String(particles),
+        String(substeps),
+        String(iterations),
+        frame(mine).toFixed(1),
+        frame(theirs).toFixed(1),
+        `${(frame(theirs) / frame(mine)).toFixed(2)}x`,
+        perIteration(frame(mine)).toFixed(3),
+        perIteration(frame(theirs)).toFixed(3),
+        dispatches(mine[0]),
+        dispatches(theirs[0]),
+      ]);
+    }
+    printTable(rows);
+    if (baseline.consoleErrors.length > 0) {
+      console.log(`webgpu comparison: console errors in the baseline's page:\n${baseline.consoleErrors.join('\n')}`);
+    }
+  } finally {
+    await baseline.close();
   }
 }
 

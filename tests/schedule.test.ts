@@ -25,7 +25,7 @@ const NO_FEATURES: MultiFluidFeatures = {
 };
 
 const SCANS = ['scan0', 'scan1', 'scanAdd0'];
-const SORT = ['clear', 'predict', ...SCANS, 'destination', 'scatter', 'finish'];
+const SORT = ['clear', 'predict', ...SCANS, 'destination', 'scatter', 'finish', 'neighbourList'];
 /** The coarse projection's passes (projection/gpu.ts), after the sort as on the CPU. */
 const PROJECTION = [
   'projectionReset',
@@ -56,6 +56,7 @@ function plan(overrides: Partial<GpuPlan>): GpuPlan {
     diffusionParts: 1,
     colliderHeat: false,
     scanPasses: SCANS,
+    neighbourMode: 'list',
     ...overrides,
   };
 }
@@ -91,6 +92,9 @@ describe('the schedule', () => {
     ];
     expect(single.substep).toEqual(expected);
     expect(single.lastSubstep).toEqual(expected);
+    // Where the lists do not fit the device's limits, the gathering passes visit cells: no lists are built.
+    const cells = gpuStepOrder('pbf', plan({ neighbourMode: 'cells' }));
+    expect(cells.substep).toEqual(expected.filter((key) => key !== 'neighbourList'));
     // Several materials and a coupled rigid body: the general variants, and apply before the coupled collision;
     // with the projection, its passes between the sort and the density solve.
     const coupled = gpuStepOrder(

@@ -74,8 +74,10 @@ describe('WCSPH on the WebGPU backend in headless Chromium', () => {
       expect(step.maxPositionDifference).toBeLessThan(5e-5);
       expect(step.maxVelocityDifference).toBeLessThan(3e-3);
     }
-    // Step 8, the splash on the far wall with 4 ms substeps: measured 1.2e-3 m and 0.15 m/s (a particle in
-    // contact on one backend, not yet on the other). Tolerances 4x.
+    // Step 8, the splash on the far wall with 4 ms substeps: measured 1.2e-3 m and 0.15 m/s when written (a
+    // particle in contact on one backend, not yet on the other), 3.1e-5 m and 6.0e-4 m/s with the GPU's
+    // neighbour lists (whose particles there, at 2.7 times rest density, overflow and visit the cells).
+    // Tolerances 4x the first.
     for (const step of result.steps) {
       expect(step.maxPositionDifference).toBeLessThan(5e-3);
       expect(step.maxVelocityDifference).toBeLessThan(0.6);

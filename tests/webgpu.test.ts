@@ -9,9 +9,12 @@
  * - The velocity pass (contact response with friction and restitution) and the write-back: one substep with
  *   one iteration, viscosity and vorticity off, within 1e-4. XSPH and vorticity confinement: a swirling
  *   block at rest density (particles barely move, so both backends see the same neighbours), within 1e-4.
- *   Later iterations are not compared per particle: the CPU keeps the neighbour list of the substep's start,
- *   while each GPU pass gathers all particles within h of the current positions (from the 27 cells of the
- *   sorted grid), so where particles are pushed into each other the two solves differ by design.
+ *   Later iterations are not compared per particle: the first one pushes particles onto the walls, at one
+ *   particle radius, where the wall weight table's slope jumps (float32 and float64 pick different sides).
+ * - The neighbour lists (tests/browser/neighbours.ts): the pairs of the CPU's first substep, each listed by
+ *   both particles; the first lambda pass reading them against the same pass visiting cells; a whole step
+ *   of the violent scene closer to the CPU with lists (which keep the substep's pairs, as the CPU does) than
+ *   with cells.
  * - The coarse pressure projection (tests/browser/projection.ts): one substep's grid, cell types, pressures
  *   and velocity changes against the CPU's on the same input, at the first substep and after three steps.
  * - A dam break on both backends: the same surge front, density error and mean height within stated bounds.
@@ -24,6 +27,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CouplingParityResult, ImpulseComparison } from './browser/coupling';
 import { type GpuPage, openGpuPage } from './browser/driver';
+import type { NeighbourListResult } from './browser/neighbours';
 import type { DamBreakFigures, EmitDrainResult, KernelParityResult, NonFiniteResult } from './browser/parity';
 import type { ProjectionParityResult, ProjectionRestoreResult } from './browser/projection';
 import type { SmokeResult } from './browser/scenarios';
@@ -75,6 +79,39 @@ describe('WebGPU backend in headless Chromium', () => {
     expect(result.contacts.cpu).toBeGreaterThan(50);
     expect(result.contacts.gpu).toBe(result.contacts.cpu);
     expect(result.contacts.agree).toBe(result.contacts.cpu);
+    expect(gpu.consoleErrors).toEqual([]);
+  });
+
+  it('the neighbour lists hold the CPU pairs; the passes reading them match the passes visiting cells', async () => {
+    const result = await gpu.run<NeighbourListResult>('neighbourLists');
+    console.log(`neighbour lists: ${JSON.stringify(result)}`);
+    expect(result.particles).toBeGreaterThan(500);
+    // Every pair within h of the CPU's first substep, listed by both of its particles; a pair may differ only
+    // where float32 and float64 put its distance on different sides of h.
+    expect(result.cpuPairs).toBeGreaterThan(10 * result.particles);
+    expect(result.oneSided).toBe(0);
+    expect(result.missing + result.extra).toBe(result.borderline);
+    expect(result.overflowed).toBe(0);
+    expect(result.longest).toBeLessThan(result.stride - 1);
+    // Every particle with two twins: most lists overflow, and their passes visit the cells instead, with the
+    // same sums as in the cells mode.
+    expect(result.crowdedOverflowed).toBeGreaterThan(result.crowdedParticles / 2);
+    expect(result.crowdedDensityDifference).toBeLessThan(1e-6);
+    expect(result.crowdedLambdaDifference).toBeLessThan(1e-6);
+    // The first lambda pass sums the same neighbours in the same order in both modes.
+    expect(result.densityDifference).toBeLessThan(1e-6);
+    expect(result.lambdaDifference).toBeLessThan(1e-6);
+    // A whole default step (2 substeps x 3 iterations) of the violent scene against the CPU, which keeps the
+    // pairs of the substep's start for all iterations as the lists do; visiting cells, every GPU pass also
+    // took the particles that came within h during the iterations.
+    const listStep = await gpu.run<KernelParityResult>('kernelParity', {});
+    const cellsStep = await gpu.run<KernelParityResult>('kernelParity', { neighbourMode: 'cells' });
+    console.log(
+      `one step against the CPU: lists ${listStep.step.position.maxAbsolute.toExponential(2)} m, velocity ${listStep.step.velocity.relative.toExponential(2)}; cells ${cellsStep.step.position.maxAbsolute.toExponential(2)} m, velocity ${cellsStep.step.velocity.relative.toExponential(2)}`,
+    );
+    expect(listStep.step.position.maxAbsolute).toBeLessThan(5e-3);
+    expect(listStep.step.position.maxAbsolute).toBeLessThan(0.5 * cellsStep.step.position.maxAbsolute);
+    expect(listStep.step.velocity.relative).toBeLessThan(0.5 * cellsStep.step.velocity.relative);
     expect(gpu.consoleErrors).toEqual([]);
   });
 

@@ -21,7 +21,7 @@ import { multiFluidGpuPasses, multiFluidPasses } from './multifluid/gpu';
 import { multiFluidInteractionSystem } from './multifluid/interaction';
 import { boilingSystem } from './multifluid/phase';
 import { neighbourSystem } from './neighbours/cpu';
-import { sortPasses } from './neighbours/gpu';
+import { neighbourListPass, sortPasses } from './neighbours/gpu';
 import { predictSystem } from './predict/cpu';
 import { predictPasses } from './predict/gpu';
 import { projectionSystem } from './projection/cpu';
@@ -49,8 +49,17 @@ export interface ScheduleEntry {
   readonly gpu?: GpuPasses;
 }
 
-/** The neighbour search's GPU passes: clear the buckets, predict (counts per bucket), scan, sort. */
-const neighbourPasses: GpuPasses = (plan) => [...plan.scanPasses, 'destination', 'scatter', 'finish'];
+/**
+ * The neighbour search's GPU passes after `predict` (which counts the particles per bucket): scan, sort and,
+ * in the `'list'` neighbour mode, the neighbour lists.
+ */
+const neighbourPasses: GpuPasses = (plan) => [
+  ...plan.scanPasses,
+  'destination',
+  'scatter',
+  'finish',
+  ...(plan.neighbourMode === 'list' ? ['neighbourList'] : []),
+];
 
 /** Position Based Fluids (Macklin & Müller 2013, Algorithm 1), with the coarse projection and several fluids. */
 export const pbfSchedule: readonly ScheduleEntry[] = [
@@ -163,6 +172,7 @@ export function gpuPassDefinitions(solver: FluidSolver): readonly PassDefinition
     ...bookkeepingPasses,
     ...predictPasses,
     ...sortPasses,
+    neighbourListPass,
     ...densityPasses,
     ...collidePasses,
     ...couplePasses,

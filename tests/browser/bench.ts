@@ -47,6 +47,8 @@ export interface BenchRow {
   profiledSteps: number;
   /** Median wall ms of step + submit + wait. */
   frameMilliseconds: number;
+  /** Compute dispatches of the first measured frame (each its own compute pass in Babylon). */
+  dispatchesPerFrame: number;
   /** Median ms per pass name (summed over substeps and iterations), submit-and-wait around each pass. */
   passMilliseconds: Record<string, number>;
   /** Median GPU ms per pass name from timestamp queries (and `total`: their sum per step); absent without them. */
@@ -267,6 +269,23 @@ class TimestampRecorder {
   }
 }
 
+/** The compute dispatches `run` records (Babylon's `ComputeShader.dispatch` calls that dispatched). */
+function countDispatches(run: () => void): number {
+  const original = ComputeShader.prototype.dispatch;
+  let dispatches = 0;
+  ComputeShader.prototype.dispatch = function (this: ComputeShader, x: number, y?: number, z?: number): boolean {
+    const done = original.call(this, x, y, z);
+    if (done) dispatches++;
+    return done;
+  };
+  try {
+    run();
+  } finally {
+    ComputeShader.prototype.dispatch = original;
+  }
+  return dispatches;
+}
+
 /** Median timings of the WebGPU dam break at each of `args.counts` particles (see the file's comment). */
 export async function benchScenario(engine: WebGPUEngine, args: BenchArguments): Promise<BenchResult> {
   const timestampQueries = hasTimestampQueries(engine);
@@ -323,9 +342,11 @@ export async function benchScenario(engine: WebGPUEngine, args: BenchArguments):
       const profiledSteps = Math.max(MIN_PROFILED_STEPS, Math.ceil(frames / 4));
 
       const frameTimes: number[] = [];
+      let dispatchesPerFrame = 0;
       for (let frame = 0; frame < frames; frame++) {
         const start = performance.now();
-        simulation.step();
+        if (frame === 0) dispatchesPerFrame = countDispatches(() => simulation.step());
+        else simulation.step();
         await solver.finish();
         frameTimes.push(performance.now() - start);
       }
@@ -355,6 +376,7 @@ export async function benchScenario(engine: WebGPUEngine, args: BenchArguments):
         frames,
         profiledSteps,
         frameMilliseconds: median(frameTimes),
+        dispatchesPerFrame,
         passMilliseconds: medians(profiles),
       };
       if (gpuTimes.length === profiledSteps) row.gpuPassMilliseconds = medians(gpuTimes);

@@ -40,6 +40,11 @@ export interface GpuPageOptions {
    * has it), 'all' enables every adapter feature (Babylon's `enableAllFeatures`), 'none' Babylon's default.
    */
   features?: 'timestamp' | 'all' | 'none';
+  /**
+   * The checkout whose tests/browser/gpu.html and sources the page serves (default: this repository's);
+   * `npm run bench` opens a second page on a build of an earlier commit to compare with (`BENCH_BASELINE`).
+   */
+  root?: string;
 }
 
 /** An open harness page. */
@@ -96,7 +101,7 @@ export async function openGpuPage(options: GpuPageOptions = {}): Promise<GpuPage
       `Chromium not found at ${executablePath}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`,
     );
   }
-  const root = repositoryRoot();
+  const root = options.root ?? repositoryRoot();
   let server: ViteDevServer | undefined;
   let browser: Browser | undefined;
   const close = async (): Promise<void> => {

@@ -10,12 +10,13 @@ import type { SimulationContext } from '../../src/systems/context';
 import { computeCorrections, computeLambda } from '../../src/systems/density/cpu';
 import { applyCorrections } from '../../src/systems/density/shared';
 import { gatherSceneSystem, gatherSystem } from '../../src/systems/gather';
+import { neighbourModeForTests } from '../../src/systems/gpu/buffers';
 import { word } from '../../src/systems/gpu/layout';
+import type { NeighbourMode } from '../../src/systems/gpu/shaderSource';
 import { Contact, ParticleInfo } from '../../src/systems/gpu/structs';
 import { neighbourSystem } from '../../src/systems/neighbours/cpu';
 import { predictSystem } from '../../src/systems/predict/cpu';
 
-/** Builds the kernel-parity scene on one backend: a falling, compressed block in a box tank with a sphere, a rotated mesh box. */
 /** Variations of the kernel-parity scene (for diagnosis). */
 export interface KernelSceneOptions {
   substeps?: number;
@@ -31,13 +32,17 @@ export interface KernelSceneOptions {
    * (0.3 m/s), so particles hardly move within a substep and both backends see the same neighbours.
    */
   swirl?: boolean;
+  /** The WebGPU solver's neighbour mode (default: what the device's limits give, `'list'` here). */
+  neighbourMode?: NeighbourMode;
 }
 
-function kernelScene(
+/** Builds the kernel-parity scene on one backend: a falling, compressed block in a box tank with a sphere, a rotated mesh box. */
+export function kernelScene(
   backend: 'cpu' | 'webgpu',
   engine: WebGPUEngine,
   options: KernelSceneOptions = {},
 ): FluidSimulation {
+  neighbourModeForTests.mode = options.neighbourMode;
   const simulation = new FluidSimulation({
     particleRadius: 0.025,
     capacity: 4096,
@@ -49,6 +54,7 @@ function kernelScene(
     iterations: options.iterations ?? 3,
     gravity: options.swirl ? [0, 0, 0] : [0, -9.81, 0],
   });
+  neighbourModeForTests.mode = undefined;
   const water = simulation.addMaterial({ vorticity: options.vorticity ?? 0.01, viscosity: options.viscosity ?? 0.01 });
   const oil = simulation.addMaterial({
     restDensity: 700,

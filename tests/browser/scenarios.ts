@@ -57,6 +57,7 @@ export const scenarios: Record<string, Scenario> = {
   kernelParity: (engine, args) => kernelParity(engine, args),
   deviceLoss: async (engine, args) => (await import('./deviceLoss')).deviceLoss(engine, args),
   damBreakParity: (engine) => damBreakParity(engine),
+  neighbourLists: async (engine) => (await import('./neighbours')).neighbourLists(engine),
   emitDrainParity: (engine) => emitDrainParity(engine),
   nonFiniteRecovery: (engine) => nonFiniteRecovery(engine),
   couplingParity: async (engine, args) => (await import('./coupling')).couplingParity(engine, args),

@@ -38,7 +38,7 @@ import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { FluidError } from '../../core/errors';
 import type { SimulationContext } from '../context';
 import { type AirCandidates, AirEventBook } from './airEvents';
-import { BUFFER_ALIASES, createStorageBuffers, solverSizes } from './buffers';
+import { BUFFER_ALIASES, createStorageBuffers, neighbourMode, neighbourModeForTests, solverSizes } from './buffers';
 import {
   compilePasses,
   dispatchPass,
@@ -63,6 +63,7 @@ import {
   type ReadbackRequest,
 } from './readback';
 import { type SceneStep, writeSceneWords } from './scene';
+import type { NeighbourMode } from './shaderSource';
 import { StagingBuffers, StagingCopy } from './staging';
 import {
   AIR_EVENTS,
@@ -95,6 +96,11 @@ export class WebGpuSolver {
   private readonly sceneWords: WordViews;
   private readonly headerBytes: number;
   private readonly bucketLength: number;
+  /**
+   * How the gathering passes find their neighbours: per-substep lists where they fit the device's
+   * storage-buffer limits, else the 27 cells (see `neighbourMode`, gpu/buffers.ts).
+   */
+  readonly neighbourMode: NeighbourMode;
   /** Most cells of the projection's grid (the `cells` passes' dispatch size). */
   private readonly projectionCells: number;
   private readonly buffers: Record<string, StorageBuffer>;
@@ -157,7 +163,8 @@ export class WebGpuSolver {
     this.airLimit = sizes.airLimit;
     this.staging = new StagingBuffers(sizes.stagingBytes, settings.maxColliders);
     this.stagingBusy = this.staging.busy;
-    this.buffers = createStorageBuffers(engine, ctx, sizes);
+    this.neighbourMode = neighbourModeForTests.mode ?? neighbourMode(sizes.neighbourListBytes, engine._device.limits);
+    this.buffers = createStorageBuffers(engine, ctx, sizes, this.neighbourMode);
     this.positionBuffer = this.buffers.position;
     this.fieldBuffer = this.buffers.fieldValues;
     this.pendingAir = new Float32Array(sizes.airLimit * 8);
@@ -167,6 +174,8 @@ export class WebGpuSolver {
     this.uploads = new UploadQueue(settings.capacity, ctx.entityCapacity);
     this.sceneStep = {
       tableSize: sizes.tableSize,
+      neighbourListBase: sizes.bucketLength,
+      neighbourStride: sizes.neighbourStride,
       appendCount: 0,
       editCount: 0,
       airLimit: sizes.airLimit,
@@ -181,12 +190,13 @@ export class WebGpuSolver {
         scene: this.scene,
         buffers: this.buffers,
         bucketLength: this.bucketLength,
+        neighbourMode: this.neighbourMode,
         groupsOf: (size) => this.groupsOf(size),
       },
       settings.solver,
     );
     this.passes = compiled.passes;
-    this.passLists = new PassLists(this.passes, compiled.scanPasses, settings.solver);
+    this.passLists = new PassLists(this.passes, compiled.scanPasses, settings.solver, this.neighbourMode);
   }
 
   /**

@@ -12,6 +12,7 @@ import { airGenerationLimit } from '../multifluid/air';
 import { projectionMaxCells } from '../projection/state';
 import { STORAGE_FLAGS } from './compile';
 import type { StructLayout } from './layout';
+import type { NeighbourMode } from './shaderSource';
 import {
   AIR_EVENTS,
   BodyImpulseAccumulator,
@@ -38,6 +39,43 @@ const VERTEX_STORAGE_FLAGS = STORAGE_FLAGS | 8;
  */
 export const MAX_POSE_BYTES = 64 * 1024 * 1024;
 
+/**
+ * Room of a neighbour list over the neighbours a particle has inside h in fluid at rest density (the sphere
+ * of radius h holds (4/3) pi (h / 2r)^3 lattice cells: 32.5 neighbours at the default h = 4r). Water in PBF
+ * stays within a few percent of rest density, so 1.75 times that leaves room for splashes that compress it;
+ * a particle with more neighbours (WCSPH with a low speed of sound, particles spawned on top of each other)
+ * is marked `NEIGHBOUR_OVERFLOW` and its passes visit the cells instead, with the same result, slower.
+ */
+export const NEIGHBOUR_LIST_ROOM = 1.75;
+
+/**
+ * Words per particle of the neighbour lists: its length, then up to {@link NEIGHBOUR_LIST_ROOM} times the
+ * rest-density neighbour count, rounded up to 4 words (60 at the default h = 4r; 472 at h = 8r).
+ */
+export function neighbourListStride(particleRadius: number, kernelRadius: number): number {
+  const atRest = ((4 / 3) * Math.PI * kernelRadius ** 3) / (2 * particleRadius) ** 3;
+  return 4 * Math.ceil((1 + NEIGHBOUR_LIST_ROOM * atRest) / 4);
+}
+
+/**
+ * The neighbour search of a solver whose buckets and lists take `listBytes` together (they share the
+ * `buckets` buffer) on a device with `limits`: lists where they fit one storage binding and one buffer
+ * (WebGPU's defaults are 128 MiB and 256 MiB: about 500,000 particles at the default h = 4r; a game that
+ * creates its engine with Babylon's `setMaximumLimits` gets the adapter's, usually far more), cells otherwise.
+ */
+export function neighbourMode(
+  listBytes: number,
+  limits: { readonly maxStorageBufferBindingSize: number; readonly maxBufferSize: number },
+): NeighbourMode {
+  return listBytes <= Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize) ? 'list' : 'cells';
+}
+
+/**
+ * @internal For the tests: when `mode` is set, every WebGPU solver created from then on takes it instead of
+ * the mode its device's limits give (tests/browser/neighbours.ts compares the two).
+ */
+export const neighbourModeForTests: { mode: NeighbourMode | undefined } = { mode: undefined };
+
 /** The sizes of one solver's buffers, fixed at creation by its settings. */
 export interface SolverSizes {
   /** The scene buffer's layout (parameters, materials, colliders, drains, fields, then the poses). */
@@ -54,6 +92,10 @@ export interface SolverSizes {
   readonly airLimit: number;
   /** Most cells of the projection's grid (`projectionMaxCells` of the capacity). */
   readonly projectionCells: number;
+  /** Words per particle of the neighbour lists ({@link neighbourListStride}). */
+  readonly neighbourStride: number;
+  /** Bytes of the `buckets` buffer with the neighbour lists after the bucket starts (bucketLength + capacity x stride words). */
+  readonly neighbourListBytes: number;
   /** Bytes of the impulse accumulators (one per collider). */
   readonly accumulatorBytes: number;
   /** Bytes of one readback's staging buffer: everything a readback may copy. */
@@ -87,14 +129,18 @@ export function solverSizes(ctx: SimulationContext): SolverSizes {
   while (table < 2 * capacity) table *= 2;
   const airLimit = airGenerationLimit(capacity);
   const accumulatorBytes = settings.maxColliders * BodyImpulseAccumulator.size;
+  const neighbourStride = neighbourListStride(settings.particleRadius, settings.kernelRadius);
+  const bucketLength = Math.ceil((table + 1) / SCAN_BLOCK) * SCAN_BLOCK;
   return {
     scene,
     headerBytes,
     sceneBytes: headerBytes + poseCount * Pose.size,
     tableSize: table,
-    bucketLength: Math.ceil((table + 1) / SCAN_BLOCK) * SCAN_BLOCK,
+    bucketLength,
     airLimit,
     projectionCells: projectionMaxCells(capacity),
+    neighbourStride,
+    neighbourListBytes: (bucketLength + capacity * neighbourStride) * 4,
     accumulatorBytes,
     stagingBytes:
       State.size +
@@ -107,22 +153,26 @@ export function solverSizes(ctx: SimulationContext): SolverSizes {
 }
 
 /**
- * Names under which an atomic binding sees another buffer (the same `StorageBuffer` object in the buffer
- * record; counted and disposed once, under the buffer's own name).
+ * Names under which a binding sees another buffer (the same `StorageBuffer` object in the buffer record;
+ * counted and disposed once, under the buffer's own name): the atomic bindings, and `neighbourTable`, the
+ * buckets with the neighbour lists after them, as the neighbour loops read them.
  */
 export const BUFFER_ALIASES: Readonly<Record<string, string>> = {
   bucketsAtomic: 'buckets',
   projectionGridAtomic: 'projectionGrid',
+  neighbourTable: 'buckets',
 };
 
 /**
  * Creates every storage buffer of the step for the solver of `ctx` (by buffer name; the
- * {@link BUFFER_ALIASES} are their buffers again, under the names their atomic bindings use), once, at setup.
+ * {@link BUFFER_ALIASES} are their buffers again, under the names their bindings use), once, at setup; the
+ * `buckets` buffer holds the neighbour lists too in the `'list'` `mode`.
  */
 export function createStorageBuffers(
   engine: WebGPUEngine,
   ctx: SimulationContext,
   sizes: SolverSizes,
+  mode: NeighbourMode,
 ): Record<string, StorageBuffer> {
   const buffers: Record<string, StorageBuffer> = {};
   const capacity = ctx.settings.capacity;
@@ -136,8 +186,10 @@ export function createStorageBuffers(
   make('velocity', vec4);
   make('info', capacity * ParticleInfo.size);
   make('cell', vec4);
-  make('buckets', sizes.bucketLength * 4);
+  // The bucket starts, then in the 'list' mode the neighbour lists (word `neighbourListBase` on).
+  make('buckets', mode === 'list' ? sizes.neighbourListBytes : sizes.bucketLength * 4);
   buffers.bucketsAtomic = buffers[BUFFER_ALIASES.bucketsAtomic];
+  buffers.neighbourTable = buffers[BUFFER_ALIASES.neighbourTable];
   make('sortedPosition', vec4);
   make('sortedPredicted', vec4);
   make('sortedVelocity', vec4);

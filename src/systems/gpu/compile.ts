@@ -14,7 +14,7 @@ import { scanPass } from '../neighbours/gpu';
 import { gpuPassDefinitions } from '../schedule';
 import type { StructLayout } from './layout';
 import type { PassBinding, PassSize } from './passes';
-import { expandNeighbourLoops } from './shaderSource';
+import { expandNeighbourLoops, type NeighbourMode } from './shaderSource';
 import { type BufferName, passSource, SCAN_BLOCK } from './structs';
 
 /** Storage buffer creation flags: STORAGE (32) + READ (copy source, 1) + WRITE (copy destination, 2). */
@@ -42,6 +42,8 @@ export interface PassTarget {
   readonly buffers: Record<string, StorageBuffer>;
   /** Entries of the bucket array the scan runs over (the hash table size + 1, rounded up to `SCAN_BLOCK`). */
   readonly bucketLength: number;
+  /** How the gathering passes find their neighbours (see `neighbourMode` in gpu/buffers.ts). */
+  readonly neighbourMode: NeighbourMode;
   /** The workgroups of a pass of size `size`, evaluated when it is dispatched. */
   groupsOf(size: PassSize): () => number;
 }
@@ -54,7 +56,10 @@ export interface CompiledPasses {
   readonly scanPasses: readonly string[];
 }
 
-/** Compiles one pass and binds its buffers (`buffers` first, for aliases; else the solver's). */
+/**
+ * Compiles one pass and binds its buffers (`buffers` first, for aliases; else the solver's), its neighbour
+ * loops expanded in the `neighbourLoop` form (default: the solver's).
+ */
 function addPass(
   target: PassTarget,
   name: string,
@@ -63,8 +68,9 @@ function addPass(
   bindings: readonly PassBinding[],
   groups: () => number,
   buffers?: Record<string, StorageBuffer>,
+  neighbourLoop: NeighbourMode = target.neighbourMode,
 ): Pass {
-  const { source, mapping } = passSource(target.scene, bindings, expandNeighbourLoops(body));
+  const { source, mapping } = passSource(target.scene, bindings, expandNeighbourLoops(body, neighbourLoop));
   const shader = new ComputeShader(
     `fluid-${name}`,
     target.engine,
@@ -97,6 +103,7 @@ export function compilePasses(target: PassTarget, solver: FluidSolver): Compiled
       definition.bindings,
       target.groupsOf(definition.size),
       aliases,
+      definition.neighbourLoop,
     );
   }
   let data = target.buffers.buckets;

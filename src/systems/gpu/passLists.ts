@@ -13,6 +13,7 @@ import { gpuStepOrder } from '../schedule';
 import type { Pass } from './compile';
 import { type WordViews, word } from './layout';
 import type { GpuPlan } from './passes';
+import type { NeighbourMode } from './shaderSource';
 import { Params } from './structs';
 
 /** The passes a step dispatches, by part of the step; see the file comment. */
@@ -27,15 +28,22 @@ export class PassLists {
   private readonly passes: Record<string, Pass>;
   private readonly scanPasses: readonly string[];
   private readonly solver: FluidSolver;
+  private readonly neighbourMode: NeighbourMode;
 
   /**
    * Lists over `passes` (every compiled pass by key) for `solver`'s schedule; `scanPasses` are the scan
-   * levels' keys in order (see `CompiledPasses`).
+   * levels' keys in order (see `CompiledPasses`); `neighbourMode` is the solver's (gpu/buffers.ts).
    */
-  constructor(passes: Record<string, Pass>, scanPasses: readonly string[], solver: FluidSolver) {
+  constructor(
+    passes: Record<string, Pass>,
+    scanPasses: readonly string[],
+    solver: FluidSolver,
+    neighbourMode: NeighbourMode,
+  ) {
     this.passes = passes;
     this.scanPasses = scanPasses;
     this.solver = solver;
+    this.neighbourMode = neighbourMode;
   }
 
   /**
@@ -67,6 +75,7 @@ export class PassLists {
       diffusionParts: slots,
       colliderHeat: features.colliderHeat && ctx.colliders.count > 0,
       scanPasses: this.scanPasses,
+      neighbourMode: this.neighbourMode,
     });
   }
 

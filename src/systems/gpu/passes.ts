@@ -5,6 +5,7 @@
  * systems. Imports types only.
  */
 import type { MultiFluidFeatures } from '../multifluid/state';
+import type { NeighbourMode } from './shaderSource';
 import type { Access, BufferName } from './structs';
 
 /**
@@ -33,6 +34,11 @@ export interface PassDefinition {
   readonly size: PassSize;
   /** Buffers bound under another name: the binding name, then the backend's buffer (`scanData` -> `buckets`). */
   readonly aliases?: Readonly<Partial<Record<BufferName, BufferName>>>;
+  /**
+   * The neighbour loop its `// @neighbours` blocks expand to (neighbourLoop.wgsl); default: the solver's
+   * {@link NeighbourMode}. The pass that builds the lists visits cells.
+   */
+  readonly neighbourLoop?: NeighbourMode;
 }
 
 /** Binds a buffer read-only. */
@@ -63,6 +69,8 @@ export interface GpuPlan {
   readonly colliderHeat: boolean;
   /** The scan passes of the neighbour search in order (their number depends on the capacity). */
   readonly scanPasses: readonly string[];
+  /** How the gathering passes find neighbours: `'list'` adds the `neighbourList` pass after the sort. */
+  readonly neighbourMode: NeighbourMode;
 }
 
 /** The passes of one schedule entry in a step of `plan`, in order. */

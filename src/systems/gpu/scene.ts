@@ -39,6 +39,10 @@ export function diffusionSlots(largestDiffusivity: number, kernelRadius: number,
 export interface SceneStep {
   /** Size of the hash table (a power of two). */
   readonly tableSize: number;
+  /** The word of the `buckets` buffer where the neighbour lists start (its bucket length). */
+  readonly neighbourListBase: number;
+  /** Words per particle of the neighbour lists (see `neighbourListStride`, gpu/buffers.ts). */
+  readonly neighbourStride: number;
   /** Particles appended and edited by this step's uploads. */
   appendCount: number;
   editCount: number;
@@ -90,6 +94,8 @@ export function writeParams(ctx: SimulationContext, scene: StructLayout, words: 
   u[P('drainCount')] = ctx.events.drains.length;
   u[P('tableMask')] = step.tableSize - 1;
   u[P('deadBucket')] = step.tableSize;
+  u[P('neighbourListBase')] = step.neighbourListBase;
+  u[P('neighbourStride')] = step.neighbourStride;
   u[P('appendCount')] = step.appendCount;
   u[P('editCount')] = step.editCount;
   // The step's substep count: `settings.substeps`, or WCSPH's adaptive count (ctx.substepCount).

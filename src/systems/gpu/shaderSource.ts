@@ -12,12 +12,36 @@ export function entrySection(source: string, name: string): string {
   throw new Error(`no entry ${name}`);
 }
 
-/** Wraps each `// @neighbours` ... `// @end neighbours` body in the shared neighbour loop (neighbourLoop.wgsl). */
-export function expandNeighbourLoops(source: string): string {
-  const [before, after] = neighbourLoopSource.split(/^\/\/ @body\n/m);
-  return source.replace(
-    /^[ \t]*\/\/ @neighbours\n([\s\S]*?)^[ \t]*\/\/ @end neighbours\n/gm,
-    (_block, body: string) => before.replace(/^\/\/.*\n/gm, '') + body + after,
+/**
+ * How the gathering passes find their neighbours, fixed per solver at creation (see `neighbourMode` in
+ * gpu/buffers.ts): `'list'` reads each particle's neighbour list, built once per substep by `neighbourList`
+ * (neighbours/lists.wgsl); `'cells'` visits the 27 hashed cells around the particle in every pass (where the
+ * lists would not fit the device's storage-buffer limits).
+ */
+export type NeighbourMode = 'list' | 'cells';
+
+/** One loop of neighbourLoop.wgsl, split around its `// @body` line (its whole-line comments dropped). */
+function neighbourLoop(form: NeighbourMode): [before: string, after: string] {
+  const parts = neighbourLoopSource.split(/^\/\/ @loop (\w+)\n/m);
+  const index = parts.indexOf(form);
+  if (index < 0) throw new Error(`no neighbour loop ${form}`);
+  const [before, after] = parts[index + 1].split(/^\/\/ @body\n/m);
+  const code = (text: string) => text.replace(/^\/\/.*\n/gm, '');
+  return [code(before), code(after)];
+}
+
+/**
+ * Wraps each `// @neighbours` ... `// @end neighbours` body in the shared neighbour loop of `mode`
+ * (neighbourLoop.wgsl): `'cells'` the cells loop; `'list'` the list loop, whose `else` branch (a list that
+ * overflowed) is the cells loop with the body again.
+ */
+export function expandNeighbourLoops(source: string, mode: NeighbourMode): string {
+  const [cellsBefore, cellsAfter] = neighbourLoop('cells');
+  const [listBefore, listAfter] = neighbourLoop('list');
+  return source.replace(/^[ \t]*\/\/ @neighbours\n([\s\S]*?)^[ \t]*\/\/ @end neighbours\n/gm, (_block, body: string) =>
+    mode === 'cells'
+      ? cellsBefore + body + cellsAfter
+      : `${listBefore}${body}${listAfter}${cellsBefore}${body}${cellsAfter}  }\n`,
   );
 }
 

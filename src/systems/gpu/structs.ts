@@ -54,6 +54,13 @@ export const TEMPERATURE_REFERENCE = 293.15;
  */
 export const KEEP_MATERIAL = 0xffffffff;
 
+/**
+ * The length word of a neighbour list whose particle has more neighbours within h than the list holds
+ * (neighbours/lists.wgsl): the gathering passes then visit the 27 cells for it (neighbourLoop.wgsl). WGSL
+ * constant `NEIGHBOUR_OVERFLOW`, generated from this value by `passSource`.
+ */
+export const NEIGHBOUR_OVERFLOW = 0xffffffff;
+
 /** World-wide parameters of one step, written once before the step's dispatches. */
 export const Params = defineStruct('Params', [
   ['gravity', 'vec4<f32>'],
@@ -77,6 +84,10 @@ export const Params = defineStruct('Params', [
   ['drainCount', 'u32'],
   ['tableMask', 'u32'],
   ['deadBucket', 'u32'],
+  // The neighbour lists in the `buckets` buffer (neighbours/lists.wgsl): the word where they start (after the
+  // bucket starts) and the words per particle (its length, then its neighbours; see `neighbourListStride`).
+  ['neighbourListBase', 'u32'],
+  ['neighbourStride', 'u32'],
   ['appendCount', 'u32'],
   ['editCount', 'u32'],
   ['substeps', 'u32'],
@@ -445,6 +456,9 @@ export const BUFFER_TYPES = {
   cell: 'array<vec4<u32>>',
   buckets: 'array<u32>',
   bucketsAtomic: 'array<atomic<u32>>',
+  // The `buckets` buffer as the neighbour loops read it (neighbourLoop.wgsl): the bucket starts, then in
+  // the 'list' neighbour mode the neighbour lists from word `neighbourListBase` (neighbours/lists.wgsl).
+  neighbourTable: 'array<u32>',
   sortedPosition: 'array<vec4<f32>>',
   sortedPredicted: 'array<vec4<f32>>',
   sortedVelocity: 'array<vec4<f32>>',
@@ -537,6 +551,7 @@ export function passSource(
     `const PENDING_PUSHES: u32 = ${PENDING_PUSHES}u;`,
     `const TEMPERATURE_REFERENCE: f32 = ${TEMPERATURE_REFERENCE.toFixed(6)};`,
     `const KEEP_MATERIAL: u32 = ${KEEP_MATERIAL}u;`,
+    `const NEIGHBOUR_OVERFLOW: u32 = ${NEIGHBOUR_OVERFLOW}u;`,
     `const EXTRA_PROJECTIONS: u32 = ${EXTRA_PROJECTIONS}u;`,
     `const MAXIMUM_MARCH_STEPS: u32 = ${MAXIMUM_MARCH_STEPS}u;`,
     `const CANDIDATE_COUNTER: u32 = ${AIR_EVENTS.candidates}u;`,

@@ -2,11 +2,13 @@
  * The neighbour search on the GPU (mirroring neighbours/cpu.ts): the bucket counts of `predict` are scanned
  * (scan.wgsl, one level per block of sums, made by the backend for the capacity from {@link scanPass}), then
  * each particle finds its place, is scattered into the sorted order, and `finish` closes the step's counters
- * (sort.wgsl).
+ * (sort.wgsl); then `neighbourList` builds every particle's neighbour list (lists.wgsl), which the gathering
+ * passes read (neighbourLoop.wgsl).
  */
 import commonSource from '../gpu/common.wgsl?raw';
 import { type PassDefinition, R, W } from '../gpu/passes';
 import { entrySection } from '../gpu/shaderSource';
+import listsSource from './lists.wgsl?raw';
 import scanSource from './scan.wgsl?raw';
 import sortSource from './sort.wgsl?raw';
 
@@ -78,3 +80,22 @@ export const sortPasses: readonly PassDefinition[] = [
     size: 'one',
   },
 ];
+
+/**
+ * The substep's neighbour lists (lists.wgsl), after `finish`, in the `'list'` neighbour mode: it visits the
+ * cells itself (`neighbourLoop: 'cells'`) and writes the lists after the bucket starts (`neighbourTable`).
+ */
+export const neighbourListPass: PassDefinition = {
+  key: 'neighbourList',
+  name: 'neighbourList',
+  source: commonSource + listsSource,
+  entry: 'main',
+  bindings: [
+    ['scene', R],
+    ['state', R],
+    ['sortedPredicted', R],
+    ['neighbourTable', W],
+  ],
+  size: 'particles',
+  neighbourLoop: 'cells',
+};

@@ -1,17 +1,40 @@
-// The neighbour loop every gathering pass shares (expanded around the pass's body between
-// `// @neighbours` and `// @end neighbours` by `expandNeighbourLoops`, gpu/backend.ts): every particle j != i
-// sorted into one of the 27 cells around `home` (the cell i was sorted into), with `other` = sortedPredicted[j].
-// The pass defines i, home and k (a Kernel). The body may `continue` to the next candidate. Loops are written
-// `loop { ... continuing { ...; break if done; } }` so that their body runs exactly as often as needed on
-// compilers that run one extra masked iteration after a loop's own test fails (see common.wgsl).
+// The neighbour loops every gathering pass shares (expanded around the pass's body between
+// `// @neighbours` and `// @end neighbours` by `expandNeighbourLoops`, gpu/shaderSource.ts), with
+// `other` = sortedPredicted[j] for each neighbour j != i. The pass defines i, home (the cell i was sorted
+// into) and k (a Kernel), and binds `neighbourTable` (the bucket starts, then the neighbour lists). The body
+// may `continue` to the next neighbour. Loops are written `loop { ... continuing { ...; break if done; } }`
+// so that their body runs exactly as often as needed on compilers that run one extra masked iteration after
+// a loop's own test fails (see common.wgsl). Two forms, chosen once per solver (`NeighbourMode`):
+// @loop list
+// The particle's neighbour list (built by `neighbourList`, lists.wgsl, once per substep): its length,
+// then its neighbours in the order of the cells loop. Where the list overflowed, the cells loop follows
+// (the expansion adds it after the `else`, with the body again).
+  let listStart = scene.params.neighbourListBase + i * scene.params.neighbourStride + 1u;
+  let listLength = neighbourTable[listStart - 1u];
+  if (listLength != NEIGHBOUR_OVERFLOW) {
+    var slot = listStart;
+    if (listLength > 0u) {
+      loop {
+        let j = neighbourTable[slot];
+        let other = sortedPredicted[j];
+// @body
+        continuing {
+          slot = slot + 1u;
+          break if slot >= listStart + listLength;
+        }
+      }
+    }
+  } else {
+// @loop cells
+// Every particle sorted into one of the 27 cells around `home` (the bucket starts of the hash table).
   var near = 0;
   loop {
     let key = neighbourKey(home, near);
     // Keys are below 2^24, exact as f32 (predicted.w).
     let keyValue = f32(key);
     let bucket = bucketOfKey(key, k.tableMask);
-    let end = buckets[bucket + 1u];
-    var j = buckets[bucket];
+    let end = neighbourTable[bucket + 1u];
+    var j = neighbourTable[bucket];
     if (j < end) {
       loop {
         let other = sortedPredicted[j];
