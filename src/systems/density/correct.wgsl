@@ -1,17 +1,19 @@
 // Position correction of each particle (mirrors computeCorrections in density/cpu.ts; Macklin & Müller 2013,
 // eq. 13-14): delta_i = lambda_i (m_i / rho0_i) grad Z_i + sum_j (lambda_i + lambda_j + s_corr) (m_j / rho0_i) grad W_ij.
 
-// Artificial pressure s_corr (eq. 13) of material m at poly6 weight w.
-fn artificialPressure(m: Material, weight: f32) -> f32 {
-  let ratio = weight * m.inverseArtificialPressureWeight;
+// Artificial pressure s_corr (eq. 13) of the material in slot m at poly6 weight w. The passes read single
+// fields of a material, never the whole struct: SwiftShader loads every field of a struct value.
+fn artificialPressure(m: u32, weight: f32) -> f32 {
+  let ratio = weight * scene.materials[m].inverseArtificialPressureWeight;
+  let exponent = scene.materials[m].artificialPressureExponent;
   var power: f32;
-  if (m.artificialPressureExponent == 4.0) {
+  if (exponent == 4.0) {
     let ratio2 = ratio * ratio;
     power = ratio2 * ratio2;
   } else {
-    power = pow(ratio, m.artificialPressureExponent);
+    power = pow(ratio, exponent);
   }
-  return -m.artificialPressureScale * power;
+  return -scene.materials[m].artificialPressureScale * power;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -24,10 +26,12 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let own = sortedPredicted[i];
   let xi = own.xyz;
   let materialI = sortedInfo[i].material;
-  let ownMaterial = scene.materials[materialI];
-  let inverseRestDensity = ownMaterial.inverseRestDensity;
+  let massI = scene.materials[materialI].mass;
+  let inverseRestDensity = scene.materials[materialI].inverseRestDensity;
+  let pressureWeight = scene.materials[materialI].inverseArtificialPressureWeight;
+  let pressureScale = scene.materials[materialI].artificialPressureScale;
   let lambdaI = solve[i].y;
-  var sum = lambdaI * ownMaterial.mass * inverseRestDensity * wall[i].xyz;
+  var sum = lambdaI * massI * inverseRestDensity * wall[i].xyz;
   let home = keyCell(u32(own.w));
   // @neighbours
         var r = xi - other.xyz;
@@ -36,22 +40,21 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         if (r2 >= k.radiusSquared) { continue; }
         let weight = poly6(k, r2);
         // @general
-        var scorr = artificialPressure(ownMaterial, weight);
-        var mj = ownMaterial.mass;
+        var scorr = artificialPressure(materialI, weight);
+        var mj = massI;
         if (materialCount > 1u) {
           let materialJ = sortedInfo[j].material;
           if (materialJ != materialI) {
-            let otherMaterial = scene.materials[materialJ];
-            scorr = 0.5 * (scorr + artificialPressure(otherMaterial, weight));
-            mj = otherMaterial.mass;
+            scorr = 0.5 * (scorr + artificialPressure(materialJ, weight));
+            mj = scene.materials[materialJ].mass;
           }
         }
         // @simple
         // One material, exponent 4 (see `simpleMaterials` in gpu/backend.ts): artificialPressure's first case.
-        let ratio = weight * ownMaterial.inverseArtificialPressureWeight;
+        let ratio = weight * pressureWeight;
         let ratio2 = ratio * ratio;
-        let scorr = -ownMaterial.artificialPressureScale * (ratio2 * ratio2);
-        let mj = ownMaterial.mass;
+        let scorr = -pressureScale * (ratio2 * ratio2);
+        let mj = massI;
         // @end
         let f = (lambdaI + solve[j].y + scorr) * spikyScale(k, sqrt(r2));
         sum = sum + f * mj * inverseRestDensity * r;

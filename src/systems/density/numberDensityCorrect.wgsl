@@ -16,13 +16,12 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let own = sortedPredicted[i];
   let xi = own.xyz;
   let materialI = sortedInfo[i].material;
-  let ownMaterial = scene.materials[materialI];
-  let mi = ownMaterial.mass;
+  let mi = scene.materials[materialI].mass;
   let solveI = solve[i];
   let wallI = wall[i];
   let vi = wallI.w;
   let pushI = solveI.w;
-  var sum = (solveI.y * ownMaterial.mass * ownMaterial.inverseRestDensity) * wallI.xyz;
+  var sum = (solveI.y * mi * scene.materials[materialI].inverseRestDensity) * wallI.xyz;
   let home = keyCell(u32(own.w));
   // @neighbours
         var r = xi - other.xyz;
@@ -30,14 +29,13 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         let r2 = dot(r, r);
         if (r2 >= k.radiusSquared) { continue; }
         let weight = poly6(k, r2);
-        var pressure = artificialPressure(ownMaterial, weight);
+        var pressure = artificialPressure(materialI, weight);
         var mj = mi;
         if (materialCount > 1u) {
           let materialJ = sortedInfo[j].material;
           if (materialJ != materialI) {
-            let otherMaterial = scene.materials[materialJ];
-            pressure = 0.5 * (pressure + artificialPressure(otherMaterial, weight));
-            mj = otherMaterial.mass;
+            pressure = 0.5 * (pressure + artificialPressure(materialJ, weight));
+            mj = scene.materials[materialJ].mass;
           }
         }
         let sharedPressure = pressure * (vi + wall[j].w) / (mi + mj);

@@ -329,7 +329,8 @@ export const PROJECTION_BOUNDS = 0;
  * One cell of the projection grid on the GPU (mirrors the per-cell arrays of `ProjectionState`): its type
  * after the occupancy (`occupied`), the collider test (`classified`), the first and the second surface layer
  * (`eroded`, `cellType`; values of `CellType`), whether it is full, its nearest collider, fluid-side distance and
- * normal, the particles' mass, rest volume and density errors, and the solve's vectors.
+ * normal, the particles' mass, rest volume and density errors, the solve's vectors, and an entry of the
+ * solve's list of fluid cells.
  */
 export const ProjectionCell = defineStruct('ProjectionCell', [
   ['occupied', 'u32'],
@@ -354,6 +355,8 @@ export const ProjectionCell = defineStruct('ProjectionCell', [
   ['preconditioned', 'f32'],
   ['direction', 'f32'],
   ['product', 'f32'],
+  // Entry k of the solve's list of fluid cells (for k below their count): the k-th fluid cell's index.
+  ['fluidCell', 'u32'],
 ]);
 
 /**

@@ -14,11 +14,12 @@
 // frame on an H100.) V_j = m_j / rho_j (solve.x). The temperature is T - TEMPERATURE_REFERENCE (see
 // gpu/structs.ts): only differences enter here.
 
-fn largestDiffusivity(m: Material) -> f32 {
-  return max(m.diffusivity, m.colorDiffusivity);
+// @entry rate
+// Of the material in slot m (single fields: SwiftShader loads every field of a whole struct value).
+fn largestDiffusivity(m: u32) -> f32 {
+  return max(scene.materials[m].diffusivity, scene.materials[m].colorDiffusivity);
 }
 
-// @entry rate
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn rate(@builtin(global_invocation_id) id: vec3<u32>) {
   let i = id.x;
@@ -27,16 +28,16 @@ fn rate(@builtin(global_invocation_id) id: vec3<u32>) {
   let laplacianCoefficient = scene.params.viscosityLaplacian;
   let own = sortedPredicted[i];
   let xi = own.xyz;
-  let coefficientI = largestDiffusivity(scene.materials[sortedInfo[i].material]);
+  let coefficientI = largestDiffusivity(sortedInfo[i].material);
   var sum = 0.0;
   let home = keyCell(u32(own.w));
   // @neighbours
         let r = xi - other.xyz;
         let r2 = dot(r, r);
         if (r2 >= k.radiusSquared) { continue; }
-        let otherMaterial = scene.materials[sortedInfo[j].material];
-        let l = laplacianCoefficient * (k.radius - sqrt(r2)) * 0.5 * (coefficientI + largestDiffusivity(otherMaterial));
-        sum = sum + (otherMaterial.mass / solve[j].x) * l;
+        let slotJ = sortedInfo[j].material;
+        let l = laplacianCoefficient * (k.radius - sqrt(r2)) * 0.5 * (coefficientI + largestDiffusivity(slotJ));
+        sum = sum + (scene.materials[slotJ].mass / solve[j].x) * l;
   // @end neighbours
   // Non-negative floats order as their bits.
   atomicMax(&diffusionMax[0], bitcast<u32>(max(sum, 0.0)));
@@ -72,7 +73,9 @@ fn change(@builtin(global_invocation_id) id: vec3<u32>) {
   let laplacianCoefficient = scene.params.viscosityLaplacian;
   let own = sortedPredicted[i];
   let xi = own.xyz;
-  let material = scene.materials[sortedInfo[i].material];
+  let slotI = sortedInfo[i].material;
+  let diffusivity = scene.materials[slotI].diffusivity;
+  let colorDiffusivity = scene.materials[slotI].colorDiffusivity;
   let valueI = attributes[sortedInfo[i].entity];
   var sum = vec4<f32>(0.0);
   let home = keyCell(u32(own.w));
@@ -81,12 +84,12 @@ fn change(@builtin(global_invocation_id) id: vec3<u32>) {
         let r2 = dot(r, r);
         if (r2 >= k.radiusSquared) { continue; }
         let infoJ = sortedInfo[j];
-        let otherMaterial = scene.materials[infoJ.material];
+        let slotJ = infoJ.material;
         let l = laplacianCoefficient * (k.radius - sqrt(r2));
-        let thermal = 0.5 * (material.diffusivity + otherMaterial.diffusivity);
-        let color = 0.5 * (material.colorDiffusivity + otherMaterial.colorDiffusivity);
+        let thermal = 0.5 * (diffusivity + scene.materials[slotJ].diffusivity);
+        let color = 0.5 * (colorDiffusivity + scene.materials[slotJ].colorDiffusivity);
         let coefficients = vec4<f32>(thermal, color, color, color);
-        sum = sum + (otherMaterial.mass / solve[j].x) * (attributes[infoJ.entity] - valueI) * coefficients * l;
+        sum = sum + (scene.materials[slotJ].mass / solve[j].x) * (attributes[infoJ.entity] - valueI) * coefficients * l;
   // @end neighbours
   diffusionChange[i] = sum;
 }

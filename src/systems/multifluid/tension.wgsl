@@ -32,12 +32,13 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         let d = k.radiusSquared - r2;
         let g = -coefficient * d * d;
         let l = -coefficient * d * (3.0 * k.radiusSquared - 7.0 * r2);
-        let otherMaterial = scene.materials[sortedInfo[j].material];
-        let weightJ = (otherMaterial.mass / solve[j].x) * vec2<f32>(otherMaterial.interfaceColor,
-          otherMaterial.surfaceColor);
+        let slotJ = sortedInfo[j].material;
+        let weightJ = (scene.materials[slotJ].mass / solve[j].x) * vec2<f32>(scene.materials[slotJ].interfaceColor,
+          scene.materials[slotJ].surfaceColor);
         interfaceNormal = interfaceNormal + (weightJ.x * g) * r;
         surfaceNormal = surfaceNormal + (weightJ.y * g) * r;
-        let pairSigma = 0.5 * (sigmaI + vec2<f32>(otherMaterial.interfaceTension, otherMaterial.surfaceTension));
+        let pairSigma = 0.5 * (sigmaI + vec2<f32>(scene.materials[slotJ].interfaceTension,
+          scene.materials[slotJ].surfaceTension));
         laplacian = laplacian + pairSigma * weightJ * l;
   // @end neighbours
   var v = delta[i];

@@ -98,20 +98,65 @@ fn rightHandSide(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 
 // @entry solve
-var<workgroup> sums: array<f32, WORKGROUP_SIZE>;
+// The reductions of the workgroup: each lane's value, then REDUCTION_PARTS partial sums of the lanes in
+// order, then their sum (three barriers; a tree would take log2(WORKGROUP_SIZE) + 2). The same order every
+// time, so the solve is deterministic.
+const REDUCTION_PARTS: u32 = 16u;
+var<workgroup> sums: array<vec2<f32>, WORKGROUP_SIZE>;
+var<workgroup> partSums: array<vec2<f32>, 17>;
+var<workgroup> counts: array<u32, WORKGROUP_SIZE>;
+var<workgroup> partCounts: array<u32, 17>;
 var<workgroup> sharedCells: u32;
 
-// The sum of `value` over the workgroup (a tree in workgroup memory, the same order every time), uniform.
-fn total(lane: u32, value: f32) -> f32 {
+// The sums of `value` (two at once) over the workgroup, uniform.
+fn total2(lane: u32, value: vec2<f32>) -> vec2<f32> {
+  let per = WORKGROUP_SIZE / REDUCTION_PARTS;
   sums[lane] = value;
   workgroupBarrier();
-  for (var width = WORKGROUP_SIZE / 2u; width > 0u; width = width / 2u) {
-    if (lane < width) { sums[lane] = sums[lane] + sums[lane + width]; }
-    workgroupBarrier();
+  if (lane < REDUCTION_PARTS) {
+    var sum = vec2<f32>(0.0);
+    for (var k = 0u; k < per; k = k + 1u) { sum = sum + sums[lane * per + k]; }
+    partSums[lane] = sum;
   }
-  let result = workgroupUniformLoad(&sums[0]);
   workgroupBarrier();
-  return result;
+  if (lane == 0u) {
+    var sum = vec2<f32>(0.0);
+    for (var k = 0u; k < REDUCTION_PARTS; k = k + 1u) { sum = sum + partSums[k]; }
+    partSums[REDUCTION_PARTS] = sum;
+  }
+  return workgroupUniformLoad(&partSums[REDUCTION_PARTS]);
+}
+
+fn total(lane: u32, value: f32) -> f32 {
+  return total2(lane, vec2<f32>(value, 0.0)).x;
+}
+
+// The lanes' counts before `lane` (in lane order) and over all lanes (uniform), as `total2`.
+fn prefixCount(lane: u32, count: u32) -> vec2<u32> {
+  let per = WORKGROUP_SIZE / REDUCTION_PARTS;
+  counts[lane] = count;
+  workgroupBarrier();
+  if (lane < REDUCTION_PARTS) {
+    var running = 0u;
+    for (var k = 0u; k < per; k = k + 1u) {
+      let value = counts[lane * per + k];
+      counts[lane * per + k] = running;
+      running = running + value;
+    }
+    partCounts[lane] = running;
+  }
+  workgroupBarrier();
+  if (lane == 0u) {
+    var running = 0u;
+    for (var k = 0u; k < REDUCTION_PARTS; k = k + 1u) {
+      let value = partCounts[k];
+      partCounts[k] = running;
+      running = running + value;
+    }
+    partCounts[REDUCTION_PARTS] = running;
+  }
+  let all = workgroupUniformLoad(&partCounts[REDUCTION_PARTS]);
+  return vec2<u32>(counts[lane] + partCounts[lane / per], all);
 }
 
 fn cellValue(c: u32, which: u32) -> f32 {
@@ -135,6 +180,9 @@ fn product(c: u32, dims: vec3<i32>, which: u32) -> f32 {
   return sum;
 }
 
+// The conjugate gradients sweep only the fluid cells (a sixth of the grid in a dam break, whose bounds hold
+// the air around the water): the first sweep lists them in cell order, each lane a consecutive range of
+// cells, in `projectionCell[k].fluidCell` for k below their count; every later sweep runs over that list.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn solve(@builtin(local_invocation_index) lane: u32) {
   if (lane == 0u) { sharedCells = projectionGrid.cells; }
@@ -148,15 +196,18 @@ fn solve(@builtin(local_invocation_index) lane: u32) {
   let nx = u32(dims.x);
   let nxy = u32(dims.x * dims.y);
   // The warm start, phi = 0 outside the fluid; whether some fluid cell opens to another cell (not enclosed).
-  var fluid = 0.0;
+  let chunk = (cells + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+  let first = min(lane * chunk, cells);
+  let last = min(first + chunk, cells);
+  var fluid = 0u;
   var open = 0.0;
   var sumB = 0.0;
-  for (var c = lane; c < cells; c = c + WORKGROUP_SIZE) {
+  for (var c = first; c < last; c = c + 1u) {
     let cellData = projectionCell[c];
     var phi = 0.0;
     if (cellData.cellType == CELL_FLUID) {
       phi = cellData.warm;
-      fluid = fluid + 1.0;
+      fluid = fluid + 1u;
       sumB = sumB + cellData.rightHandSide;
       let across = array<u32, 6>(c + 1u, c - 1u, c + nx, c - nx, c + nxy, c - nxy);
       let faces = array<u32, 6>(3u * (c + 1u), 3u * c, 3u * (c + nx) + 1u, 3u * c + 1u, 3u * (c + nxy) + 2u,
@@ -170,12 +221,22 @@ fn solve(@builtin(local_invocation_index) lane: u32) {
     projectionCell[c].phi = phi;
     projectionCell[c].direction = 0.0;
   }
-  let fluidCells = total(lane, fluid);
-  let opened = total(lane, open);
-  let meanB = total(lane, sumB) / max(fluidCells, 1.0);
+  let place = prefixCount(lane, fluid);
+  let fluidCells = place.y;
+  var slot = place.x;
+  for (var c = first; c < last; c = c + 1u) {
+    if (projectionCell[c].cellType == CELL_FLUID) {
+      projectionCell[slot].fluidCell = c;
+      slot = slot + 1u;
+    }
+  }
+  let openAndB = total2(lane, vec2<f32>(open, sumB));
+  let opened = openAndB.x;
+  let meanB = openAndB.y / max(f32(fluidCells), 1.0);
+  storageBarrier();
   var squares = 0.0;
-  for (var c = lane; c < cells; c = c + WORKGROUP_SIZE) {
-    if (projectionCell[c].cellType != CELL_FLUID) { continue; }
+  for (var k = lane; k < fluidCells; k = k + WORKGROUP_SIZE) {
+    let c = projectionCell[k].fluidCell;
     var b = projectionCell[c].rightHandSide;
     if (opened == 0.0) {
       b = b - meanB;
@@ -191,9 +252,9 @@ fn solve(@builtin(local_invocation_index) lane: u32) {
     // r = b - A phi, z = r / diag, d = z.
     var rz = 0.0;
     var rr = 0.0;
-    for (var c = lane; c < cells; c = c + WORKGROUP_SIZE) {
+    for (var k = lane; k < fluidCells; k = k + WORKGROUP_SIZE) {
+      let c = projectionCell[k].fluidCell;
       let cellData = projectionCell[c];
-      if (cellData.cellType != CELL_FLUID) { continue; }
       let r = cellData.rightHandSide - product(c, dims, 0u);
       let z = select(0.0, r / cellData.diagonal, cellData.diagonal > 0.0);
       projectionCell[c].residual = r;
@@ -202,16 +263,17 @@ fn solve(@builtin(local_invocation_index) lane: u32) {
       rz = rz + r * z;
       rr = rr + r * r;
     }
-    rz = total(lane, rz);
-    rr = total(lane, rr);
+    let sums0 = total2(lane, vec2<f32>(rz, rr));
+    rz = sums0.x;
+    rr = sums0.y;
     storageBarrier();
     // float32 residuals stall near 1e-6 of |b|: a tighter tolerance would only run to the iteration limit.
     let tolerance = max(p.projectionTolerance, GPU_TOLERANCE_FLOOR) * normB;
     loop {
       if (!(sqrt(rr) > tolerance) || iterations >= p.projectionMaxIterations) { break; }
       var pAp = 0.0;
-      for (var c = lane; c < cells; c = c + WORKGROUP_SIZE) {
-        if (projectionCell[c].cellType != CELL_FLUID) { continue; }
+      for (var k = lane; k < fluidCells; k = k + WORKGROUP_SIZE) {
+        let c = projectionCell[k].fluidCell;
         let ap = product(c, dims, 1u);
         projectionCell[c].product = ap;
         pAp = pAp + projectionCell[c].direction * ap;
@@ -220,34 +282,31 @@ fn solve(@builtin(local_invocation_index) lane: u32) {
       if (!(pAp > 0.0)) { break; }
       let alpha = rz / pAp;
       if (!isFinite(alpha)) { break; }
-      var rzNext = 0.0;
-      var rrNext = 0.0;
-      for (var c = lane; c < cells; c = c + WORKGROUP_SIZE) {
+      var next = vec2<f32>(0.0);
+      for (var k = lane; k < fluidCells; k = k + WORKGROUP_SIZE) {
+        let c = projectionCell[k].fluidCell;
         let cellData = projectionCell[c];
-        if (cellData.cellType != CELL_FLUID) { continue; }
         let r = cellData.residual - alpha * cellData.product;
         let z = select(0.0, r / cellData.diagonal, cellData.diagonal > 0.0);
         projectionCell[c].phi = cellData.phi + alpha * cellData.direction;
         projectionCell[c].residual = r;
         projectionCell[c].preconditioned = z;
-        rzNext = rzNext + r * z;
-        rrNext = rrNext + r * r;
+        next = next + vec2<f32>(r * z, r * r);
       }
-      rzNext = total(lane, rzNext);
-      rr = total(lane, rrNext);
-      let beta = select(0.0, rzNext / rz, rz > 0.0);
-      rz = rzNext;
-      for (var c = lane; c < cells; c = c + WORKGROUP_SIZE) {
-        let cellData = projectionCell[c];
-        if (cellData.cellType != CELL_FLUID) { continue; }
-        projectionCell[c].direction = cellData.preconditioned + beta * cellData.direction;
+      next = total2(lane, next);
+      rr = next.y;
+      let beta = select(0.0, next.x / rz, rz > 0.0);
+      rz = next.x;
+      for (var k = lane; k < fluidCells; k = k + WORKGROUP_SIZE) {
+        let c = projectionCell[k].fluidCell;
+        projectionCell[c].direction = projectionCell[c].preconditioned + beta * projectionCell[c].direction;
       }
       storageBarrier();
       iterations = iterations + 1u;
     }
     residualNorm = sqrt(rr) / normB;
   } else {
-    for (var c = lane; c < cells; c = c + WORKGROUP_SIZE) { projectionCell[c].phi = 0.0; }
+    for (var k = lane; k < fluidCells; k = k + WORKGROUP_SIZE) { projectionCell[projectionCell[k].fluidCell].phi = 0.0; }
   }
   storageBarrier();
   // excessMomentum (transfer.ts): per axis, what the open faces between full cells give beyond the
@@ -272,10 +331,12 @@ fn solve(@builtin(local_invocation_index) lane: u32) {
       excess[a] = excess[a] + impulse + area * (upper - lower);
     }
   }
-  let excessX = total(lane, excess.x);
-  let excessY = total(lane, excess.y);
-  let excessZ = total(lane, excess.z);
-  let mass = total(lane, gridMass);
+  let excessXY = total2(lane, excess.xy);
+  let excessZMass = total2(lane, vec2<f32>(excess.z, gridMass));
+  let excessX = excessXY.x;
+  let excessY = excessXY.y;
+  let excessZ = excessZMass.x;
+  let mass = excessZMass.y;
   if (lane == 0u) {
     state.projectionIterations = iterations;
     projectionGrid.iterations = iterations;

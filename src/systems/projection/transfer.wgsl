@@ -56,7 +56,7 @@ fn scatter(@builtin(global_invocation_id) id: vec3<u32>) {
   let q = cellCoordinates(c, dims);
   var live = vec3<bool>(false);
   for (var a = 0u; a < 3u; a = a + 1u) { live[a] = projectionFace[3u * c + a].kind != FACE_DEAD; }
-  var mass = vec3<f32>(0.0);
+  var massSum = vec3<f32>(0.0);
   var volume = vec3<f32>(0.0);
   var flux = vec3<f32>(0.0);
   var share = vec3<f32>(0.0);
@@ -77,8 +77,10 @@ fn scatter(@builtin(global_invocation_id) id: vec3<u32>) {
             let scales = projectionParticle[j].xyz;
             if (scales.x < 0.0) { continue; }
             let g = gridCoordinates(other.xyz, p.inverseKernelRadius);
-            let material = scene.materials[sortedInfo[j].material];
-            let restVolume = material.mass * material.inverseRestDensity;
+            let slot = sortedInfo[j].material;
+            let mass = scene.materials[slot].mass;
+            let inverseRestDensity = scene.materials[slot].inverseRestDensity;
+            let restVolume = mass * inverseRestDensity;
             let v = sortedVelocity[j].xyz;
             for (var a = 0u; a < 3u; a = a + 1u) {
               if (!live[a] || scales[a] <= 0.0) { continue; }
@@ -86,10 +88,10 @@ fn scatter(@builtin(global_invocation_id) id: vec3<u32>) {
               let corner = q - s.base;
               if (any(corner < vec3<i32>(0)) || any(corner > vec3<i32>(1))) { continue; }
               let w = scales[a] * cornerWeight(s.t, u32(corner.x) + 2u * u32(corner.y) + 4u * u32(corner.z));
-              mass[a] = mass[a] + material.mass * w;
+              massSum[a] = massSum[a] + mass * w;
               volume[a] = volume[a] + restVolume * w;
               flux[a] = flux[a] + restVolume * v[a] * w;
-              share[a] = share[a] + restVolume * w * material.inverseRestDensity;
+              share[a] = share[a] + restVolume * w * inverseRestDensity;
             }
           }
         }
@@ -98,7 +100,7 @@ fn scatter(@builtin(global_invocation_id) id: vec3<u32>) {
   }
   for (var a = 0u; a < 3u; a = a + 1u) {
     let f = 3u * c + a;
-    projectionFace[f].mass = mass[a];
+    projectionFace[f].mass = massSum[a];
     projectionFace[f].volume = volume[a];
     projectionFace[f].volumeFlux = flux[a];
     projectionFace[f].shareVolume = share[a];
