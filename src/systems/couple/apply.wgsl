@@ -22,8 +22,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   }
   let x = own.xyz + correction;
   sortedPredicted[i] = vec4<f32>(x, own.w);
-  let material = scene.materials[sortedInfo[i].material];
-  let scale = clampScale * solve[i].y * material.mass * material.inverseRestDensity;
+  let slot = sortedInfo[i].material;
+  let scale = clampScale * solve[i].y * scene.materials[slot].mass * scene.materials[slot].inverseRestDensity;
   var share = 0u;
   loop {
     let entry = wall[(share + 1u) * p.wallShareOffset + i];

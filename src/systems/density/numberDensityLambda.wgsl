@@ -61,8 +61,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     lambda = -constraint / (squares + dot(gradient, gradient) + scene.materials[materialI].relaxation);
   }
   let share = vi * select(ratio, 2.0 * ratio - 1.0, ratio > 1.0);
-  let material = scene.materials[materialI];
-  solve[i] = vec4<f32>(mi * delta, lambda * share / (material.mass * material.inverseRestDensity), f32(neighbours),
+  solve[i] = vec4<f32>(mi * delta, lambda * share / (scene.materials[materialI].mass * scene.materials[materialI].inverseRestDensity), f32(neighbours),
     lambda * vi);
   wall[i] = vec4<f32>(walls.xyz, vi);
   if (p.coupledCount > 0u) {

@@ -216,11 +216,11 @@ export function createStorageBuffers(
   make('fieldValues', 16);
   make('impulses', sizes.accumulatorBytes);
   // The coarse projection (projection/*.wgsl): its grid (also bound as atomics for the bounds), cells, three
-  // faces per cell and a vec4 per particle.
+  // faces per cell and three vec4s per particle.
   make('projectionGrid', ProjectionGrid.size);
   buffers.projectionGridAtomic = buffers[BUFFER_ALIASES.projectionGridAtomic];
   make('projectionCell', sizes.projectionCells * ProjectionCell.size);
   make('projectionFace', 3 * sizes.projectionCells * ProjectionFace.size);
-  make('projectionParticle', vec4);
+  make('projectionParticle', 3 * vec4);
   return buffers;
 }

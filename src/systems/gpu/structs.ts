@@ -494,8 +494,9 @@ export const BUFFER_TYPES = {
   airCandidates: 'array<vec4<f32>>',
   airEvents: 'array<atomic<u32>>',
   // The PBF solver's coarse projection (projection/*.wgsl): the grid (and its first words as atomics, for
-  // the particles' bounds), the cells, three faces per cell, and per sorted place the stencil's
-  // normalisation per axis (xyz; negative: the particle is off the grid) and the last density error (w).
+  // the particles' bounds), the cells, three faces per cell, and per sorted place three vec4s: the stencil's
+  // normalisation per axis (xyz; negative: the particle is off the grid) and the last density error (w),
+  // then (m, V, V / rho0) and V v for the faces' sums (transfer.wgsl, `stencil`).
   projectionGrid: 'ProjectionGrid',
   projectionGridAtomic: 'array<atomic<i32>>',
   projectionCell: 'array<ProjectionCell>',

@@ -14,13 +14,13 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let coefficient = p.poly6Gradient;
   let own = sortedPredicted[i];
   let xi = own.xyz;
-  let material = scene.materials[sortedInfo[i].material];
+  let slotI = sortedInfo[i].material;
   let density = solve[i].x;
-  let volume = material.mass / density;
+  let volume = scene.materials[slotI].mass / density;
   // lap W(0) = -k h^2 (3 h^2) for the particle's own term; x: interface field, y: surface field.
   let selfLaplacian = -coefficient * k.radiusSquared * 3.0 * k.radiusSquared;
-  let colorI = vec2<f32>(material.interfaceColor, material.surfaceColor);
-  let sigmaI = vec2<f32>(material.interfaceTension, material.surfaceTension);
+  let colorI = vec2<f32>(scene.materials[slotI].interfaceColor, scene.materials[slotI].surfaceColor);
+  let sigmaI = vec2<f32>(scene.materials[slotI].interfaceTension, scene.materials[slotI].surfaceTension);
   var laplacian = sigmaI * volume * colorI * selfLaplacian;
   var interfaceNormal = vec3<f32>(0.0);
   var surfaceNormal = vec3<f32>(0.0);

@@ -43,7 +43,7 @@ fn carry(@builtin(global_invocation_id) id: vec3<u32>) {
   if (!appended && s.z >= p.fullNeighbourhood) {
     error = s.x * scene.materials[u32(x.w)].inverseRestDensity - 1.0;
   }
-  projectionParticle[c.z] = vec4<f32>(0.0, 0.0, 0.0, error);
+  projectionParticle[3u * c.z] = vec4<f32>(0.0, 0.0, 0.0, error);
 }
 
 // @entry plan
@@ -122,10 +122,11 @@ fn occupancy(@builtin(global_invocation_id) id: vec3<u32>) {
     for (var j = buckets[bucket]; j < end; j = j + 1u) {
       let other = sortedPredicted[j];
       if (other.w != keyValue || any(cellOf(other.xyz) != world)) { continue; }
-      let material = scene.materials[sortedInfo[j].material];
-      mass = mass + material.mass;
-      volume = volume + material.mass * material.inverseRestDensity;
-      let error = projectionParticle[j].w;
+      let slot = sortedInfo[j].material;
+      let particleMass = scene.materials[slot].mass;
+      mass = mass + particleMass;
+      volume = volume + particleMass * scene.materials[slot].inverseRestDensity;
+      let error = projectionParticle[3u * j].w;
       if (error != NO_DENSITY_ERROR) {
         errorSum = errorSum + error;
         errorCount = errorCount + 1u;
@@ -159,15 +160,19 @@ fn classify(@builtin(global_invocation_id) id: vec3<u32>) {
   let dims = gridDims();
   let nx = u32(dims.x);
   let nxy = u32(dims.x * dims.y);
-  var cellData = projectionCell[c];
-  var near = cellData.occupied == CELL_FLUID;
+  // Single fields, not the whole cell: SwiftShader loads every field of a struct value.
+  let occupied = projectionCell[c].occupied;
+  var nearest = projectionCell[c].nearest;
+  var distance = projectionCell[c].distance;
+  var normal = vec3<f32>(projectionCell[c].normalX, projectionCell[c].normalY, projectionCell[c].normalZ);
+  var near = occupied == CELL_FLUID;
   if (c >= 1u && projectionCell[c - 1u].occupied == CELL_FLUID) { near = true; }
   if (c + 1u < cells && projectionCell[c + 1u].occupied == CELL_FLUID) { near = true; }
   if (c >= nx && projectionCell[c - nx].occupied == CELL_FLUID) { near = true; }
   if (c + nx < cells && projectionCell[c + nx].occupied == CELL_FLUID) { near = true; }
   if (c >= nxy && projectionCell[c - nxy].occupied == CELL_FLUID) { near = true; }
   if (c + nxy < cells && projectionCell[c + nxy].occupied == CELL_FLUID) { near = true; }
-  cellData.classified = cellData.occupied;
+  var classified = occupied;
   if (near && p.colliderCount > 0u) {
     let x = (vec3<f32>(gridOrigin() + cellCoordinates(c, dims)) + vec3<f32>(0.5)) * p.kernelRadius;
     var slot = 0u;
@@ -176,28 +181,25 @@ fn classify(@builtin(global_invocation_id) id: vec3<u32>) {
       let pose = poseOf(slot, false);
       let surface = fluidSideDistance(shape, toLocal(pose, x), 3.0e38);
       let d = surface.x * pose.scale.x;
-      if (d < cellData.distance) {
-        cellData.distance = d;
-        cellData.nearest = i32(slot);
-        let n = rotate(pose, surface.yzw);
-        cellData.normalX = n.x;
-        cellData.normalY = n.y;
-        cellData.normalZ = n.z;
+      if (d < distance) {
+        distance = d;
+        nearest = i32(slot);
+        normal = rotate(pose, surface.yzw);
       }
       continuing {
         slot = slot + 1u;
         break if slot >= p.colliderCount;
       }
     }
-    if (cellData.occupied == CELL_AIR && cellData.distance < 0.0) { cellData.classified = CELL_SOLID; }
+    if (occupied == CELL_AIR && distance < 0.0) { classified = CELL_SOLID; }
   }
   // Only the fields this pass owns: the neighbours' threads read `occupied`.
-  projectionCell[c].classified = cellData.classified;
-  projectionCell[c].nearest = cellData.nearest;
-  projectionCell[c].distance = cellData.distance;
-  projectionCell[c].normalX = cellData.normalX;
-  projectionCell[c].normalY = cellData.normalY;
-  projectionCell[c].normalZ = cellData.normalZ;
+  projectionCell[c].classified = classified;
+  projectionCell[c].nearest = nearest;
+  projectionCell[c].distance = distance;
+  projectionCell[c].normalX = normal.x;
+  projectionCell[c].normalY = normal.y;
+  projectionCell[c].normalZ = normal.z;
 }
 
 // @entry erodeFirst

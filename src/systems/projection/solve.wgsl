@@ -69,11 +69,10 @@ fn rightHandSide(@builtin(global_invocation_id) id: vec3<u32>) {
   let g = projectionGrid;
   if (c >= g.cells) { return; }
   let dims = gridDims();
-  let cellData = projectionCell[c];
   var b = 0.0;
   var diagonal = 0.0;
   var warm = 0.0;
-  if (cellData.cellType == CELL_FLUID) {
+  if (projectionCell[c].cellType == CELL_FLUID) {
     let q = cellCoordinates(c, dims);
     let previous = vec3<i32>(g.previousDimsX, g.previousDimsY, g.previousDimsZ);
     let old = q + gridOrigin() - vec3<i32>(g.previousOriginX, g.previousOriginY, g.previousOriginZ);
@@ -89,7 +88,8 @@ fn rightHandSide(@builtin(global_invocation_id) id: vec3<u32>) {
       if (own.kind != FACE_CLOSED) { divergence = divergence - own.velocity; }
       diagonal = diagonal + own.coefficient + upper.coefficient;
     }
-    let error = select(0.0, cellData.errorSum / f32(cellData.errorCount), cellData.errorCount > 0u);
+    let errorCount = projectionCell[c].errorCount;
+    let error = select(0.0, projectionCell[c].errorSum / f32(errorCount), errorCount > 0u);
     b = scene.params.projectionRelaxation * error - divergence;
   }
   projectionCell[c].rightHandSide = b;
@@ -169,8 +169,7 @@ fn cellValue(c: u32, which: u32) -> f32 {
 fn product(c: u32, dims: vec3<i32>, which: u32) -> f32 {
   let nx = u32(dims.x);
   let nxy = u32(dims.x * dims.y);
-  let cellData = projectionCell[c];
-  var sum = cellData.diagonal * cellValue(c, which);
+  var sum = projectionCell[c].diagonal * cellValue(c, which);
   sum = sum - projectionFace[3u * (c + 1u)].coefficient * cellValue(c + 1u, which);
   sum = sum - projectionFace[3u * c].coefficient * cellValue(c - 1u, which);
   sum = sum - projectionFace[3u * (c + nx) + 1u].coefficient * cellValue(c + nx, which);
@@ -203,12 +202,11 @@ fn solve(@builtin(local_invocation_index) lane: u32) {
   var open = 0.0;
   var sumB = 0.0;
   for (var c = first; c < last; c = c + 1u) {
-    let cellData = projectionCell[c];
     var phi = 0.0;
-    if (cellData.cellType == CELL_FLUID) {
-      phi = cellData.warm;
+    if (projectionCell[c].cellType == CELL_FLUID) {
+      phi = projectionCell[c].warm;
       fluid = fluid + 1u;
-      sumB = sumB + cellData.rightHandSide;
+      sumB = sumB + projectionCell[c].rightHandSide;
       let across = array<u32, 6>(c + 1u, c - 1u, c + nx, c - nx, c + nxy, c - nxy);
       let faces = array<u32, 6>(3u * (c + 1u), 3u * c, 3u * (c + nx) + 1u, 3u * c + 1u, 3u * (c + nxy) + 2u,
         3u * c + 2u);
@@ -254,9 +252,9 @@ fn solve(@builtin(local_invocation_index) lane: u32) {
     var rr = 0.0;
     for (var k = lane; k < fluidCells; k = k + WORKGROUP_SIZE) {
       let c = projectionCell[k].fluidCell;
-      let cellData = projectionCell[c];
-      let r = cellData.rightHandSide - product(c, dims, 0u);
-      let z = select(0.0, r / cellData.diagonal, cellData.diagonal > 0.0);
+      let diagonal = projectionCell[c].diagonal;
+      let r = projectionCell[c].rightHandSide - product(c, dims, 0u);
+      let z = select(0.0, r / diagonal, diagonal > 0.0);
       projectionCell[c].residual = r;
       projectionCell[c].preconditioned = z;
       projectionCell[c].direction = z;
@@ -285,10 +283,10 @@ fn solve(@builtin(local_invocation_index) lane: u32) {
       var next = vec2<f32>(0.0);
       for (var k = lane; k < fluidCells; k = k + WORKGROUP_SIZE) {
         let c = projectionCell[k].fluidCell;
-        let cellData = projectionCell[c];
-        let r = cellData.residual - alpha * cellData.product;
-        let z = select(0.0, r / cellData.diagonal, cellData.diagonal > 0.0);
-        projectionCell[c].phi = cellData.phi + alpha * cellData.direction;
+        let diagonal = projectionCell[c].diagonal;
+        let r = projectionCell[c].residual - alpha * projectionCell[c].product;
+        let z = select(0.0, r / diagonal, diagonal > 0.0);
+        projectionCell[c].phi = projectionCell[c].phi + alpha * projectionCell[c].direction;
         projectionCell[c].residual = r;
         projectionCell[c].preconditioned = z;
         next = next + vec2<f32>(r * z, r * r);
@@ -315,17 +313,16 @@ fn solve(@builtin(local_invocation_index) lane: u32) {
   var excess = vec3<f32>(0.0);
   var gridMass = 0.0;
   for (var c = lane; c < cells; c = c + WORKGROUP_SIZE) {
-    let upperCell = projectionCell[c];
-    gridMass = gridMass + upperCell.mass;
-    if (upperCell.full != 1u) { continue; }
-    let upper = select(0.0, upperCell.phi, upperCell.cellType == CELL_FLUID);
+    gridMass = gridMass + projectionCell[c].mass;
+    if (projectionCell[c].full != 1u) { continue; }
+    let upper = select(0.0, projectionCell[c].phi, projectionCell[c].cellType == CELL_FLUID);
     for (var a = 0u; a < 3u; a = a + 1u) {
       let stride = axisStride(a, dims);
       if (c < stride) { continue; }
       let face = projectionFace[3u * c + a];
-      let lowerCell = projectionCell[c - stride];
-      if (face.kind != FACE_OPEN || lowerCell.full != 1u) { continue; }
-      let lower = select(0.0, lowerCell.phi, lowerCell.cellType == CELL_FLUID);
+      let lowerIndex = c - stride;
+      if (face.kind != FACE_OPEN || projectionCell[lowerIndex].full != 1u) { continue; }
+      let lower = select(0.0, projectionCell[lowerIndex].phi, projectionCell[lowerIndex].cellType == CELL_FLUID);
       let change = -(upper - lower) * face.coefficient;
       let impulse = select(0.0, change * face.volume * face.volume / face.shareVolume, face.shareVolume > 0.0);
       excess[a] = excess[a] + impulse + area * (upper - lower);

@@ -40,7 +40,7 @@ export const THIN_WALL_NORMAL = 0.5;
 export const FLUID_CELL_FILL = 0.5;
 
 /**
- * The WebGPU backend's density error (`projectionParticle.w`, projection/grid.wgsl) of a particle whose last
+ * The WebGPU backend's density error (`projectionParticle[3 i].w`, projection/grid.wgsl) of a particle whose last
  * density solve had no full neighbourhood (fewer than `lattice.fullNeighbourhood` neighbours: at a free
  * surface its density is no measure of compression): its error does not enter its cell's mean. The CPU
  * tests the neighbour count of the current substep instead (see `scatterToGrid`), which the GPU does not

@@ -18,7 +18,9 @@ fn faceStencil(g: vec3<f32>, a: u32) -> FaceStencil {
 
 // @entry stencil
 // Per particle and axis, the normalisation of its trilinear weights over the faces that are not dead (1 /
-// their sum, 0 when all are dead), into projectionParticle.xyz; -1 for a particle off the grid.
+// their sum, 0 when all are dead), into projectionParticle[3 i].xyz; -1 for a particle off the grid. And
+// what `scatter` sums of it, so that it reads three vec4s per particle: (m, V, V / rho0) in
+// projectionParticle[3 i + 1] and V v in projectionParticle[3 i + 2] (V = m / rho0, its rest volume).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn stencil(@builtin(global_invocation_id) id: vec3<u32>) {
   let i = id.x;
@@ -38,8 +40,14 @@ fn stencil(@builtin(global_invocation_id) id: vec3<u32>) {
       }
       scales[a] = select(0.0, 1.0 / total, total > 0.0);
     }
+    let slot = sortedInfo[i].material;
+    let mass = scene.materials[slot].mass;
+    let inverseRestDensity = scene.materials[slot].inverseRestDensity;
+    let restVolume = mass * inverseRestDensity;
+    projectionParticle[3u * i + 1u] = vec4<f32>(mass, restVolume, restVolume * inverseRestDensity, 0.0);
+    projectionParticle[3u * i + 2u] = vec4<f32>(restVolume * sortedVelocity[i].xyz, 0.0);
   }
-  projectionParticle[i] = vec4<f32>(scales, projectionParticle[i].w);
+  projectionParticle[3u * i] = vec4<f32>(scales, projectionParticle[3u * i].w);
 }
 
 // @entry scatter
@@ -74,24 +82,21 @@ fn scatter(@builtin(global_invocation_id) id: vec3<u32>) {
           for (var j = buckets[bucket]; j < end; j = j + 1u) {
             let other = sortedPredicted[j];
             if (other.w != keyValue || any(cellOf(other.xyz) != world)) { continue; }
-            let scales = projectionParticle[j].xyz;
+            let scales = projectionParticle[3u * j].xyz;
             if (scales.x < 0.0) { continue; }
             let g = gridCoordinates(other.xyz, p.inverseKernelRadius);
-            let slot = sortedInfo[j].material;
-            let mass = scene.materials[slot].mass;
-            let inverseRestDensity = scene.materials[slot].inverseRestDensity;
-            let restVolume = mass * inverseRestDensity;
-            let v = sortedVelocity[j].xyz;
+            let amounts = projectionParticle[3u * j + 1u];
+            let flow = projectionParticle[3u * j + 2u].xyz;
             for (var a = 0u; a < 3u; a = a + 1u) {
               if (!live[a] || scales[a] <= 0.0) { continue; }
               let s = faceStencil(g, a);
               let corner = q - s.base;
               if (any(corner < vec3<i32>(0)) || any(corner > vec3<i32>(1))) { continue; }
               let w = scales[a] * cornerWeight(s.t, u32(corner.x) + 2u * u32(corner.y) + 4u * u32(corner.z));
-              massSum[a] = massSum[a] + mass * w;
-              volume[a] = volume[a] + restVolume * w;
-              flux[a] = flux[a] + restVolume * v[a] * w;
-              share[a] = share[a] + restVolume * w * inverseRestDensity;
+              massSum[a] = massSum[a] + amounts.x * w;
+              volume[a] = volume[a] + amounts.y * w;
+              flux[a] = flux[a] + flow[a] * w;
+              share[a] = share[a] + amounts.z * w;
             }
           }
         }
@@ -115,15 +120,14 @@ fn changes(@builtin(global_invocation_id) id: vec3<u32>) {
   let c = id.x;
   if (c >= projectionGrid.cells) { return; }
   let dims = gridDims();
-  let upperCell = projectionCell[c];
-  let upper = select(0.0, upperCell.phi, upperCell.cellType == CELL_FLUID);
+  let upper = select(0.0, projectionCell[c].phi, projectionCell[c].cellType == CELL_FLUID);
   for (var a = 0u; a < 3u; a = a + 1u) {
     let f = 3u * c + a;
     let face = projectionFace[f];
     var change = 0.0;
     if (face.kind == FACE_OPEN) {
-      let lowerCell = projectionCell[c - axisStride(a, dims)];
-      let lower = select(0.0, lowerCell.phi, lowerCell.cellType == CELL_FLUID);
+      let lowerIndex = c - axisStride(a, dims);
+      let lower = select(0.0, projectionCell[lowerIndex].phi, projectionCell[lowerIndex].cellType == CELL_FLUID);
       change = -(upper - lower) * face.coefficient;
     } else if (face.kind >= 0) {
       change = face.velocity - select(0.0, face.volumeFlux / face.volume, face.volume > 0.0);
@@ -141,7 +145,7 @@ fn changes(@builtin(global_invocation_id) id: vec3<u32>) {
 fn gather(@builtin(global_invocation_id) id: vec3<u32>) {
   let i = id.x;
   if (i >= state.count) { return; }
-  let scales = projectionParticle[i].xyz;
+  let scales = projectionParticle[3u * i].xyz;
   if (scales.x < 0.0 || projectionGrid.cells == 0u) { return; }
   let p = scene.params;
   let dims = gridDims();
