@@ -57,6 +57,7 @@ function plan(overrides: Partial<GpuPlan>): GpuPlan {
     colliderHeat: false,
     scanPasses: SCANS,
     neighbourMode: 'list',
+    meshes: true,
     ...overrides,
   };
 }
@@ -95,6 +96,17 @@ describe('the schedule', () => {
     // Where the lists do not fit the device's limits, the gathering passes visit cells: no lists are built.
     const cells = gpuStepOrder('pbf', plan({ neighbourMode: 'cells' }));
     expect(cells.substep).toEqual(expected.filter((key) => key !== 'neighbourList'));
+    // Without mesh colliders, the passes that measure collider distances take their variants without fields.
+    const analytic = gpuStepOrder('pbf', plan({ meshes: false, projection: true }));
+    const analyticIteration = ['lambdaSimpleAnalytic', 'correctSimple', 'collideAnalytic'];
+    expect(analytic.substep).toEqual([
+      ...SORT,
+      ...PROJECTION.map((key) => (key === 'projectionClassify' ? 'projectionClassifyAnalytic' : key)),
+      ...analyticIteration,
+      ...analyticIteration,
+      ...analyticIteration,
+      ...expected.slice(SORT.length + 3 * iteration.length),
+    ]);
     // Several materials and a coupled rigid body: the general variants, and apply before the coupled collision;
     // with the projection, its passes between the sort and the density solve.
     const coupled = gpuStepOrder(

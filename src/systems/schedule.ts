@@ -25,7 +25,7 @@ import { neighbourListPass, sortPasses } from './neighbours/gpu';
 import { predictSystem } from './predict/cpu';
 import { predictPasses } from './predict/gpu';
 import { projectionSystem } from './projection/cpu';
-import { projectionGpuPasses, projectionPasses } from './projection/gpu';
+import { projectionGpuPasses, projectionPasses, projectionVariants } from './projection/gpu';
 import { publishSystem } from './publish';
 import { sphFinishSystem, sphForceSystem, sphNeighbourSystem, sphSubstepSystem } from './sph/cpu';
 import { sphPasses } from './sph/gpu';
@@ -180,5 +180,5 @@ export function gpuPassDefinitions(solver: FluidSolver): readonly PassDefinition
   ];
   return solver === 'sph'
     ? [...common, ...sphPasses]
-    : [...common, ...projectionPasses, ...numberDensityPasses, ...multiFluidPasses];
+    : [...common, ...projectionPasses, ...projectionVariants, ...numberDensityPasses, ...multiFluidPasses];
 }

@@ -9,44 +9,49 @@ import { type PassDefinition, R, W } from '../gpu/passes';
 import { couplingVariant } from '../gpu/shaderSource';
 import collideSource from './collide.wgsl?raw';
 import poseSource from './pose.wgsl?raw';
-import { shapesSource } from './shapes';
+import { analyticVariant, shapesSource } from './shapes';
 
 const collide = commonSource + poseSource + shapesSource + collideSource;
 
-/** The collision passes, uncoupled and coupled. */
+const uncoupled: PassDefinition = {
+  key: 'collide',
+  name: 'collide',
+  source: couplingVariant(collide, false),
+  entry: 'main',
+  bindings: [
+    ['scene', R],
+    ['state', R],
+    ['sortedPosition', W],
+    ['sortedPredicted', W],
+    ['delta', R],
+    ['sortedVelocity', R],
+    ['contact', W],
+    ['fieldValues', R],
+  ],
+  size: 'particles',
+};
+const coupled: PassDefinition = {
+  key: 'collideCoupled',
+  name: 'collide',
+  source: couplingVariant(collide + impulseSource, true),
+  entry: 'main',
+  bindings: [
+    ['scene', R],
+    ['state', R],
+    ['sortedPosition', W],
+    ['sortedPredicted', W],
+    ['sortedVelocity', R],
+    ['contact', W],
+    ['fieldValues', R],
+    ['impulses', W],
+  ],
+  size: 'particles',
+};
+
+/** The collision passes, uncoupled and coupled, each with and without mesh colliders (`analyticVariant`). */
 export const collidePasses: readonly PassDefinition[] = [
-  {
-    key: 'collide',
-    name: 'collide',
-    source: couplingVariant(collide, false),
-    entry: 'main',
-    bindings: [
-      ['scene', R],
-      ['state', R],
-      ['sortedPosition', W],
-      ['sortedPredicted', W],
-      ['delta', R],
-      ['sortedVelocity', R],
-      ['contact', W],
-      ['fieldValues', R],
-    ],
-    size: 'particles',
-  },
-  {
-    key: 'collideCoupled',
-    name: 'collide',
-    source: couplingVariant(collide + impulseSource, true),
-    entry: 'main',
-    bindings: [
-      ['scene', R],
-      ['state', R],
-      ['sortedPosition', W],
-      ['sortedPredicted', W],
-      ['sortedVelocity', R],
-      ['contact', W],
-      ['fieldValues', R],
-      ['impulses', W],
-    ],
-    size: 'particles',
-  },
+  uncoupled,
+  coupled,
+  analyticVariant(uncoupled),
+  analyticVariant(coupled),
 ];

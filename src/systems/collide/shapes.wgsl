@@ -7,7 +7,9 @@
 // (gpu/structs.ts), like every constant the CPU and the GPU share.
 
 // A collider's data and its field (see `loadShape`), loaded once and passed by value: SwiftShader runs
-// every branch of a shader (masked), so each load from the scene buffer here costs on every call.
+// every branch of a shader (masked), so each load from the scene buffer here costs on every call. For the
+// same reason the passes that measure distances have a variant for scenes without mesh colliders, which
+// leaves out the `// @mesh` lines (`analyticShapesSource`, shapes/index.ts).
 struct Shape {
   c: ColliderData,
   field: FieldInfo,
@@ -28,11 +30,13 @@ fn fluidSideDistance(shape: Shape, l: vec3<f32>, normalWithin: f32) -> vec4<f32>
   if (c.shape == SHAPE_BOX) {
     result = boxDistance(a, b, l);
   } else if (c.shape == SHAPE_MESH) {
+    // @mesh
     if (c.container == 1u) {
       result = sampleField(shape.field, l, -normalWithin, 3.0e38);
     } else {
       result = sampleField(shape.field, l, -3.0e38, normalWithin);
     }
+    // @end mesh
   } else if (c.shape == SHAPE_PLANE) {
     result = planeDistance(a, b, l);
   } else if (c.shape == SHAPE_CAPSULE) {

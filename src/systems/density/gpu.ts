@@ -5,7 +5,7 @@
  * numberDensityCorrect.wgsl).
  */
 import poseSource from '../collide/pose.wgsl?raw';
-import { shapesSource } from '../collide/shapes';
+import { analyticVariant, shapesSource } from '../collide/shapes';
 import commonSource from '../gpu/common.wgsl?raw';
 import { type GpuPlan, type PassBinding, type PassDefinition, R, W } from '../gpu/passes';
 import { materialVariant } from '../gpu/shaderSource';
@@ -43,24 +43,32 @@ const correctBindings: readonly PassBinding[] = [
 const lambda = commonSource + poseSource + shapesSource + lambdaSource;
 const correct = commonSource + correctSource;
 
-/** The single-fluid density passes, two variants each. */
+const lambdaPass: PassDefinition = {
+  key: 'lambda',
+  name: 'lambda',
+  source: materialVariant(lambda, false),
+  entry: 'main',
+  bindings: lambdaBindings,
+  size: 'particles',
+};
+const lambdaSimplePass: PassDefinition = {
+  key: 'lambdaSimple',
+  name: 'lambda',
+  source: materialVariant(lambda, true),
+  entry: 'main',
+  bindings: lambdaBindings,
+  size: 'particles',
+};
+
+/**
+ * The single-fluid density passes: lambda in four variants (general or simple materials, with or without
+ * mesh colliders), correct in two.
+ */
 export const densityPasses: readonly PassDefinition[] = [
-  {
-    key: 'lambda',
-    name: 'lambda',
-    source: materialVariant(lambda, false),
-    entry: 'main',
-    bindings: lambdaBindings,
-    size: 'particles',
-  },
-  {
-    key: 'lambdaSimple',
-    name: 'lambda',
-    source: materialVariant(lambda, true),
-    entry: 'main',
-    bindings: lambdaBindings,
-    size: 'particles',
-  },
+  lambdaPass,
+  lambdaSimplePass,
+  analyticVariant(lambdaPass),
+  analyticVariant(lambdaSimplePass),
   {
     key: 'correct',
     name: 'correct',
@@ -116,18 +124,20 @@ export const numberDensityPasses: readonly PassDefinition[] = [
 /**
  * The density solve's passes in a substep of `plan` (densitySystem's order): the rest volumes when several
  * fluids use the number-density form, then per iteration lambda and correct (their number-density, simple or
- * general variant), and the collision (with coupled colliders: apply, then the coupled collision).
+ * general variant), and the collision (with coupled colliders: apply, then the coupled collision); without
+ * mesh colliders, lambda's and the collision's `Analytic` variants.
  */
 export function densityGpuPasses(plan: GpuPlan): string[] {
   const list: string[] = [];
   const numberDensity = plan.features.numberDensity;
   if (numberDensity) list.push('restVolume');
   for (let iteration = 0; iteration < plan.iterations; iteration++) {
+    const analytic = plan.meshes ? '' : 'Analytic';
     if (numberDensity) list.push('numberDensityLambda', 'numberDensityCorrect');
-    else if (plan.simpleMaterials) list.push('lambdaSimple', 'correctSimple');
-    else list.push('lambda', 'correct');
-    if (plan.coupled) list.push('apply', 'collideCoupled');
-    else list.push('collide');
+    else if (plan.simpleMaterials) list.push(`lambdaSimple${analytic}`, 'correctSimple');
+    else list.push(`lambda${analytic}`, 'correct');
+    if (plan.coupled) list.push('apply', `collideCoupled${analytic}`);
+    else list.push(`collide${analytic}`);
   }
   return list;
 }

@@ -5,6 +5,8 @@
  * place only when their shape changes (not with the substep count, which WCSPH changes from step to step):
  * no allocation per step.
  */
+
+import { ColliderShape } from '../../components/collider';
 import type { FluidSolver } from '../../components/settings';
 import type { SimulationContext } from '../context';
 import { MAX_DIFFUSION_PARTS } from '../multifluid/interaction';
@@ -48,7 +50,7 @@ export class PassLists {
 
   /**
    * Refills the lists when the shape of the step changed: the projection, the density iterations, whether some material
-   * has vorticity, one simple material, coupled colliders, the multi-fluid features and the diffusion parts
+   * has vorticity, one simple material, coupled colliders, mesh colliders, the multi-fluid features and the diffusion parts
    * (read from `ctx` and from the parameters this step wrote at `paramsBase` of the scene words).
    */
   update(ctx: SimulationContext, sceneWords: WordViews, paramsBase: number): void {
@@ -56,12 +58,22 @@ export class PassLists {
     const m = ctx.materials;
     const simpleMaterials = m.count <= 1 && (m.count === 0 || Math.fround(m.artificialPressureExponent[0]) === 4);
     const coupled = sceneWords.u32[word(Params, 'coupledCount', paramsBase)] > 0;
+    let meshes = false;
+    const { Collider } = ctx.components;
+    for (let slot = 0; slot < ctx.colliders.count; slot++) {
+      if (Collider.shape[ctx.colliders.entity[slot]] === ColliderShape.mesh) meshes = true;
+    }
     const { iterations } = ctx.settings;
     const features = ctx.solver.multiFluid.features;
     const slots = sceneWords.u32[word(Params, 'diffusionSlots', paramsBase)];
     const projection = ctx.settings.projection;
     const single =
-      (iterations << 4) | (projection ? 8 : 0) | (anyVorticity ? 4 : 0) | (simpleMaterials ? 2 : 0) | (coupled ? 1 : 0);
+      (iterations << 5) |
+      (meshes ? 16 : 0) |
+      (projection ? 8 : 0) |
+      (anyVorticity ? 4 : 0) |
+      (simpleMaterials ? 2 : 0) |
+      (coupled ? 1 : 0);
     const shape = (single * 128 + multiFluidShape(features)) * (MAX_DIFFUSION_PARTS + 1) + slots;
     if (shape === this.shape) return;
     this.shape = shape;
@@ -71,6 +83,7 @@ export class PassLists {
       vorticity: anyVorticity,
       simpleMaterials,
       coupled,
+      meshes,
       features,
       diffusionParts: slots,
       colliderHeat: features.colliderHeat && ctx.colliders.count > 0,

@@ -61,6 +61,11 @@ export interface GpuPlan {
   readonly simpleMaterials: boolean;
   /** Some collider is coupled with a rigid body: the variants that bind the impulse accumulators. */
   readonly coupled: boolean;
+  /**
+   * Some collider is a mesh: the passes that measure collider distances sample fields; without, their
+   * `Analytic` variants (`analyticVariant`, collide/shapes/index.ts).
+   */
+  readonly meshes: boolean;
   /** The multi-fluid terms in use. */
   readonly features: MultiFluidFeatures;
   /** Diffusion parts recorded per substep (see `diffusionSlots`). */

@@ -4,7 +4,7 @@
  * dispatches with no readback, the conjugate gradients in one workgroup (see solve.wgsl).
  */
 import poseSource from '../collide/pose.wgsl?raw';
-import { shapesSource } from '../collide/shapes';
+import { analyticVariant, shapesSource } from '../collide/shapes';
 import gpuCommonSource from '../gpu/common.wgsl?raw';
 import { type GpuPlan, type PassBinding, type PassDefinition, type PassSize, R, W } from '../gpu/passes';
 import { entrySection } from '../gpu/shaderSource';
@@ -232,7 +232,18 @@ export const projectionPasses: readonly PassDefinition[] = [
   ),
 ];
 
-/** The projection's passes in a substep of `plan` (none when the projection is off). */
+/** The classification's variant for steps without mesh colliders (see `analyticVariant`). */
+export const projectionVariants: readonly PassDefinition[] = [
+  analyticVariant(projectionPasses.find((definition) => definition.key === 'projectionClassify') as PassDefinition),
+];
+
+/**
+ * The projection's passes in a substep of `plan` (none when the projection is off); without mesh colliders,
+ * the classification's `Analytic` variant.
+ */
 export function projectionGpuPasses(plan: GpuPlan): string[] {
-  return plan.projection ? projectionPasses.map((definition) => definition.key) : [];
+  if (!plan.projection) return [];
+  return projectionPasses.map((definition) =>
+    definition.key === 'projectionClassify' && !plan.meshes ? 'projectionClassifyAnalytic' : definition.key,
+  );
 }

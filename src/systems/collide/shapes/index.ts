@@ -5,6 +5,7 @@
  */
 import { ColliderShape } from '../../../components';
 import { FluidError } from '../../../core/errors';
+import type { PassDefinition } from '../../gpu/passes';
 import type { ColliderOptions } from '../../options';
 import dispatchSource from '../shapes.wgsl?raw';
 import { boxShape } from './box';
@@ -47,10 +48,49 @@ export function readColliderGeometry(options: ColliderOptions): ColliderGeometry
   return shape.read(options);
 }
 
+/** Keeps (`meshes` true) or drops the `// @mesh` ... `// @end mesh` blocks of `source`. */
+function meshVariant(source: string, meshes: boolean): string {
+  return source.replace(/^[ \t]*\/\/ @mesh\n([\s\S]*?)^[ \t]*\/\/ @end mesh\n/gm, (_block, lines: string) =>
+    meshes ? lines : '',
+  );
+}
+
 /** The WGSL of the collider distances: each shape's function, then `fluidSideDistance` over them. */
-export const shapesSource = [boxSource, sphereSource, capsuleSource, planeSource, meshSource, dispatchSource].join(
-  '\n',
-);
+export const shapesSource = [
+  boxSource,
+  sphereSource,
+  capsuleSource,
+  planeSource,
+  meshSource,
+  meshVariant(dispatchSource, true),
+].join('\n');
+
+/**
+ * {@link shapesSource} without the mesh shape, for steps without mesh colliders (SwiftShader pays for the
+ * field sampling of every distance query even where no collider is a mesh): binds no `fieldValues`.
+ */
+export const analyticShapesSource = [
+  boxSource,
+  sphereSource,
+  capsuleSource,
+  planeSource,
+  meshVariant(dispatchSource, false),
+].join('\n');
+
+/**
+ * The variant of a pass that measures collider distances for steps without mesh colliders: key
+ * `<key>Analytic`, its source with {@link analyticShapesSource} in place of {@link shapesSource}, and no
+ * `fieldValues` binding.
+ */
+export function analyticVariant(definition: PassDefinition): PassDefinition {
+  if (!definition.source.includes(shapesSource)) throw new Error(`pass ${definition.key} measures no distances`);
+  return {
+    ...definition,
+    key: `${definition.key}Analytic`,
+    source: definition.source.replace(shapesSource, () => analyticShapesSource),
+    bindings: definition.bindings.filter(([name]) => name !== 'fieldValues'),
+  };
+}
 
 export { boxDistance } from './box';
 export { capsuleDistance } from './capsule';
