@@ -53,7 +53,19 @@ fn stencil(@builtin(global_invocation_id) id: vec3<u32>) {
 // @entry scatter
 // Step 5 (scatterToGrid): one thread per cell sums, for each of its three lower faces that is not dead,
 // w m, w V, w V v_a and w V / rho0 over the particles whose stencil of that axis holds the face: those in
-// the 27 cells around it (along axis a the cells one below and at the face, across it one around).
+// the 27 cells around it (along axis a the cells one below and at the face, across it one around). The
+// three axes' weights are computed together (zero outside a stencil), and the loops are written as the
+// neighbour loop's (common.wgsl), which SwiftShader runs no more often than needed.
+
+// The weight of the particle at grid coordinates g on the lower face of cell q along axis a: its
+// stencil's trilinear weight there, 0 where the face is not in its stencil.
+fn faceWeight(g: vec3<f32>, q: vec3<i32>, a: u32) -> f32 {
+  let s = faceStencil(g, a);
+  let corner = q - s.base;
+  if (any(corner < vec3<i32>(0)) || any(corner > vec3<i32>(1))) { return 0.0; }
+  return cornerWeight(s.t, u32(corner.x) + 2u * u32(corner.y) + 4u * u32(corner.z));
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn scatter(@builtin(global_invocation_id) id: vec3<u32>) {
   let c = id.x;
@@ -62,24 +74,26 @@ fn scatter(@builtin(global_invocation_id) id: vec3<u32>) {
   let dims = gridDims();
   let origin = gridOrigin();
   let q = cellCoordinates(c, dims);
-  var live = vec3<bool>(false);
-  for (var a = 0u; a < 3u; a = a + 1u) { live[a] = projectionFace[3u * c + a].kind != FACE_DEAD; }
+  let live = vec3<bool>(projectionFace[3u * c].kind != FACE_DEAD, projectionFace[3u * c + 1u].kind != FACE_DEAD,
+    projectionFace[3u * c + 2u].kind != FACE_DEAD);
   var massSum = vec3<f32>(0.0);
   var volume = vec3<f32>(0.0);
   var flux = vec3<f32>(0.0);
   var share = vec3<f32>(0.0);
   if (any(live)) {
-    let low = max(q - vec3<i32>(1), vec3<i32>(1));
-    let high = min(q + vec3<i32>(1), dims - vec3<i32>(2));
-    for (var z = low.z; z <= high.z; z = z + 1) {
-      for (var y = low.y; y <= high.y; y = y + 1) {
-        for (var x = low.x; x <= high.x; x = x + 1) {
-          let world = origin + vec3<i32>(x, y, z);
-          let key = cellKey(world);
-          let keyValue = f32(key);
-          let bucket = bucketOfKey(key, p.tableMask);
-          let end = buckets[bucket + 1u];
-          for (var j = buckets[bucket]; j < end; j = j + 1u) {
+    var near = 0;
+    loop {
+      // The cells at the grid's edge hold no particle on the grid (see onGrid).
+      let cellQ = q + vec3<i32>(near % 3 - 1, (near / 3) % 3 - 1, near / 9 - 1);
+      if (all(cellQ >= vec3<i32>(1)) && all(cellQ <= dims - vec3<i32>(2))) {
+        let world = origin + cellQ;
+        let key = cellKey(world);
+        let keyValue = f32(key);
+        let bucket = bucketOfKey(key, p.tableMask);
+        let end = buckets[bucket + 1u];
+        var j = buckets[bucket];
+        if (j < end) {
+          loop {
             let other = sortedPredicted[j];
             if (other.w != keyValue || any(cellOf(other.xyz) != world)) { continue; }
             let scales = projectionParticle[3u * j].xyz;
@@ -87,19 +101,22 @@ fn scatter(@builtin(global_invocation_id) id: vec3<u32>) {
             let g = gridCoordinates(other.xyz, p.inverseKernelRadius);
             let amounts = projectionParticle[3u * j + 1u];
             let flow = projectionParticle[3u * j + 2u].xyz;
-            for (var a = 0u; a < 3u; a = a + 1u) {
-              if (!live[a] || scales[a] <= 0.0) { continue; }
-              let s = faceStencil(g, a);
-              let corner = q - s.base;
-              if (any(corner < vec3<i32>(0)) || any(corner > vec3<i32>(1))) { continue; }
-              let w = scales[a] * cornerWeight(s.t, u32(corner.x) + 2u * u32(corner.y) + 4u * u32(corner.z));
-              massSum[a] = massSum[a] + amounts.x * w;
-              volume[a] = volume[a] + amounts.y * w;
-              flux[a] = flux[a] + flow[a] * w;
-              share[a] = share[a] + amounts.z * w;
+            let w = select(vec3<f32>(0.0), scales, live) *
+              vec3<f32>(faceWeight(g, q, 0u), faceWeight(g, q, 1u), faceWeight(g, q, 2u));
+            massSum = massSum + amounts.x * w;
+            volume = volume + amounts.y * w;
+            flux = flux + flow * w;
+            share = share + amounts.z * w;
+            continuing {
+              j = j + 1u;
+              break if j >= end;
             }
           }
         }
+      }
+      continuing {
+        near = near + 1;
+        break if near == 27;
       }
     }
   }
