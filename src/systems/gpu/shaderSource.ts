@@ -21,7 +21,7 @@ export function entrySection(source: string, name: string): string {
 export type NeighbourMode = 'list' | 'cells';
 
 /** One loop of neighbourLoop.wgsl, split around its `// @body` line (its whole-line comments dropped). */
-function neighbourLoop(form: NeighbourMode): [before: string, after: string] {
+function neighbourLoop(form: NeighbourMode | 'fallback'): [before: string, after: string] {
   const parts = neighbourLoopSource.split(/^\/\/ @loop (\w+)\n/m);
   const index = parts.indexOf(form);
   if (index < 0) throw new Error(`no neighbour loop ${form}`);
@@ -32,16 +32,17 @@ function neighbourLoop(form: NeighbourMode): [before: string, after: string] {
 
 /**
  * Wraps each `// @neighbours` ... `// @end neighbours` body in the shared neighbour loop of `mode`
- * (neighbourLoop.wgsl): `'cells'` the cells loop; `'list'` the list loop, whose `else` branch (a list that
- * overflowed) is the cells loop with the body again.
+ * (neighbourLoop.wgsl): `'cells'` the cells loop; `'list'` the list loop, then the fallback loop over the
+ * cells (the body again) that only a particle whose list overflowed runs.
  */
 export function expandNeighbourLoops(source: string, mode: NeighbourMode): string {
   const [cellsBefore, cellsAfter] = neighbourLoop('cells');
   const [listBefore, listAfter] = neighbourLoop('list');
+  const [fallbackBefore, fallbackAfter] = neighbourLoop('fallback');
   return source.replace(/^[ \t]*\/\/ @neighbours\n([\s\S]*?)^[ \t]*\/\/ @end neighbours\n/gm, (_block, body: string) =>
     mode === 'cells'
       ? cellsBefore + body + cellsAfter
-      : `${listBefore}${body}${listAfter}${cellsBefore}${body}${cellsAfter}  }\n`,
+      : listBefore + body + listAfter + fallbackBefore + body + fallbackAfter,
   );
 }
 
