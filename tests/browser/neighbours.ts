@@ -7,9 +7,10 @@
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { FluidSimulation } from '../../src';
 import { gatherSceneSystem } from '../../src/systems/gather';
-import { neighbourModeForTests, solverSizes } from '../../src/systems/gpu/buffers';
+import { solverSizes } from '../../src/systems/gpu/buffers';
 import type { NeighbourMode } from '../../src/systems/gpu/shaderSource';
 import { NEIGHBOUR_OVERFLOW, ParticleInfo } from '../../src/systems/gpu/structs';
+import { neighbourModeForTests } from '../../src/systems/gpu/testHooks';
 import { firstSubstepUpToNeighbours, kernelScene } from './parity';
 
 /** Result of {@link neighbourLists}. */

@@ -10,10 +10,10 @@ import type { SimulationContext } from '../../src/systems/context';
 import { computeCorrections, computeLambda } from '../../src/systems/density/cpu';
 import { applyCorrections } from '../../src/systems/density/shared';
 import { gatherSceneSystem, gatherSystem } from '../../src/systems/gather';
-import { neighbourModeForTests } from '../../src/systems/gpu/buffers';
 import { word } from '../../src/systems/gpu/layout';
 import type { NeighbourMode } from '../../src/systems/gpu/shaderSource';
 import { Contact, ParticleInfo } from '../../src/systems/gpu/structs';
+import { neighbourModeForTests } from '../../src/systems/gpu/testHooks';
 import { neighbourSystem } from '../../src/systems/neighbours/cpu';
 import { predictSystem } from '../../src/systems/predict/cpu';
 

@@ -38,7 +38,7 @@ import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { FluidError } from '../../core/errors';
 import type { SimulationContext } from '../context';
 import { type AirCandidates, AirEventBook } from './airEvents';
-import { BUFFER_ALIASES, createStorageBuffers, neighbourMode, neighbourModeForTests, solverSizes } from './buffers';
+import { BUFFER_ALIASES, createStorageBuffers, neighbourMode, solverSizes } from './buffers';
 import {
   compilePasses,
   dispatchPass,
@@ -76,7 +76,7 @@ import {
   State,
   WORKGROUP_SIZE,
 } from './structs';
-import { dispatchUntil, profilePasses, readBufferBytes } from './testHooks';
+import { dispatchUntil, neighbourModeForTests, profilePasses, readBufferBytes } from './testHooks';
 import { UploadQueue } from './uploads';
 
 export type { AirCandidates } from './airEvents';

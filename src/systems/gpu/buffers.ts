@@ -70,12 +70,6 @@ export function neighbourMode(
   return listBytes <= Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize) ? 'list' : 'cells';
 }
 
-/**
- * @internal For the tests: when `mode` is set, every WebGPU solver created from then on takes it instead of
- * the mode its device's limits give (tests/browser/neighbours.ts compares the two).
- */
-export const neighbourModeForTests: { mode: NeighbourMode | undefined } = { mode: undefined };
-
 /** The sizes of one solver's buffers, fixed at creation by its settings. */
 export interface SolverSizes {
   /** The scene buffer's layout (parameters, materials, colliders, drains, fields, then the poses). */

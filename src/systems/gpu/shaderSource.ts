@@ -21,7 +21,7 @@ export function entrySection(source: string, name: string): string {
 export type NeighbourMode = 'list' | 'cells';
 
 /** One loop of neighbourLoop.wgsl, split around its `// @body` line (its whole-line comments dropped). */
-function neighbourLoop(form: NeighbourMode | 'fallback'): [before: string, after: string] {
+function neighbourLoop(form: NeighbourMode): [before: string, after: string] {
   const parts = neighbourLoopSource.split(/^\/\/ @loop (\w+)\n/m);
   const index = parts.indexOf(form);
   if (index < 0) throw new Error(`no neighbour loop ${form}`);
@@ -30,15 +30,37 @@ function neighbourLoop(form: NeighbourMode | 'fallback'): [before: string, after
   return [code(before), code(after)];
 }
 
+/** Replaces `from` in `text`, which must hold it once (the loops' text is the contract). */
+function replaceOnce(text: string, from: string, to: string): string {
+  if (text.split(from).length !== 2) throw new Error(`neighbourLoop.wgsl: expected one "${from.trim()}"`);
+  return text.replace(from, () => to);
+}
+
+/**
+ * The cells loop as the list's fallback: tested at the top and starting past its end (27) for every particle
+ * whose list did not overflow, so those pay one masked pass of its body, not 27.
+ */
+function fallbackLoop(): [before: string, after: string] {
+  const [before, after] = neighbourLoop('cells');
+  return [
+    replaceOnce(
+      before,
+      '  var near = 0;\n  loop {\n',
+      '  var near = select(27, 0, listLength == NEIGHBOUR_OVERFLOW);\n  loop {\n    if (near >= 27) { break; }\n',
+    ),
+    replaceOnce(after, '      break if near == 27;\n', ''),
+  ];
+}
+
 /**
  * Wraps each `// @neighbours` ... `// @end neighbours` body in the shared neighbour loop of `mode`
- * (neighbourLoop.wgsl): `'cells'` the cells loop; `'list'` the list loop, then the fallback loop over the
- * cells (the body again) that only a particle whose list overflowed runs.
+ * (neighbourLoop.wgsl): `'cells'` the cells loop; `'list'` the list loop, then the cells loop as its fallback
+ * (the body again) that only a particle whose list overflowed runs.
  */
 export function expandNeighbourLoops(source: string, mode: NeighbourMode): string {
   const [cellsBefore, cellsAfter] = neighbourLoop('cells');
   const [listBefore, listAfter] = neighbourLoop('list');
-  const [fallbackBefore, fallbackAfter] = neighbourLoop('fallback');
+  const [fallbackBefore, fallbackAfter] = fallbackLoop();
   return source.replace(/^[ \t]*\/\/ @neighbours\n([\s\S]*?)^[ \t]*\/\/ @end neighbours\n/gm, (_block, body: string) =>
     mode === 'cells'
       ? cellsBefore + body + cellsAfter

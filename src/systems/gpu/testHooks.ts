@@ -1,11 +1,18 @@
 /**
  * The WebGPU solver's hooks for the parity tests and the benchmark (gpu/backend.ts: `stepUntil`,
- * `readBuffer`, `profileStep`): recording a step only up to a named pass, reading a buffer back at once, and
- * timing every pass of a step by waiting for the GPU after each.
+ * `readBuffer`, `profileStep`): recording a step only up to a named pass, reading a buffer back at once,
+ * timing every pass of a step by waiting for the GPU after each, and choosing the neighbour mode.
  */
 import type { StorageBuffer } from '@babylonjs/core/Buffers/storageBuffer.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { dispatchPass, type Pass } from './compile';
+import type { NeighbourMode } from './shaderSource';
+
+/**
+ * @internal For the tests: when `mode` is set, every WebGPU solver created from then on takes it instead of
+ * the mode its device's limits give (tests/browser/neighbours.ts compares the two).
+ */
+export const neighbourModeForTests: { mode: NeighbourMode | undefined } = { mode: undefined };
 
 /**
  * Dispatches `passes` in order up to and including the `occurrence`-th pass named `stopAfter` (1 = its

@@ -8,8 +8,10 @@
 // (with its fallback) and the cells.
 // @loop list
 // The particle's neighbour list (built by `neighbourList`, lists.wgsl, once per substep): its length,
-// then its neighbours in the order of the cells loop. The expansion follows it with the fallback loop below
-// (the body again), which visits the cells for a particle whose list overflowed.
+// then its neighbours in the order of the cells loop. The expansion follows it with the cells loop for a
+// particle whose list overflowed (the body again; `expandNeighbourLoops` makes it a loop tested at the top
+// that starts past its end for every other particle: SwiftShader runs a branch's code for all lanes, masked,
+// so an `else` holding the 27-cell loop would cost every particle the 27 cells).
   let listStart = scene.params.neighbourListBase + i * scene.params.neighbourStride + 1u;
   let listLength = neighbourTable[listStart - 1u];
   if (listLength != NEIGHBOUR_OVERFLOW) {
@@ -24,33 +26,6 @@
           break if slot >= listStart + listLength;
         }
       }
-    }
-  }
-// @loop fallback
-// The cells loop for a particle whose list overflowed, tested at the top and starting past the end for every
-// other particle: SwiftShader runs a branch's code for all lanes (masked), so an `else` holding the 27-cell
-// loop would cost every particle the 27 cells; this loop costs the others one masked pass of its body.
-  var fallback = select(27, 0, listLength == NEIGHBOUR_OVERFLOW);
-  loop {
-    if (fallback >= 27) { break; }
-    let key = neighbourKey(home, fallback);
-    let keyValue = f32(key);
-    let bucket = bucketOfKey(key, k.tableMask);
-    let end = neighbourTable[bucket + 1u];
-    var j = neighbourTable[bucket];
-    if (j < end) {
-      loop {
-        let other = sortedPredicted[j];
-        if (other.w != keyValue || j == i) { continue; }
-// @body
-        continuing {
-          j = j + 1u;
-          break if j >= end;
-        }
-      }
-    }
-    continuing {
-      fallback = fallback + 1;
     }
   }
 // @loop cells
