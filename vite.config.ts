@@ -31,7 +31,16 @@ export default defineConfig(({ command }) =>
     ? {
         root: resolve(import.meta.dirname, 'examples'),
         plugins: [compactWgsl()],
-        server: { port: 5173, strictPort: false },
+        // Cross-origin isolation: the page may make SharedArrayBuffers, so the CPU backend's worker threads run
+        // (the `threads` option; a host without these headers gets one thread and the same results).
+        server: {
+          port: 5173,
+          strictPort: false,
+          headers: {
+            'Cross-Origin-Opener-Policy': 'same-origin',
+            'Cross-Origin-Embedder-Policy': 'require-corp',
+          },
+        },
         optimizeDeps: {
           include: ['bitecs', ...babylonDeepImports()],
           // Havok's ES module finds its wasm next to itself (import.meta.url): a pre-bundled copy would not.

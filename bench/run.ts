@@ -18,7 +18,7 @@
  * `BENCH_BASELINE=../base` (a checkout of an earlier commit with its node_modules) adds the WebGPU dam break
  * of this checkout against that one, interleaved in the same Chromium build, at `BENCH_GPU_COUNTS`.
  */
-import { cpus } from 'node:os';
+import { availableParallelism, cpus } from 'node:os';
 import {
   bakeSignedDistanceField,
   createBoxMesh,
@@ -44,6 +44,14 @@ function argument(name: string, fallback: string): string {
 }
 
 const counts = argument('counts', '5000,10000,20000,50000').split(',').map(Number);
+/** Thread counts of the dam-break table: one thread and the machine's hardware threads (at most 8) by default. */
+const threadCounts = [
+  ...new Set(
+    argument('threads', `1,${Math.min(8, availableParallelism())}`)
+      .split(',')
+      .map(Number),
+  ),
+];
 const frames = Number(argument('frames', '60'));
 const substeps = Number(argument('substeps', '2'));
 const iterations = Number(argument('iterations', '2'));
@@ -73,12 +81,20 @@ function scene(
   variant: ColliderVariant = { name: 'analytic box' },
   solver: FluidSolver = 'pbf',
   multiFluid = false,
+  threads = 1,
 ): FluidSimulation {
   const particleRadius = 0.025;
   const spacing = 2 * particleRadius;
   const n = Math.round(Math.cbrt(count));
   const [nx, ny, nz] = BLOCKS[count] ?? [n, n, Math.max(1, Math.round(count / (n * n)))];
-  const simulation = new FluidSimulation({ particleRadius, capacity: nx * ny * nz, substeps, iterations, solver });
+  const simulation = new FluidSimulation({
+    particleRadius,
+    capacity: nx * ny * nz,
+    substeps,
+    iterations,
+    solver,
+    threads,
+  });
   const width = nx * spacing;
   const tankMax: [number, number, number] = [4 * width, 2 * ny * spacing, nz * spacing];
   const tank = variant.tankField
@@ -99,29 +115,57 @@ const cpu = cpus();
 console.log(
   `machine: ${cpu.length} cores (${cpu[0]?.model ?? 'unknown'}), Node ${process.version}, ${process.platform}/${process.arch}`,
 );
-const systemNames = ['neighbours', 'density', 'viscosityVorticity', 'velocity', 'predict', 'gather', 'publish'];
+const systemNames = [
+  'neighbours',
+  'projection',
+  'density',
+  'viscosityVorticity',
+  'velocity',
+  'predict',
+  'gather',
+  'publish',
+];
+
+/** Median ms per frame and per system of one simulation over the measured frames. */
+interface Measured {
+  step: number;
+  systems: Record<string, number>;
+  neighbours: number;
+}
+
+/**
+ * Median ms per frame and per system of each of `simulations` over the measured frames, stepped in turn
+ * (one frame of each, then the next frame of each) so that the machine's load falls on all alike.
+ */
+function measureInterleaved(
+  simulations: readonly FluidSimulation[],
+  names: readonly string[] = systemNames,
+): Measured[] {
+  for (let frame = 0; frame < warmup; frame++) for (const simulation of simulations) simulation.step();
+  const stepTimes = simulations.map((): number[] => []);
+  const systemTimes = simulations.map((): Record<string, number[]> => ({}));
+  const neighbourCounts = simulations.map((): number[] => []);
+  for (let frame = 0; frame < frames; frame++) {
+    simulations.forEach((simulation, k) => {
+      simulation.step();
+      stepTimes[k].push(simulation.stats.stepMilliseconds);
+      neighbourCounts[k].push(simulation.stats.meanNeighbourCount);
+      for (const name of names) {
+        systemTimes[k][name] = systemTimes[k][name] ?? [];
+        systemTimes[k][name].push(simulation.stats.systemMilliseconds[name] ?? 0);
+      }
+    });
+  }
+  return simulations.map((_, k) => {
+    const systems: Record<string, number> = {};
+    for (const name of names) systems[name] = median(systemTimes[k][name]);
+    return { step: median(stepTimes[k]), systems, neighbours: median(neighbourCounts[k]) };
+  });
+}
 
 /** Median ms per frame and per system of `simulation` over the measured frames. */
-function measure(
-  simulation: FluidSimulation,
-  names: readonly string[] = systemNames,
-): { step: number; systems: Record<string, number>; neighbours: number } {
-  for (let frame = 0; frame < warmup; frame++) simulation.step();
-  const stepTimes: number[] = [];
-  const systemTimes: Record<string, number[]> = {};
-  const neighbourCounts: number[] = [];
-  for (let frame = 0; frame < frames; frame++) {
-    simulation.step();
-    stepTimes.push(simulation.stats.stepMilliseconds);
-    neighbourCounts.push(simulation.stats.meanNeighbourCount);
-    for (const name of names) {
-      systemTimes[name] = systemTimes[name] ?? [];
-      systemTimes[name].push(simulation.stats.systemMilliseconds[name] ?? 0);
-    }
-  }
-  const systems: Record<string, number> = {};
-  for (const name of names) systems[name] = median(systemTimes[name]);
-  return { step: median(stepTimes), systems, neighbours: median(neighbourCounts) };
+function measure(simulation: FluidSimulation, names: readonly string[] = systemNames): Measured {
+  return measureInterleaved([simulation], names)[0];
 }
 
 /** Prints rows as a Markdown table with right-aligned columns. */
@@ -135,23 +179,34 @@ function printTable(rows: string[][]): void {
 
 /** The CPU tables: the dam break at each count, signed distance field bakes, mesh colliders. */
 function cpuTables(): void {
-  console.log(`backend: cpu (one thread); ${frames} measured frames after ${warmup} warm-up frames; dt = 1/60 s`);
-  const header = ['particles', 'substeps', 'iterations', 'ms/frame', ...systemNames, 'neighbours/particle'];
-  const rows: string[][] = [header];
+  console.log(
+    `backend: cpu at ${threadCounts.join(' and ')} threads (the stepping thread and threads - 1 workers, stepped in turn); ` +
+      `${frames} measured frames after ${warmup} warm-up frames; dt = 1/60 s`,
+  );
+  const header = ['particles', 'threads', 'substeps', 'iterations', 'ms/frame', 'speedup', ...systemNames];
+  const rows: string[][] = [[...header, 'neighbours/particle']];
   for (const count of counts) {
-    const simulation = scene(count);
-    const result = measure(simulation);
-    rows.push([
-      String(simulation.particleCount),
-      String(substeps),
-      String(iterations),
-      result.step.toFixed(2),
-      ...systemNames.map((name) => result.systems[name].toFixed(2)),
-      result.neighbours.toFixed(1),
-    ]);
+    const simulations = threadCounts.map((threads) => scene(count, { name: 'analytic box' }, 'pbf', false, threads));
+    const results = measureInterleaved(simulations);
+    results.forEach((result, k) => {
+      rows.push([
+        String(simulations[k].particleCount),
+        String(simulations[k].stats.threads),
+        String(substeps),
+        String(iterations),
+        result.step.toFixed(2),
+        `${(results[0].step / result.step).toFixed(2)}x`,
+        ...systemNames.map((name) => result.systems[name].toFixed(2)),
+        result.neighbours.toFixed(1),
+      ]);
+    });
+    for (const simulation of simulations) simulation.dispose();
   }
   printTable(rows);
-  console.log('ms per system are medians of the per-frame sums over substeps and iterations.');
+  console.log(
+    'ms per system are medians of the per-frame sums over substeps and iterations; speedup against the first thread count.',
+  );
+  console.log('The tables below run on one thread (threads: 1).');
 
   // The same dam break with every multi-fluid term on (see spawnDamBreakFluid).
   const multiFluidCounts = argument('multifluid-counts', '5000,10000').split(',').map(Number);
@@ -234,6 +289,7 @@ function cpuTables(): void {
         capacity: meshCount + 16,
         substeps,
         iterations,
+        threads: 1,
       });
       const water = simulation.addMaterial({});
       const width = Math.sqrt(meshCount / 10) * poolSpacing;
@@ -605,6 +661,7 @@ function restTable(): void {
     const solver = (variant === 'pbf-no-projection' ? 'pbf' : variant) as FluidSolver;
     const simulation = restingPool(depth, radius, 0, {
       solver,
+      threads: 1,
       ...(variant === 'pbf-no-projection' ? { projection: false as const } : {}),
     });
     const times: number[] = [];

@@ -30,6 +30,7 @@ export function contextWithParticles(positions: ArrayLike<number>, particleRadiu
     maxMaterials: 1,
     maxColliders: 1,
     maxEmitters: 1,
+    threads: 1,
     gravity: [0, 0, 0],
     timeStep: 1 / 60,
     substeps: 2,

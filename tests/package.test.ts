@@ -176,6 +176,28 @@ const water = simulation.addMaterial({});
 const full = caught(() => simulation.spawnBlock({ min: [0, 0, 0], max: [0.1, 0.1, 0.1], material: water }));
 console.log(JSON.stringify({ classes: [FluidError.name, FluidCapacityError.name], invalid: describe(invalid), full: describe(full) }));
 `,
+    // The built bundle's worker threads: the workers' source is made from the minified kernels' text, so a
+    // minifier's helper inside them would leave the workers idle. Two threads must share the partitions and
+    // step exactly as one.
+    'threads.mjs': `import { FluidSimulation } from '${rootPackage.name}';
+
+const make = (threads) => {
+  const simulation = new FluidSimulation({ particleRadius: 0.025, capacity: 3000, threads });
+  const water = simulation.addMaterial({ vorticity: 0.05 });
+  simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [1.6, 1.2, 0.6], container: true });
+  simulation.spawnBlock({ min: [0, 0, 0], max: [0.6, 0.8, 0.6], material: water });
+  return simulation;
+};
+const one = make(1);
+const two = make(2);
+let workerPartitions = 0;
+for (let step = 0; step < 30; step++) { one.step(); two.step(); workerPartitions += two.stats.workerPartitions; }
+const same = one.particles().every((id) => one.Position.x[id] === two.Position.x[id] && one.Position.y[id] === two.Position.y[id] && one.Velocity.z[id] === two.Velocity.z[id]);
+const threads = two.stats.threads;
+one.dispose();
+two.dispose();
+console.log(JSON.stringify({ threads, workerPartitions, particles: one.particles().length, same }));
+`,
     // Importing the package in Node: which globals change, what is logged, whether an engine is created.
     'effects.mjs': `import { EngineStore } from '@babylonjs/core/Engines/engineStore.js';
 
@@ -349,6 +371,17 @@ describe('the npm package in a fresh Vite + Babylon app', () => {
       isFluidError: true,
       isCapacityError: true,
     });
+  });
+
+  it('the built bundle shares the pair loops with a worker thread and steps exactly as one thread', () => {
+    const result = runNodeScript<{ threads: number; workerPartitions: number; particles: number; same: boolean }>(
+      'threads.mjs',
+      appDirectory,
+    );
+    expect(result.particles).toBe(2304);
+    expect(result.threads).toBe(2);
+    expect(result.workerPartitions).toBeGreaterThan(30 * 16);
+    expect(result.same).toBe(true);
   });
 
   it("runs the README's five lines in Node on a NullEngine: water pours, falls and lands on the mesh", () => {

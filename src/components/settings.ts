@@ -47,6 +47,11 @@ export interface FluidSettings {
   /** Speed clamp in m/s applied after external forces. */
   maxSpeed: number;
   /**
+   * Threads that share the CPU backend's PBF pair loops, the stepping thread included (fixed at creation;
+   * `stats.threads` says how many run).
+   */
+  readonly threads: number;
+  /**
    * PBF: whether the coarse pressure projection runs each substep before the density constraints
    * (projection/cpu.ts): the velocity field is made free of divergence on a coarse grid, so deep water is
    * held up at once instead of over many Jacobi iterations. Both backends (the WebGPU passes are

@@ -17,6 +17,8 @@ import { type CouplingWallList, createCouplingWallList, createPendingPushes } fr
 import { createEntityIds, type EntityIds, type EntityIndex } from './entityIds';
 import type { MpsState } from './mps/data';
 import { createMultiFluidState, type MultiFluidState } from './multifluid/state';
+import { PARTITION_COUNT } from './parallel/kernels';
+import { ThreadPool } from './parallel/pool';
 import { createProjectionState, type ProjectionState, projectionMaxCells } from './projection/state';
 import type { SignedDistanceField } from './sdf/field';
 
@@ -101,6 +103,17 @@ export interface FluidStats {
    * late).
    */
   projectionIterations: number;
+  /**
+   * Threads that ran the last step's PBF pair loops on the CPU backend: 1 plus the worker threads started
+   * (the `threads` option; 1 before the first step with 2,000 particles, where shared memory is missing, and
+   * on the WebGPU backend).
+   */
+  threads: number;
+  /**
+   * Of the last step's partitioned pair-loop jobs (16 partitions each), how many partitions the worker threads
+   * ran; the stepping thread ran the rest. 0 on one thread.
+   */
+  workerPartitions: number;
 }
 
 /** Dense per-material parameters, gathered from the `FluidMaterial` components at the start of a step. */
@@ -289,10 +302,17 @@ export interface SolverState {
   readonly volume: Float64Array;
   /** Every per-particle array the neighbour sort permutes (cell coordinates only in hashed mode). */
   readonly sortedArrays: readonly PermutableArray[];
-  /** Offsets, in dense cell numbering, of the five forward cell rows scanned by the neighbour search. */
-  readonly rowStarts: Int32Array;
   /** Candidate buffer of one cell's 27-cell neighbourhood. */
   candidates: Int32Array;
+  /**
+   * The partition plan of the pair loops (parallel/partitions.ts): each partition's first particle (and the
+   * count last), each one's spill end, each one's first spill row, where each one's neighbour lists end.
+   */
+  readonly partitionBounds: Int32Array;
+  /** The partitions' spill rows (parallel/kernels.ts), `SPILL_STRIDE` values each; grows when needed. */
+  spill: Float64Array;
+  /** Whether the arrays the threads read are `SharedArrayBuffer`s (more than one thread wanted and possible). */
+  readonly sharedMemory: boolean;
 }
 
 /** Constants of the rest lattice, derived from the settings once. */
@@ -359,6 +379,8 @@ export interface SimulationContext {
   readonly projection: ProjectionState;
   /** Wall-weight gradients of coupled colliders in the current solver iteration (see couple/cpu.ts). */
   readonly coupling: CouplingWallList;
+  /** The threads that share the PBF pair loops (parallel/pool.ts); one thread where none can be started. */
+  readonly threads: ThreadPool;
   /** Duration of the current step (s). */
   frameTimeStep: number;
   /** Duration of one substep (s). */
@@ -388,10 +410,15 @@ function nextPowerOfTwo(value: number): number {
   return p;
 }
 
-/** Allocates the solver arrays for `capacity` particles and `entityCapacity` entity ids. */
-export function createSolverState(capacity: number, entityCapacity: number): SolverState {
-  const f = () => new Float64Array(capacity);
-  const i32 = () => new Int32Array(capacity);
+/**
+ * Allocates the solver arrays for `capacity` particles and `entityCapacity` entity ids; in shared memory
+ * when `shared` (the thread pool's workers read them, parallel/pool.ts).
+ */
+export function createSolverState(capacity: number, entityCapacity: number, shared = false): SolverState {
+  const f = (length = capacity) =>
+    shared ? new Float64Array(new SharedArrayBuffer(length * 8)) : new Float64Array(length);
+  const i32 = (length = capacity) =>
+    shared ? new Int32Array(new SharedArrayBuffer(length * 4)) : new Int32Array(length);
   const tableSize = nextPowerOfTwo(Math.max(1024, 2 * capacity));
   const placeOfEntity = new Int32Array(entityCapacity);
   placeOfEntity.fill(-1);
@@ -406,10 +433,10 @@ export function createSolverState(capacity: number, entityCapacity: number): Sol
     velocityX: f(),
     velocityY: f(),
     velocityZ: f(),
-    material: new Uint16Array(capacity),
+    material: shared ? new Uint16Array(new SharedArrayBuffer(capacity * 2)) : new Uint16Array(capacity),
     mass: f(),
     constraint: f(),
-    cellHash: new Uint32Array(capacity),
+    cellHash: shared ? new Uint32Array(new SharedArrayBuffer(capacity * 4)) : new Uint32Array(capacity),
   };
   const pairCapacity = Math.max(1024, capacity * 24);
   return {
@@ -442,22 +469,24 @@ export function createSolverState(capacity: number, entityCapacity: number): Sol
     contactNormalY: f(),
     contactNormalZ: f(),
     contactApproachSpeed: f(),
-    bucketStart: new Int32Array(tableSize + 1),
+    bucketStart: i32(tableSize + 1),
     bucketCursor: new Int32Array(tableSize),
     tableMask: tableSize - 1,
     sortDestination: new Int32Array(capacity),
     scratch: f(),
-    neighbourStart: new Int32Array(capacity + 1),
-    neighbours: new Int32Array(pairCapacity),
+    neighbourStart: i32(capacity + 1),
+    neighbours: i32(pairCapacity),
     neighbourCount: new Int32Array(capacity),
-    pairGradient: new Float64Array(pairCapacity),
-    pairWeight: new Float64Array(pairCapacity),
+    pairGradient: f(pairCapacity),
+    pairWeight: f(pairCapacity),
     gradientX: f(),
     gradientY: f(),
     gradientZ: f(),
     gradientSquares: f(),
-    rowStarts: new Int32Array(5),
     candidates: new Int32Array(1024),
+    partitionBounds: i32(4 * PARTITION_COUNT + 1),
+    spill: f(1024),
+    sharedMemory: shared,
   };
 }
 
@@ -534,11 +563,13 @@ export function createSimulationContext(
   entityCapacity: number,
   entityIndex: EntityIndex,
 ): SimulationContext {
+  const threads = new ThreadPool(settings.threads, settings.maxMaterials);
   return {
     settings,
     world,
     components,
-    solver: createSolverState(settings.capacity, entityCapacity),
+    solver: createSolverState(settings.capacity, entityCapacity, threads.sharesMemory),
+    threads,
     materials: createMaterialTable(settings.maxMaterials, entityCapacity),
     colliders: createColliderTable(settings.maxColliders),
     lattice: createLatticeConstants(settings.particleRadius, settings.kernelRadius),
@@ -564,6 +595,8 @@ export function createSimulationContext(
       boiledCount: 0,
       diffusionLimitedSubsteps: 0,
       projectionIterations: 0,
+      threads: 1,
+      workerPartitions: 0,
     },
     entityCapacity,
     entityIds: createEntityIds(entityIndex, entityCapacity),

@@ -51,6 +51,19 @@ export interface FluidSimulationOptions {
    */
   maxSpeed?: number;
   /**
+   * Threads that share the CPU backend's PBF pair loops (density, XSPH viscosity, vorticity), the thread
+   * that calls `step()` included: `threads - 1` workers, started at the first step with at least 2,000
+   * particles and ended by `dispose()`. Integer in [1, 8]. Default: the machine's hardware threads (Node's
+   * `os.availableParallelism()`, the browser's `navigator.hardwareConcurrency`), at most 8.
+   *
+   * The particles are cut into 8 fixed partitions whatever the thread count, so every thread count gives
+   * bit-identical results. Workers need `SharedArrayBuffer`: always there in Node; in a browser only on a
+   * cross-origin isolated page (the host sends `Cross-Origin-Opener-Policy: same-origin` and
+   * `Cross-Origin-Embedder-Policy: require-corp`); elsewhere the simulation runs on one thread, with the
+   * same results.
+   */
+  threads?: number;
+  /**
    * Backend: `'cpu'`, `'webgpu'` (needs `engine`, a Babylon `WebGPUEngine` that supports compute shaders) or
    * `'auto'` (WebGPU when `engine` is such an engine, else CPU). The choice is reported as `stats.backend`.
    * Default `'cpu'`.
@@ -394,6 +407,7 @@ export const SIMULATION_OPTION_NAMES = optionNames<FluidSimulationOptions>()(
   'substeps',
   'iterations',
   'maxSpeed',
+  'threads',
   'backend',
   'engine',
   'mirror',

@@ -108,6 +108,8 @@ export function runStep(context: SimulationContext, systems: readonly FluidSyste
     runStage(context, systems, 'substep');
   }
   runStage(context, systems, 'step-end');
+  context.stats.threads = context.threads.activeThreads;
+  context.stats.workerPartitions = context.threads.takeWorkerPartitions();
   context.stats.stepMilliseconds = now() - start;
   context.stats.stepCount++;
 }

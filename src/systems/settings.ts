@@ -25,6 +25,7 @@ import {
   type ProjectionOptions,
   SIMULATION_OPTION_NAMES,
 } from './options';
+import { hardwareThreads } from './parallel/pool';
 import { resolveSphSettings } from './sph/settings';
 
 /** Resolves and checks the `projection` option into the flat `projection*` settings. */
@@ -132,6 +133,11 @@ export function resolveSimulationOptions(options: FluidSimulationOptions): Resol
     rules.iterations,
     withDefault(options.iterations, projection.projection ? 2 : 3),
   );
+  const threads = checkOption(
+    'threads',
+    rules.threads,
+    withDefault(options.threads, Math.min(rules.threads.max, hardwareThreads())),
+  );
   const settings: FluidSettings = {
     particleRadius,
     kernelRadius,
@@ -144,6 +150,7 @@ export function resolveSimulationOptions(options: FluidSimulationOptions): Resol
     substeps,
     iterations,
     maxSpeed,
+    threads,
     backend,
     solver,
     ...projection,

@@ -302,9 +302,13 @@ export class FluidSimulation {
     return this.gpuContext?.solver;
   }
 
-  /** Frees the GPU objects of the WebGPU backend and stops listening to the engine. The CPU state stays. */
+  /**
+   * Frees the GPU objects of the WebGPU backend, ends the worker threads (`threads`) and stops listening to
+   * the engine. The CPU state stays; later steps run on one thread.
+   */
   dispose(): void {
     this.disposed = true;
+    this.context.threads.dispose();
     for (const observer of this.observers) observer.remove();
     this.observers.length = 0;
     if (this.gpuContext) this.stopGpu();
@@ -663,6 +667,7 @@ export class FluidSimulation {
         backend: options.backend,
         engine: options.engine,
         mirror: options.mirror,
+        threads: options.threads,
       });
     } catch (error) {
       // A saved setting out of range is named as the snapshot's (the caller passed only backend, engine, mirror).

@@ -33,6 +33,12 @@ export const browserArguments = [
   '--use-angle=swiftshader',
 ];
 
+/** The headers that make a page cross-origin isolated (vite.config.ts sends them for the examples too). */
+const CROSS_ORIGIN_ISOLATION_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
 /** Options of `openGpuPage`. */
 export interface GpuPageOptions {
   /**
@@ -45,6 +51,12 @@ export interface GpuPageOptions {
    * `npm run bench` opens a second page on a build of an earlier commit to compare with (`BENCH_BASELINE`).
    */
   root?: string;
+  /**
+   * Serve the page cross-origin isolated (`Cross-Origin-Opener-Policy: same-origin` and
+   * `Cross-Origin-Embedder-Policy: require-corp`, what a game's host sends for the CPU backend's worker
+   * threads). Default false: a page as most hosts serve it, without `SharedArrayBuffer`.
+   */
+  crossOriginIsolated?: boolean;
 }
 
 /** An open harness page. */
@@ -119,7 +131,13 @@ export async function openGpuPage(options: GpuPageOptions = {}): Promise<GpuPage
       // The kernels as the package ships them (scripts/compactWgsl.ts).
       plugins: [compactWgsl()],
       // No file watching or hot reload: an edit to src/ during a run must not reload the page.
-      server: { port: 0, strictPort: false, hmr: false, watch: null },
+      server: {
+        port: 0,
+        strictPort: false,
+        hmr: false,
+        watch: null,
+        headers: options.crossOriginIsolated ? CROSS_ORIGIN_ISOLATION_HEADERS : {},
+      },
       logLevel: 'error',
       optimizeDeps: {
         entries: ['tests/browser/gpu.html'],

@@ -58,6 +58,7 @@ export const scenarios: Record<string, Scenario> = {
   deviceLoss: async (engine, args) => (await import('./deviceLoss')).deviceLoss(engine, args),
   damBreakParity: (engine) => damBreakParity(engine),
   neighbourLists: async (engine) => (await import('./neighbours')).neighbourLists(engine),
+  threads: async (engine, args) => (await import('./threads')).browserThreads(engine, args),
   emitDrainParity: (engine) => emitDrainParity(engine),
   nonFiniteRecovery: (engine) => nonFiniteRecovery(engine),
   couplingParity: async (engine, args) => (await import('./coupling')).couplingParity(engine, args),

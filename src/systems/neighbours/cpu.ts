@@ -7,6 +7,9 @@
  * comes first in the sorted order; the solver's pair loops update both particles of a pair.
  */
 import type { PermutableArray, SimulationContext, SolverState } from '../context';
+import { runPartitioned, setKernelParameters } from '../parallel/cpu';
+import { Kernel, KernelParameter, PARTITION_COUNT } from '../parallel/kernels';
+import { cutPartitions, joinNeighbourLists, planPartitions } from '../parallel/partitions';
 
 /** Hash of integer cell coordinates into a table of size mask + 1 (Teschner et al. 2003 primes). */
 export function hashCell(cx: number, cy: number, cz: number, mask: number): number {
@@ -21,11 +24,12 @@ function permute(array: PermutableArray, destination: Int32Array, scratch: Float
 function growNeighbours(s: SolverState, needed: number): void {
   let size = s.neighbours.length;
   while (size < needed) size *= 2;
-  const grown = new Int32Array(size);
+  const shared = s.sharedMemory;
+  const grown = shared ? new Int32Array(new SharedArrayBuffer(size * 4)) : new Int32Array(size);
   grown.set(s.neighbours);
   s.neighbours = grown;
-  s.pairGradient = new Float64Array(size);
-  s.pairWeight = new Float64Array(size);
+  s.pairGradient = shared ? new Float64Array(new SharedArrayBuffer(size * 8)) : new Float64Array(size);
+  s.pairWeight = shared ? new Float64Array(new SharedArrayBuffer(size * 8)) : new Float64Array(size);
 }
 
 function ensureNeighbourSpace(s: SolverState, total: number, extra: number): Int32Array {
@@ -86,6 +90,7 @@ export function neighbourSystem(ctx: SimulationContext): void {
   s.neighbourCount.fill(0, 0, n);
   if (n === 0) {
     s.neighbourStart[0] = 0;
+    planPartitions(s);
     return;
   }
   // One empty cell of padding on every side keeps the neighbour cells of every particle inside the grid.
@@ -94,6 +99,7 @@ export function neighbourSystem(ctx: SimulationContext): void {
   const nz = maxZ - minZ + 3;
   if (nx * ny * nz <= s.tableMask + 1) denseNeighbours(ctx, minX - 1, minY - 1, minZ - 1, nx, ny, nz);
   else hashedNeighbours(ctx);
+  planPartitions(s);
 }
 
 function denseNeighbours(
@@ -107,67 +113,31 @@ function denseNeighbours(
 ): void {
   const s = ctx.solver;
   const n = s.count;
-  const h = ctx.settings.kernelRadius;
-  const hSquared = h * h;
   const nxy = nx * ny;
   const { cellHash } = s;
   for (let i = 0; i < n; i++) {
     cellHash[i] = (s.cellZ[i] - originZ) * nxy + (s.cellY[i] - originY) * nx + (s.cellX[i] - originX);
   }
   sortByBucket(s, n, nxy * nz);
-  const { predictedX, predictedY, predictedZ, neighbourStart, neighbourCount, bucketStart } = s;
   // Candidate ranges after cell c: c + 1; the three cells of row (y + 1, z); the 3 x 3 cells of z + 1.
-  const rowStarts = s.rowStarts;
-  rowStarts[0] = 1;
-  rowStarts[1] = nx - 1;
-  rowStarts[2] = nxy - nx - 1;
-  rowStarts[3] = nxy - 1;
-  rowStarts[4] = nxy + nx - 1;
-  let total = 0;
-  let runStart = 0;
-  while (runStart < n) {
-    const cell = cellHash[runStart];
-    const runEnd = bucketStart[cell + 1];
-    // Worst case for this run: every candidate of the 13 forward cells and the own cell.
-    let candidateCount = runEnd - runStart;
-    for (let r = 0; r < 5; r++) {
-      const first = cell + rowStarts[r];
-      candidateCount += bucketStart[first + (r === 0 ? 1 : 3)] - bucketStart[first];
-    }
-    const neighbours = ensureNeighbourSpace(s, total, (runEnd - runStart) * candidateCount);
-    for (let i = runStart; i < runEnd; i++) {
-      neighbourStart[i] = total;
-      const xi = predictedX[i];
-      const yi = predictedY[i];
-      const zi = predictedZ[i];
-      let count = 0;
-      for (let r = -1; r < 5; r++) {
-        let from: number;
-        let to: number;
-        if (r < 0) {
-          from = i + 1;
-          to = runEnd;
-        } else {
-          const first = cell + rowStarts[r];
-          from = bucketStart[first];
-          to = bucketStart[first + (r === 0 ? 1 : 3)];
-        }
-        for (let j = from; j < to; j++) {
-          const rx = xi - predictedX[j];
-          const ry = yi - predictedY[j];
-          const rz = zi - predictedZ[j];
-          if (rx * rx + ry * ry + rz * rz < hSquared) {
-            neighbours[total++] = j;
-            neighbourCount[j]++;
-            count++;
-          }
-        }
-      }
-      neighbourCount[i] += count;
-    }
-    runStart = runEnd;
+  setKernelParameters(ctx);
+  const parameters = ctx.threads.kernelParameters;
+  parameters[KernelParameter.rowStarts] = 1;
+  parameters[KernelParameter.rowStarts + 1] = nx - 1;
+  parameters[KernelParameter.rowStarts + 2] = nxy - nx - 1;
+  parameters[KernelParameter.rowStarts + 3] = nxy - 1;
+  parameters[KernelParameter.rowStarts + 4] = nxy + nx - 1;
+  cutPartitions(s);
+  // Each partition writes its lists from its own region of the array (parallel/kernels.ts, neighbourPairs);
+  // a region too small for them makes the array twice as long and the search run again.
+  for (;;) {
+    runPartitioned(ctx, Kernel.neighbourPairs);
+    let fits = true;
+    for (let p = 0; p < PARTITION_COUNT; p++) if (s.partitionBounds[3 * PARTITION_COUNT + 1 + p] < 0) fits = false;
+    if (fits) break;
+    growNeighbours(s, 2 * s.neighbours.length);
   }
-  neighbourStart[n] = total;
+  joinNeighbourLists(s);
 }
 
 function hashedNeighbours(ctx: SimulationContext): void {

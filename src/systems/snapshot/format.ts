@@ -55,6 +55,11 @@ export interface FromSnapshotOptions {
    */
   mirror?: MirrorMode;
   /**
+   * Threads of the new simulation, as in `FluidSimulationOptions.threads` (a machine's property, not saved:
+   * every thread count continues bit-identically). Default: the machine's hardware threads, at most 8.
+   */
+  threads?: number;
+  /**
    * Particle capacity of the new simulation. Default: the snapshot's own, if it is at most `maxCapacity`
    * (a save file does not decide a large allocation by itself). At least the snapshot's particle count, in
    * the range of `FluidSimulationOptions.capacity`. A capacity other than the saved one still restores
@@ -74,6 +79,7 @@ export const FROM_SNAPSHOT_OPTION_NAMES = optionNames<FromSnapshotOptions>()(
   'backend',
   'engine',
   'mirror',
+  'threads',
   'capacity',
   'maxCapacity',
 );

@@ -31,7 +31,7 @@ function plainEntries(record: object, skip: readonly string[]): [string, PlainVa
 }
 
 /** Statistics that are wall-clock measurements or describe the running backend, not simulation state. */
-const STATS_NOT_SAVED = ['stepMilliseconds', 'systemMilliseconds', 'backend'];
+const STATS_NOT_SAVED = ['stepMilliseconds', 'systemMilliseconds', 'backend', 'threads', 'workerPartitions'];
 
 /**
  * Writes the snapshot of the simulation whose context is `ctx` and whose world was created with
@@ -54,7 +54,8 @@ export function writeSnapshot(ctx: SimulationContext, entityIndex: EntityIndex):
   const { emitters, drains } = ctx.events;
 
   writer.section('SETT', () => {
-    const entries = plainEntries(ctx.settings, []);
+    // The thread count is the machine's, not the simulation's (every count gives the same results).
+    const entries = plainEntries(ctx.settings, ['threads']);
     // The MPS solver's settings live in its own state; saved flat (`mpsTolerance`, ...) as the WCSPH ones.
     if (ctx.settings.solver === 'mps') entries.push(...mpsSnapshotSettings(ctx));
     writer.u16(entries.length);

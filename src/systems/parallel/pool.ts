@@ -1,0 +1,346 @@
+/**
+ * The worker threads that share the partitions of the PBF pair loops (kernels.ts; docs/ARCHITECTURE.md,
+ * "Threads"). The solver's arrays live in `SharedArrayBuffer`s (createSolverState); a job is one kernel
+ * over the `PARTITION_COUNT` partitions, which the stepping thread and the workers claim one by one from a
+ * shared counter. Nothing is sent per job: the job word, the kernel index and the scalars are written to
+ * shared memory and the workers are woken with `Atomics.notify`. When an array is reallocated (the
+ * neighbour lists grow) the workers get the new views by a message and join again from the next job; until
+ * a worker is ready the other threads run its partitions, which changes nothing in the results.
+ *
+ * Workers: Node's `worker_threads` (its main thread blocks in `Atomics.wait` for the last partitions), or
+ * web workers where the page is cross-origin isolated (the page's thread spins, as it may not block). Where
+ * neither is at hand (no `SharedArrayBuffer`, a page without the COOP/COEP headers) the pool has no
+ * workers and the stepping thread runs every partition: the same results on one thread.
+ */
+
+import { FluidError } from '../../core/errors';
+import {
+  KERNEL_MATERIAL_ARRAYS,
+  KERNEL_SOLVER_ARRAYS,
+  type KernelMaterialArrays,
+  KernelParameter,
+  type KernelSolverArrays,
+  PARALLEL_KERNELS,
+  PARTITION_COUNT,
+} from './kernels';
+
+/** Words of the control array shared with the workers. */
+const Control = {
+  /** The job's sequence number; the workers wait on it. */
+  job: 0,
+  /** The claim word: the job's tag (25 bits) times 32 plus the next partition to run. */
+  claim: 1,
+  /** Partitions of the job finished. */
+  done: 2,
+  /** The job's kernel (an index in PARALLEL_KERNELS). */
+  kernel: 3,
+  /** The generation of the arrays the job reads: a worker with other views leaves it to the others. */
+  generation: 4,
+  /** Set once by `dispose`: the workers return. */
+  stop: 5,
+  /** Set by a worker whose kernel threw. */
+  failed: 6,
+  length: 8,
+} as const;
+
+const TAG_MASK = 0x1ffffff;
+
+/** The least particle count at which workers are started (below it a pass is too short to share). */
+export const THREADS_MIN_PARTICLES = 2000;
+
+/**
+ * @internal For the tests: the particle count from which the workers start (`THREADS_MIN_PARTICLES` unless a
+ * test sets another, so that small scenes run the worker path too).
+ */
+export const threadTestHooks: { minParticles: number } = { minParticles: THREADS_MIN_PARTICLES };
+
+/** The views a worker receives: the kernels' arrays over shared memory. */
+interface WorkerArrays {
+  readonly generation: number;
+  readonly solver: KernelSolverArrays;
+  readonly materials: KernelMaterialArrays;
+  readonly parameters: Float64Array;
+}
+
+/** The part of a Node or web worker the pool uses. */
+interface ThreadHandle {
+  postMessage(message: unknown): void;
+  terminate(): unknown;
+}
+
+/** Node's `worker_threads` as far as the pool needs it. */
+interface NodeWorkerThreads {
+  Worker: new (
+    source: string,
+    options: { eval: true; workerData: unknown },
+  ) => ThreadHandle & { unref(): void; on(event: 'error', listener: (error: unknown) => void): void };
+}
+
+/**
+ * The worker's whole program, run in the worker with the kernels' array (`kernels`) and a way to receive
+ * messages. Self-contained, and with no named function inside (a minifier that keeps names would wrap one
+ * in a helper the worker does not have): its text becomes the worker's source.
+ */
+function serveWorker(
+  kernels: readonly ((s: unknown, m: unknown, p: Float64Array, partition: number) => void)[],
+  control: Int32Array,
+  listen: (handler: (message: WorkerArrays) => void) => void,
+): void {
+  const partitionCount = 16; // PARTITION_COUNT
+  listen((arrays) => {
+    // New views: serve jobs until a job asks for other arrays (then back to the event loop for them) or stop.
+    let lastJob = Atomics.load(control, 0);
+    for (;;) {
+      Atomics.wait(control, 0, lastJob);
+      if (Atomics.load(control, 5) !== 0) return;
+      const job = Atomics.load(control, 0);
+      lastJob = job;
+      if (Atomics.load(control, 4) !== arrays.generation) return;
+      const kernel = kernels[Atomics.load(control, 3)];
+      const tag = job & 0x1ffffff; // TAG_MASK
+      for (;;) {
+        const claim = Atomics.load(control, 1);
+        if (claim >>> 5 !== tag) break;
+        const partition = claim & 31;
+        if (partition >= partitionCount) break;
+        if (Atomics.compareExchange(control, 1, claim, claim + 1) !== claim) continue;
+        try {
+          kernel(arrays.solver, arrays.materials, arrays.parameters, partition);
+        } catch {
+          Atomics.store(control, 6, 1);
+        }
+        Atomics.add(control, 2, 1);
+        Atomics.notify(control, 2);
+      }
+    }
+  });
+}
+
+/** The worker's source: the kernels and `serveWorker`, for Node (`eval`) or a web worker (a blob URL). */
+function workerSource(node: boolean): string {
+  const kernels = `[${PARALLEL_KERNELS.map((kernel) => `(${kernel.toString()})`).join(',\n')}]`;
+  const serve = `(${serveWorker.toString()})`;
+  return node
+    ? `'use strict';
+const { parentPort, workerData } = require('node:worker_threads');
+${serve}(${kernels}, workerData.control, (handler) => parentPort.on('message', handler));`
+    : `'use strict';
+self.onmessage = (first) => {
+  self.onmessage = null;
+  ${serve}(${kernels}, first.data.control, (handler) => { self.onmessage = (event) => handler(event.data); });
+};`;
+}
+
+function nodeWorkerThreads(): NodeWorkerThreads | undefined {
+  const nodeProcess = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process;
+  const module = nodeProcess?.getBuiltinModule?.('node:worker_threads');
+  return module as NodeWorkerThreads | undefined;
+}
+
+/** True where `SharedArrayBuffer` can be made and handed to workers (Node, or a cross-origin isolated page). */
+export function sharedMemoryAvailable(): boolean {
+  if (typeof SharedArrayBuffer === 'undefined' || typeof Atomics === 'undefined') return false;
+  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated;
+  return isolated !== false;
+}
+
+/** The hardware threads of this machine (Node's `availableParallelism`, the browser's `hardwareConcurrency`). */
+export function hardwareThreads(): number {
+  const navigatorThreads = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator
+    ?.hardwareConcurrency;
+  if (typeof navigatorThreads === 'number' && navigatorThreads > 0) return navigatorThreads;
+  const os = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process?.getBuiltinModule?.(
+    'node:os',
+  ) as { availableParallelism?: () => number } | undefined;
+  return os?.availableParallelism?.() ?? 1;
+}
+
+/**
+ * The pool of one simulation: `threads - 1` workers besides the stepping thread, started on the first job
+ * with at least `THREADS_MIN_PARTICLES` particles. `run` runs one kernel over every partition.
+ */
+export class ThreadPool {
+  /** The threads that run the partitions, the stepping thread included (1: no workers). */
+  readonly threads: number;
+  private readonly control: Int32Array | undefined;
+  private readonly parameters: Float64Array;
+  private readonly materialBlock: KernelMaterialArrays | undefined;
+  private workers: ThreadHandle[] = [];
+  private started = false;
+  private disposed = false;
+  private job = 0;
+  private generation = 0;
+  private posted: unknown[] = [];
+  private workerPartitions = 0;
+  private readonly canBlock: boolean;
+
+  /** `threads`: the threads wanted (1 to PARTITION_COUNT); fewer where shared memory is missing. */
+  constructor(threads: number, maxMaterials: number) {
+    const shared = sharedMemoryAvailable();
+    this.threads = shared ? Math.max(1, Math.min(threads, PARTITION_COUNT)) : 1;
+    this.parameters =
+      this.threads > 1
+        ? new Float64Array(new SharedArrayBuffer(KernelParameter.length * 8))
+        : new Float64Array(KernelParameter.length);
+    if (this.threads > 1) {
+      this.control = new Int32Array(new SharedArrayBuffer(Control.length * 4));
+      const block: Partial<Record<(typeof KERNEL_MATERIAL_ARRAYS)[number], Float64Array>> = {};
+      for (const name of KERNEL_MATERIAL_ARRAYS) {
+        block[name] = new Float64Array(new SharedArrayBuffer(Math.max(1, maxMaterials) * 8));
+      }
+      this.materialBlock = block as KernelMaterialArrays;
+    }
+    // A browser's page thread may not block; Node's main thread and workers may.
+    this.canBlock = (globalThis as { document?: unknown }).document === undefined;
+  }
+
+  /** The scalars the next job reads (`KernelParameter` indices); written before `run`. */
+  get kernelParameters(): Float64Array {
+    return this.parameters;
+  }
+
+  /** Whether the solver arrays must be shared (more than one thread wanted and possible). */
+  get sharesMemory(): boolean {
+    return this.threads > 1;
+  }
+
+  /** The workers started so far (0 before the first large enough job, or with one thread). */
+  get workerCount(): number {
+    return this.workers.length;
+  }
+
+  /** The threads that run the jobs now: the stepping thread and the workers started. */
+  get activeThreads(): number {
+    return 1 + this.workers.length;
+  }
+
+  /** The partitions the workers ran since the last call (the step's share, for the stats). */
+  takeWorkerPartitions(): number {
+    const count = this.workerPartitions;
+    this.workerPartitions = 0;
+    return count;
+  }
+
+  /**
+   * Runs `kernel` (an index in PARALLEL_KERNELS) over every partition, with the workers when there are
+   * some and every array is shared; `particleCount` decides whether workers are worth starting.
+   */
+  run(kernel: number, solver: KernelSolverArrays, materials: KernelMaterialArrays, particleCount: number): void {
+    const control = this.control;
+    const run = PARALLEL_KERNELS[kernel];
+    if (control === undefined || this.disposed || (!this.started && particleCount < threadTestHooks.minParticles)) {
+      for (let partition = 0; partition < PARTITION_COUNT; partition++) {
+        run(solver, materials, this.parameters, partition);
+      }
+      return;
+    }
+    if (!this.started) this.start();
+    const block = this.materialBlock as KernelMaterialArrays;
+    for (const name of KERNEL_MATERIAL_ARRAYS) {
+      const from = materials[name];
+      block[name].set(from.length > block[name].length ? from.subarray(0, block[name].length) : from);
+    }
+    if (!this.share(solver)) {
+      for (let partition = 0; partition < PARTITION_COUNT; partition++) run(solver, block, this.parameters, partition);
+      return;
+    }
+    this.job = (this.job + 1) & TAG_MASK;
+    const tag = this.job;
+    Atomics.store(control, Control.kernel, kernel);
+    Atomics.store(control, Control.done, 0);
+    Atomics.store(control, Control.claim, tag << 5);
+    Atomics.store(control, Control.job, tag);
+    Atomics.notify(control, Control.job);
+    let own = 0;
+    for (;;) {
+      const claim = Atomics.load(control, Control.claim);
+      const partition = claim & 31;
+      if (partition >= PARTITION_COUNT) break;
+      if (Atomics.compareExchange(control, Control.claim, claim, claim + 1) !== claim) continue;
+      run(solver, block, this.parameters, partition);
+      Atomics.add(control, Control.done, 1);
+      own++;
+    }
+    this.workerPartitions += PARTITION_COUNT - own;
+    for (;;) {
+      const done = Atomics.load(control, Control.done);
+      if (done >= PARTITION_COUNT) break;
+      if (this.canBlock) Atomics.wait(control, Control.done, done, 5);
+    }
+    if (Atomics.load(control, Control.failed) !== 0) {
+      this.dispose();
+      throw new FluidError('a solver worker thread failed while running a pair loop; the simulation cannot go on');
+    }
+  }
+
+  /** Ends the workers (a later `run` uses the stepping thread alone). */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.control) {
+      Atomics.store(this.control, Control.stop, 1);
+      Atomics.add(this.control, Control.job, 1);
+      Atomics.notify(this.control, Control.job);
+    }
+    for (const worker of this.workers) worker.terminate();
+    this.workers = [];
+    this.workerPartitions = 0;
+  }
+
+  /** Starts the workers (once); where no worker can be made, the pool goes on with the stepping thread. */
+  private start(): void {
+    this.started = true;
+    const control = this.control as Int32Array;
+    const count = this.threads - 1;
+    const node = nodeWorkerThreads();
+    try {
+      if (node) {
+        const source = workerSource(true);
+        for (let w = 0; w < count; w++) {
+          const worker = new node.Worker(source, { eval: true, workerData: { control } });
+          worker.unref();
+          // A worker that cannot start leaves its partitions to the others; the pool reports kernel failures.
+          worker.on('error', () => undefined);
+          this.workers.push(worker);
+        }
+      } else if (typeof Worker !== 'undefined' && typeof Blob !== 'undefined' && typeof URL !== 'undefined') {
+        const url = URL.createObjectURL(new Blob([workerSource(false)], { type: 'text/javascript' }));
+        for (let w = 0; w < count; w++) {
+          const worker = new Worker(url);
+          worker.postMessage({ control });
+          this.workers.push(worker);
+        }
+      }
+    } catch {
+      // No workers here (a sandbox without them): the stepping thread runs every partition.
+    }
+  }
+
+  /**
+   * Sends the workers new views when an array changed since the last job; false when some array is not
+   * shared (then the stepping thread runs the job alone).
+   */
+  private share(solver: KernelSolverArrays): boolean {
+    const control = this.control as Int32Array;
+    let changed = this.posted.length === 0;
+    for (let a = 0; a < KERNEL_SOLVER_ARRAYS.length; a++) {
+      const array = solver[KERNEL_SOLVER_ARRAYS[a]];
+      if (!(array.buffer instanceof SharedArrayBuffer)) return false;
+      if (this.posted[a] !== array) changed = true;
+    }
+    if (!changed) return true;
+    this.posted = KERNEL_SOLVER_ARRAYS.map((name) => solver[name]);
+    this.generation = (this.generation + 1) & TAG_MASK;
+    const views: Partial<Record<string, unknown>> = {};
+    for (const name of KERNEL_SOLVER_ARRAYS) views[name] = solver[name];
+    const message: WorkerArrays = {
+      generation: this.generation,
+      solver: views as KernelSolverArrays,
+      materials: this.materialBlock as KernelMaterialArrays,
+      parameters: this.parameters,
+    };
+    for (const worker of this.workers) worker.postMessage(message);
+    Atomics.store(control, Control.generation, this.generation);
+    return true;
+  }
+}

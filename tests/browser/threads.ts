@@ -1,0 +1,61 @@
+/**
+ * The CPU backend's worker threads in a browser page (tests/threads.test.ts): two simulations of the same
+ * dam break, one on one thread and one asking for `threads`, stepped in turn; whether the page is cross-origin
+ * isolated (web workers over `SharedArrayBuffer`) or not (one thread, no error), they must step exactly alike.
+ */
+import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
+import { FluidSimulation } from '../../src';
+
+/** What the `threads` scenario reports. */
+export interface BrowserThreadsResult {
+  /** `globalThis.crossOriginIsolated` of the page. */
+  readonly isolated: boolean;
+  /** `stats.threads` of the simulation that asked for `threads`, after the last step. */
+  readonly threads: number;
+  /** Partitions its workers ran over all steps. */
+  readonly workerPartitions: number;
+  /** Particles of each simulation. */
+  readonly particles: number;
+  /** Whether both hold the same positions and velocities, bit for bit, after the last step. */
+  readonly same: boolean;
+}
+
+function damBreak(threads: number): FluidSimulation {
+  const simulation = new FluidSimulation({ particleRadius: 0.025, capacity: 3000, threads });
+  const water = simulation.addMaterial({ vorticity: 0.05 });
+  simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [1.6, 1.2, 0.6], container: true });
+  simulation.spawnBlock({ min: [0, 0, 0], max: [0.6, 0.8, 0.6], material: water });
+  return simulation;
+}
+
+/** Steps both simulations `steps` times (the CPU backend; the engine is not used). */
+export async function browserThreads(
+  _engine: WebGPUEngine,
+  args: { threads: number; steps: number },
+): Promise<BrowserThreadsResult> {
+  const one = damBreak(1);
+  const many = damBreak(args.threads);
+  let workerPartitions = 0;
+  for (let step = 0; step < args.steps; step++) {
+    one.step();
+    many.step();
+    workerPartitions += many.stats.workerPartitions;
+    // A frame's pause, as a game's frames have: a web worker starts only while the page's event loop turns.
+    await new Promise((resolve) => setTimeout(resolve, 16));
+  }
+  let same = true;
+  for (const id of one.particles()) {
+    if (one.Position.x[id] !== many.Position.x[id] || one.Position.y[id] !== many.Position.y[id]) same = false;
+    if (one.Position.z[id] !== many.Position.z[id] || one.Velocity.y[id] !== many.Velocity.y[id]) same = false;
+  }
+  const result = {
+    isolated: (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true,
+    threads: many.stats.threads,
+    workerPartitions,
+    particles: one.particles().length,
+    same,
+  };
+  one.dispose();
+  many.dispose();
+  return result;
+}
