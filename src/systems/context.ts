@@ -302,6 +302,8 @@ export interface SolverState {
   readonly volume: Float64Array;
   /** Every per-particle array the neighbour sort permutes (cell coordinates only in hashed mode). */
   readonly sortedArrays: readonly PermutableArray[];
+  /** Offsets, in dense cell numbering, of the five forward cell rows scanned by the neighbour search. */
+  readonly rowStarts: Int32Array;
   /** Candidate buffer of one cell's 27-cell neighbourhood. */
   candidates: Int32Array;
   /**
@@ -483,6 +485,7 @@ export function createSolverState(capacity: number, entityCapacity: number, shar
     gradientY: f(),
     gradientZ: f(),
     gradientSquares: f(),
+    rowStarts: new Int32Array(5),
     candidates: new Int32Array(1024),
     partitionBounds: i32(4 * PARTITION_COUNT + 1),
     spill: f(1024),

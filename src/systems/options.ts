@@ -51,16 +51,17 @@ export interface FluidSimulationOptions {
    */
   maxSpeed?: number;
   /**
-   * Threads that share the CPU backend's PBF pair loops (density, XSPH viscosity, vorticity), the thread
-   * that calls `step()` included: `threads - 1` workers, started at the first step with at least 2,000
-   * particles and ended by `dispose()`. Integer in [1, 8]. Default: the machine's hardware threads (Node's
-   * `os.availableParallelism()`, the browser's `navigator.hardwareConcurrency`), at most 8.
+   * Threads that share the CPU backend's PBF pair loops (neighbour lists, density, XSPH viscosity,
+   * vorticity), the thread that calls `step()` included: `threads - 1` workers, started at the first step with
+   * at least 2,000 particles and ended by `dispose()`. Integer in [1, 8]. Default 1 (no workers: the loops of
+   * earlier versions, the same results bit for bit).
    *
-   * The particles are cut into 8 fixed partitions whatever the thread count, so every thread count gives
-   * bit-identical results. Workers need `SharedArrayBuffer`: always there in Node; in a browser only on a
-   * cross-origin isolated page (the host sends `Cross-Origin-Opener-Policy: same-origin` and
-   * `Cross-Origin-Embedder-Policy: require-corp`); elsewhere the simulation runs on one thread, with the
-   * same results.
+   * With 2 or more, the particles are cut into 16 fixed partitions whatever the count, so every count from
+   * 2 to 8 gives bit-identical results; they differ from one thread's in the last bits (the same terms summed
+   * in another order), which a chaotic flow amplifies over time. Workers need `SharedArrayBuffer`: always
+   * there in Node 20.16 and newer; in a browser only on a cross-origin isolated page (the host sends
+   * `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: require-corp`); elsewhere
+   * the setting is taken as 1.
    */
   threads?: number;
   /**

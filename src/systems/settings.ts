@@ -25,7 +25,6 @@ import {
   type ProjectionOptions,
   SIMULATION_OPTION_NAMES,
 } from './options';
-import { hardwareThreads } from './parallel/pool';
 import { resolveSphSettings } from './sph/settings';
 
 /** Resolves and checks the `projection` option into the flat `projection*` settings. */
@@ -133,11 +132,7 @@ export function resolveSimulationOptions(options: FluidSimulationOptions): Resol
     rules.iterations,
     withDefault(options.iterations, projection.projection ? 2 : 3),
   );
-  const threads = checkOption(
-    'threads',
-    rules.threads,
-    withDefault(options.threads, Math.min(rules.threads.max, hardwareThreads())),
-  );
+  const threads = checkOption('threads', rules.threads, withDefault(options.threads, rules.threads.default));
   const settings: FluidSettings = {
     particleRadius,
     kernelRadius,

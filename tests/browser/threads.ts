@@ -1,7 +1,8 @@
 /**
  * The CPU backend's worker threads in a browser page (tests/threads.test.ts): two simulations of the same
- * dam break, one on one thread and one asking for `threads`, stepped in turn; whether the page is cross-origin
- * isolated (web workers over `SharedArrayBuffer`) or not (one thread, no error), they must step exactly alike.
+ * dam break, one asking for `reference` threads and one for `threads`, stepped in turn. On a cross-origin
+ * isolated page (web workers over `SharedArrayBuffer`) 2 and 3 threads must step exactly alike; on a page
+ * without isolation both run on one thread, without an error.
  */
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { FluidSimulation } from '../../src';
@@ -31,9 +32,9 @@ function damBreak(threads: number): FluidSimulation {
 /** Steps both simulations `steps` times (the CPU backend; the engine is not used). */
 export async function browserThreads(
   _engine: WebGPUEngine,
-  args: { threads: number; steps: number },
+  args: { reference: number; threads: number; steps: number },
 ): Promise<BrowserThreadsResult> {
-  const one = damBreak(1);
+  const one = damBreak(args.reference);
   const many = damBreak(args.threads);
   let workerPartitions = 0;
   for (let step = 0; step < args.steps; step++) {

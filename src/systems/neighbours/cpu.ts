@@ -97,8 +97,9 @@ export function neighbourSystem(ctx: SimulationContext): void {
   const nx = maxX - minX + 3;
   const ny = maxY - minY + 3;
   const nz = maxZ - minZ + 3;
-  if (nx * ny * nz <= s.tableMask + 1) denseNeighbours(ctx, minX - 1, minY - 1, minZ - 1, nx, ny, nz);
-  else hashedNeighbours(ctx);
+  if (nx * ny * nz > s.tableMask + 1) hashedNeighbours(ctx);
+  else if (ctx.threads.partitioned) denseNeighbours(ctx, minX - 1, minY - 1, minZ - 1, nx, ny, nz);
+  else denseNeighboursOneThread(ctx, minX - 1, minY - 1, minZ - 1, nx, ny, nz);
   planPartitions(s);
 }
 
@@ -138,6 +139,81 @@ function denseNeighbours(
     growNeighbours(s, 2 * s.neighbours.length);
   }
   joinNeighbourLists(s);
+}
+
+/** One thread: the half lists of the dense grid in one pass, each run of a cell's particles at a time. */
+function denseNeighboursOneThread(
+  ctx: SimulationContext,
+  originX: number,
+  originY: number,
+  originZ: number,
+  nx: number,
+  ny: number,
+  nz: number,
+): void {
+  const s = ctx.solver;
+  const n = s.count;
+  const h = ctx.settings.kernelRadius;
+  const hSquared = h * h;
+  const nxy = nx * ny;
+  const { cellHash } = s;
+  for (let i = 0; i < n; i++) {
+    cellHash[i] = (s.cellZ[i] - originZ) * nxy + (s.cellY[i] - originY) * nx + (s.cellX[i] - originX);
+  }
+  sortByBucket(s, n, nxy * nz);
+  const { predictedX, predictedY, predictedZ, neighbourStart, neighbourCount, bucketStart } = s;
+  // Candidate ranges after cell c: c + 1; the three cells of row (y + 1, z); the 3 x 3 cells of z + 1.
+  const rowStarts = s.rowStarts;
+  rowStarts[0] = 1;
+  rowStarts[1] = nx - 1;
+  rowStarts[2] = nxy - nx - 1;
+  rowStarts[3] = nxy - 1;
+  rowStarts[4] = nxy + nx - 1;
+  let total = 0;
+  let runStart = 0;
+  while (runStart < n) {
+    const cell = cellHash[runStart];
+    const runEnd = bucketStart[cell + 1];
+    // Worst case for this run: every candidate of the 13 forward cells and the own cell.
+    let candidateCount = runEnd - runStart;
+    for (let r = 0; r < 5; r++) {
+      const first = cell + rowStarts[r];
+      candidateCount += bucketStart[first + (r === 0 ? 1 : 3)] - bucketStart[first];
+    }
+    const neighbours = ensureNeighbourSpace(s, total, (runEnd - runStart) * candidateCount);
+    for (let i = runStart; i < runEnd; i++) {
+      neighbourStart[i] = total;
+      const xi = predictedX[i];
+      const yi = predictedY[i];
+      const zi = predictedZ[i];
+      let count = 0;
+      for (let r = -1; r < 5; r++) {
+        let from: number;
+        let to: number;
+        if (r < 0) {
+          from = i + 1;
+          to = runEnd;
+        } else {
+          const first = cell + rowStarts[r];
+          from = bucketStart[first];
+          to = bucketStart[first + (r === 0 ? 1 : 3)];
+        }
+        for (let j = from; j < to; j++) {
+          const rx = xi - predictedX[j];
+          const ry = yi - predictedY[j];
+          const rz = zi - predictedZ[j];
+          if (rx * rx + ry * ry + rz * rz < hSquared) {
+            neighbours[total++] = j;
+            neighbourCount[j]++;
+            count++;
+          }
+        }
+      }
+      neighbourCount[i] += count;
+    }
+    runStart = runEnd;
+  }
+  neighbourStart[n] = total;
 }
 
 function hashedNeighbours(ctx: SimulationContext): void {

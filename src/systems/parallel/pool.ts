@@ -144,17 +144,6 @@ export function sharedMemoryAvailable(): boolean {
   return isolated !== false;
 }
 
-/** The hardware threads of this machine (Node's `availableParallelism`, the browser's `hardwareConcurrency`). */
-export function hardwareThreads(): number {
-  const navigatorThreads = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator
-    ?.hardwareConcurrency;
-  if (typeof navigatorThreads === 'number' && navigatorThreads > 0) return navigatorThreads;
-  const os = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process?.getBuiltinModule?.(
-    'node:os',
-  ) as { availableParallelism?: () => number } | undefined;
-  return os?.availableParallelism?.() ?? 1;
-}
-
 /**
  * The pool of one simulation: `threads - 1` workers besides the stepping thread, started on the first job
  * with at least `THREADS_MIN_PARTICLES` particles. `run` runs one kernel over every partition.
@@ -201,6 +190,14 @@ export class ThreadPool {
 
   /** Whether the solver arrays must be shared (more than one thread wanted and possible). */
   get sharesMemory(): boolean {
+    return this.threads > 1;
+  }
+
+  /**
+   * Whether the systems run their pair loops as the partition kernels (more than one thread, workers started
+   * or not: the partitions' sums, the same for every such count); false: the one-thread loops.
+   */
+  get partitioned(): boolean {
     return this.threads > 1;
   }
 

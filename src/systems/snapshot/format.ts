@@ -56,7 +56,8 @@ export interface FromSnapshotOptions {
   mirror?: MirrorMode;
   /**
    * Threads of the new simulation, as in `FluidSimulationOptions.threads` (a machine's property, not saved:
-   * every thread count continues bit-identically). Default: the machine's hardware threads, at most 8.
+   * a snapshot continues bit-identically on the count of the run that saved it, and on any count from 2 up
+   * when that was 2 or more). Default 1.
    */
   threads?: number;
   /**

@@ -10,6 +10,7 @@
  * eta = sum_j V_j (|omega_j| - |omega_i|) grad_i W_ij, N = eta / |eta|, f = epsilon (N x omega_i).
  */
 
+import { poly6Coefficient, spikyGradientCoefficient } from '../../core/kernels';
 import { colliderSurfaceVelocity } from '../collide/cpu';
 import type { SimulationContext } from '../context';
 import { addBodyImpulse } from '../couple/cpu';
@@ -99,26 +100,185 @@ export function velocitySystem(ctx: SimulationContext): void {
   }
 }
 
+/** One thread: XSPH viscosity and vorticity confinement in two passes over the half lists. */
+function viscosityVorticityOneThread(ctx: SimulationContext): void {
+  const s = ctx.solver;
+  const n = s.count;
+  const h = ctx.settings.kernelRadius;
+  const hSquared = h * h;
+  const poly6C = poly6Coefficient(h);
+  const spikyC = spikyGradientCoefficient(h);
+  const dt = ctx.substepTimeStep;
+  const { predictedX, predictedY, predictedZ, velocityX, velocityY, velocityZ, mass, density, material } = s;
+  const { deltaX, deltaY, deltaZ, vorticityX, vorticityY, vorticityZ, neighbourStart, neighbours } = s;
+  const viscosity = ctx.materials.viscosity;
+  const vorticityStrength = ctx.materials.vorticity;
+  let anyVorticity = false;
+  for (let m = 0; m < ctx.materials.count; m++) if (vorticityStrength[m] > 0) anyVorticity = true;
+  const volume = s.volume;
+  for (let i = 0; i < n; i++) volume[i] = mass[i] / density[i];
+
+  // Pass 1, over pairs: vorticity (eq. 15) and the XSPH sum (eq. 17), both from the same velocities.
+  // With g = grad_i W_ij = -grad_j W_ij and u = v_i - v_j, both particles get omega += V_other (u x g).
+  vorticityX.fill(0, 0, n);
+  vorticityY.fill(0, 0, n);
+  vorticityZ.fill(0, 0, n);
+  deltaX.fill(0, 0, n);
+  deltaY.fill(0, 0, n);
+  deltaZ.fill(0, 0, n);
+  for (let i = 0; i < n; i++) {
+    const xi = predictedX[i];
+    const yi = predictedY[i];
+    const zi = predictedZ[i];
+    const vxi = velocityX[i];
+    const vyi = velocityY[i];
+    const vzi = velocityZ[i];
+    const volumeI = volume[i];
+    let wx = vorticityX[i];
+    let wy = vorticityY[i];
+    let wz = vorticityZ[i];
+    let ax = deltaX[i];
+    let ay = deltaY[i];
+    let az = deltaZ[i];
+    const end = neighbourStart[i + 1];
+    for (let k = neighbourStart[i]; k < end; k++) {
+      const j = neighbours[k];
+      const rx = xi - predictedX[j];
+      const ry = yi - predictedY[j];
+      const rz = zi - predictedZ[j];
+      const r2 = rx * rx + ry * ry + rz * rz;
+      if (r2 >= hSquared) continue;
+      const volumeJ = volume[j];
+      const ux = vxi - velocityX[j];
+      const uy = vyi - velocityY[j];
+      const uz = vzi - velocityZ[j];
+      const d = hSquared - r2;
+      const w = poly6C * d * d * d;
+      // XSPH: a_i += V_j W (v_j - v_i), a_j += V_i W (v_i - v_j).
+      ax -= volumeJ * w * ux;
+      ay -= volumeJ * w * uy;
+      az -= volumeJ * w * uz;
+      deltaX[j] += volumeI * w * ux;
+      deltaY[j] += volumeI * w * uy;
+      deltaZ[j] += volumeI * w * uz;
+      if (r2 > 0) {
+        const r = Math.sqrt(r2);
+        const e = h - r;
+        const g = (-spikyC * e * e) / r;
+        const gx = g * rx;
+        const gy = g * ry;
+        const gz = g * rz;
+        const cx = uy * gz - uz * gy;
+        const cy = uz * gx - ux * gz;
+        const cz = ux * gy - uy * gx;
+        wx += volumeJ * cx;
+        wy += volumeJ * cy;
+        wz += volumeJ * cz;
+        vorticityX[j] += volumeI * cx;
+        vorticityY[j] += volumeI * cy;
+        vorticityZ[j] += volumeI * cz;
+      }
+    }
+    vorticityX[i] = wx;
+    vorticityY[i] = wy;
+    vorticityZ[i] = wz;
+    deltaX[i] = ax;
+    deltaY[i] = ay;
+    deltaZ[i] = az;
+  }
+  for (let i = 0; i < n; i++) {
+    const c = viscosity[material[i]];
+    velocityX[i] += c * deltaX[i];
+    velocityY[i] += c * deltaY[i];
+    velocityZ[i] += c * deltaZ[i];
+  }
+
+  // Pass 2: vorticity confinement (eq. 16). eta_i = sum_j V_j (|omega_j| - |omega_i|) grad_i W_ij, and
+  // for the pair's other particle eta_j gets V_i (|omega_j| - |omega_i|) g as well (grad_j W_ji = -g).
+  if (anyVorticity) {
+    const magnitude = s.lambda; // free after the density solve
+    const { gradientX: etaX, gradientY: etaY, gradientZ: etaZ } = s;
+    for (let i = 0; i < n; i++) {
+      magnitude[i] = Math.sqrt(vorticityX[i] ** 2 + vorticityY[i] ** 2 + vorticityZ[i] ** 2);
+      etaX[i] = 0;
+      etaY[i] = 0;
+      etaZ[i] = 0;
+    }
+    for (let i = 0; i < n; i++) {
+      const xi = predictedX[i];
+      const yi = predictedY[i];
+      const zi = predictedZ[i];
+      const magnitudeI = magnitude[i];
+      const volumeI = volume[i];
+      let ex = etaX[i];
+      let ey = etaY[i];
+      let ez = etaZ[i];
+      const end = neighbourStart[i + 1];
+      for (let k = neighbourStart[i]; k < end; k++) {
+        const j = neighbours[k];
+        const rx = xi - predictedX[j];
+        const ry = yi - predictedY[j];
+        const rz = zi - predictedZ[j];
+        const r2 = rx * rx + ry * ry + rz * rz;
+        if (r2 >= hSquared || r2 === 0) continue;
+        const r = Math.sqrt(r2);
+        const e = h - r;
+        const g = ((-spikyC * e * e) / r) * (magnitude[j] - magnitudeI);
+        const a = g * volume[j];
+        ex += a * rx;
+        ey += a * ry;
+        ez += a * rz;
+        const b = g * volumeI;
+        etaX[j] += b * rx;
+        etaY[j] += b * ry;
+        etaZ[j] += b * rz;
+      }
+      etaX[i] = ex;
+      etaY[i] = ey;
+      etaZ[i] = ez;
+    }
+    for (let i = 0; i < n; i++) {
+      const epsilon = vorticityStrength[material[i]];
+      const ex = etaX[i];
+      const ey = etaY[i];
+      const ez = etaZ[i];
+      const etaLength = Math.sqrt(ex * ex + ey * ey + ez * ez);
+      if (epsilon === 0 || etaLength < 1e-9) continue;
+      const nx = ex / etaLength;
+      const ny = ey / etaLength;
+      const nz = ez / etaLength;
+      const wxi = vorticityX[i];
+      const wyi = vorticityY[i];
+      const wzi = vorticityZ[i];
+      velocityX[i] += dt * epsilon * (ny * wzi - nz * wyi);
+      velocityY[i] += dt * epsilon * (nz * wxi - nx * wzi);
+      velocityZ[i] += dt * epsilon * (nx * wyi - ny * wxi);
+    }
+  }
+}
+
 /**
- * Substep system: XSPH viscosity and vorticity confinement, then x = x*. The pair loops are
- * parallel/kernels.ts's (`viscosityPairs` and `viscosityFinish`: omega_i and the XSPH sum from the same
- * velocities, with g = grad_i W_ij = -grad_j W_ij and u = v_i - v_j both particles get omega += V_other
- * (u x g); then `vorticityPairs` and `vorticityFinish`: eta_i = sum_j V_j (|omega_j| - |omega_i|) grad_i
- * W_ij and the confinement), in partitions the threads share.
+ * Substep system: XSPH viscosity and vorticity confinement, then x = x*. On one thread in two passes over the
+ * half lists; on several, parallel/kernels.ts's partitions (`viscosityPairs` and `viscosityFinish`: omega_i
+ * and the XSPH sum from the same velocities, with g = grad_i W_ij = -grad_j W_ij and u = v_i - v_j both
+ * particles get omega += V_other (u x g); then `vorticityPairs` and `vorticityFinish`: eta_i = sum_j V_j
+ * (|omega_j| - |omega_i|) grad_i W_ij and the confinement).
  */
 export function viscosityVorticitySystem(ctx: SimulationContext): void {
   const s = ctx.solver;
   const n = s.count;
   const { predictedX, predictedY, predictedZ, mass, density, volume } = s;
-  for (let i = 0; i < n; i++) volume[i] = mass[i] / density[i];
-  setKernelParameters(ctx);
-  runPartitioned(ctx, Kernel.viscosityPairs);
-  runPartitioned(ctx, Kernel.viscosityFinish);
-  if (ctx.threads.kernelParameters[KernelParameter.anyVorticity] !== 0) {
-    runPartitioned(ctx, Kernel.vorticityPairs);
-    runPartitioned(ctx, Kernel.vorticityFinish);
+  if (!ctx.threads.partitioned) viscosityVorticityOneThread(ctx);
+  else {
+    for (let i = 0; i < n; i++) volume[i] = mass[i] / density[i];
+    setKernelParameters(ctx);
+    runPartitioned(ctx, Kernel.viscosityPairs);
+    runPartitioned(ctx, Kernel.viscosityFinish);
+    if (ctx.threads.kernelParameters[KernelParameter.anyVorticity] !== 0) {
+      runPartitioned(ctx, Kernel.vorticityPairs);
+      runPartitioned(ctx, Kernel.vorticityFinish);
+    }
   }
-
   const { positionX, positionY, positionZ } = s;
   positionX.set(predictedX.subarray(0, n));
   positionY.set(predictedY.subarray(0, n));
