@@ -38,7 +38,7 @@ const SLOWEST_FIRST = [
   'tests/mesh-colliders.test.ts', // 30
   'tests/sph.test.ts', // 25
   'tests/webgpu.test.ts', // 35
-  'tests/threads.test.ts', // 36 (in a run beside the others, before it had a CI time)
+  'tests/threads.test.ts', // 33
   'tests/emitters.test.ts', // 9
 ];
 
