@@ -90,7 +90,7 @@ export function neighbourSystem(ctx: SimulationContext): void {
   s.neighbourCount.fill(0, 0, n);
   if (n === 0) {
     s.neighbourStart[0] = 0;
-    planPartitions(s);
+    if (ctx.threads.partitioned) planPartitions(s);
     return;
   }
   // One empty cell of padding on every side keeps the neighbour cells of every particle inside the grid.
@@ -98,13 +98,21 @@ export function neighbourSystem(ctx: SimulationContext): void {
   const ny = maxY - minY + 3;
   const nz = maxZ - minZ + 3;
   if (nx * ny * nz > s.tableMask + 1) hashedNeighbours(ctx);
-  else if (ctx.threads.partitioned) denseNeighbours(ctx, minX - 1, minY - 1, minZ - 1, nx, ny, nz);
-  else denseNeighboursOneThread(ctx, minX - 1, minY - 1, minZ - 1, nx, ny, nz);
-  planPartitions(s);
+  else {
+    sortDense(s, minX - 1, minY - 1, minZ - 1, nx, ny, nz);
+    if (ctx.threads.partitioned) denseNeighbours(ctx);
+    else denseNeighboursOneThread(ctx);
+  }
+  // The partitions' spill rows, for the pair loops of several threads (one thread does not use them).
+  if (ctx.threads.partitioned) planPartitions(s);
 }
 
-function denseNeighbours(
-  ctx: SimulationContext,
+/**
+ * Numbers the cells densely over the box of `nx` x `ny` x `nz` cells from the origin cell (x fastest), sorts
+ * the particles by cell and sets `rowStarts`, the offsets of the five forward cell rows.
+ */
+function sortDense(
+  s: SolverState,
   originX: number,
   originY: number,
   originZ: number,
@@ -112,7 +120,6 @@ function denseNeighbours(
   ny: number,
   nz: number,
 ): void {
-  const s = ctx.solver;
   const n = s.count;
   const nxy = nx * ny;
   const { cellHash } = s;
@@ -121,13 +128,20 @@ function denseNeighbours(
   }
   sortByBucket(s, n, nxy * nz);
   // Candidate ranges after cell c: c + 1; the three cells of row (y + 1, z); the 3 x 3 cells of z + 1.
+  const rowStarts = s.rowStarts;
+  rowStarts[0] = 1;
+  rowStarts[1] = nx - 1;
+  rowStarts[2] = nxy - nx - 1;
+  rowStarts[3] = nxy - 1;
+  rowStarts[4] = nxy + nx - 1;
+}
+
+/** Several threads: the half lists of the sorted particles (`sortDense`), partition by partition. */
+function denseNeighbours(ctx: SimulationContext): void {
+  const s = ctx.solver;
   setKernelParameters(ctx);
   const parameters = ctx.threads.kernelParameters;
-  parameters[KernelParameter.rowStarts] = 1;
-  parameters[KernelParameter.rowStarts + 1] = nx - 1;
-  parameters[KernelParameter.rowStarts + 2] = nxy - nx - 1;
-  parameters[KernelParameter.rowStarts + 3] = nxy - 1;
-  parameters[KernelParameter.rowStarts + 4] = nxy + nx - 1;
+  for (let r = 0; r < 5; r++) parameters[KernelParameter.rowStarts + r] = s.rowStarts[r];
   cutPartitions(s);
   // Each partition writes its lists from its own region of the array (parallel/kernels.ts, neighbourPairs);
   // a region too small for them makes the array twice as long and the search run again.
@@ -141,34 +155,14 @@ function denseNeighbours(
   joinNeighbourLists(s);
 }
 
-/** One thread: the half lists of the dense grid in one pass, each run of a cell's particles at a time. */
-function denseNeighboursOneThread(
-  ctx: SimulationContext,
-  originX: number,
-  originY: number,
-  originZ: number,
-  nx: number,
-  ny: number,
-  nz: number,
-): void {
+/** One thread: the half lists of the sorted particles (`sortDense`) in one pass, a cell's run at a time. */
+function denseNeighboursOneThread(ctx: SimulationContext): void {
   const s = ctx.solver;
   const n = s.count;
   const h = ctx.settings.kernelRadius;
   const hSquared = h * h;
-  const nxy = nx * ny;
-  const { cellHash } = s;
-  for (let i = 0; i < n; i++) {
-    cellHash[i] = (s.cellZ[i] - originZ) * nxy + (s.cellY[i] - originY) * nx + (s.cellX[i] - originX);
-  }
-  sortByBucket(s, n, nxy * nz);
+  const { cellHash, rowStarts } = s;
   const { predictedX, predictedY, predictedZ, neighbourStart, neighbourCount, bucketStart } = s;
-  // Candidate ranges after cell c: c + 1; the three cells of row (y + 1, z); the 3 x 3 cells of z + 1.
-  const rowStarts = s.rowStarts;
-  rowStarts[0] = 1;
-  rowStarts[1] = nx - 1;
-  rowStarts[2] = nxy - nx - 1;
-  rowStarts[3] = nxy - 1;
-  rowStarts[4] = nxy + nx - 1;
   let total = 0;
   let runStart = 0;
   while (runStart < n) {
