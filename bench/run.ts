@@ -13,7 +13,7 @@
  * `BENCH_GPU_MULTIFLUID_COUNTS=10000` (empty: skipped) within `BENCH_GPU_MULTIFLUID_SECONDS=120`.
  * The resting pool (`BENCH_REST=0` skips it): a column `--rest-depth 50` particles deep (10 x 10 columns,
  * particle radius 1 cm) spawned at rest and stepped `--rest-seconds 4` s with each solver's defaults
- * (`--rest-solvers pbf,pbf-no-projection,sph,mps`): ms per frame and the residual motion at the end; on
+ * (`--rest-solvers pbf,pbf-free-surface,pbf-no-projection,sph,mps`): ms per frame and the residual motion at the end; on
  * WebGPU (`BENCH_GPU_REST=0` skips it) PBF with and without the projection.
  * `BENCH_BASELINE=../base` (a checkout of an earlier commit with its node_modules) adds the WebGPU dam break
  * of this checkout against that one, interleaved in the same Chromium build, at `BENCH_GPU_COUNTS`.
@@ -646,23 +646,25 @@ function surfaceTable(): void {
 
 /**
  * The resting pool: the cost and the quality of each solver's defaults on water that should stay still
- * (docs/method.md, "Still water"). `pbf-no-projection` is PBF without the coarse pressure projection.
+ * (docs/method.md, "Still water"). `pbf-no-projection` is PBF without the coarse pressure projection,
+ * `pbf-free-surface` PBF in the still-water mode (`projection: { freeSurface: true }`).
  */
 function restTable(): void {
   const depth = Number(argument('rest-depth', '50'));
   const seconds = Number(argument('rest-seconds', '4'));
-  const variants = argument('rest-solvers', 'pbf,pbf-no-projection,sph,mps').split(',');
+  const variants = argument('rest-solvers', 'pbf,pbf-free-surface,pbf-no-projection,sph,mps').split(',');
   const radius = 0.01;
   console.log(
     `\nresting pool on the cpu (one thread): ${depth} particles deep, 10 x 10 columns, r = ${radius} m, spawned at rest, ${seconds} s of default steps`,
   );
   const rows: string[][] = [REST_COLUMNS];
   for (const variant of variants) {
-    const solver = (variant === 'pbf-no-projection' ? 'pbf' : variant) as FluidSolver;
+    const solver = (variant.startsWith('pbf-') ? 'pbf' : variant) as FluidSolver;
     const simulation = restingPool(depth, radius, 0, {
       solver,
       threads: 1,
       ...(variant === 'pbf-no-projection' ? { projection: false as const } : {}),
+      ...(variant === 'pbf-free-surface' ? { projection: { freeSurface: true } } : {}),
     });
     const times: number[] = [];
     for (let frame = 0; frame < seconds * 60; frame++) {

@@ -40,6 +40,7 @@ export function contextWithParticles(positions: ArrayLike<number>, particleRadiu
     projectionTolerance: 1e-3,
     projectionMaxIterations: 200,
     projectionDensityRelaxation: 0.2,
+    projectionFreeSurface: false,
     backend: 'cpu',
     solver: 'pbf',
     ...resolveSphSettings(undefined, 4 * particleRadius),

@@ -14,7 +14,11 @@ export interface FluidMaterialStore {
   readonly viscosity: Float64Array;
   /** Vorticity confinement strength epsilon (eq. 16) in m/s. */
   readonly vorticity: Float64Array;
-  /** Artificial pressure strength k (eq. 13), dimensionless. */
+  /**
+   * Artificial pressure strength k (eq. 13), dimensionless. In the still-water mode
+   * (`projection.freeSurface`) the single-fluid constraint offsets the term by its value at the rest spacing
+   * 2r, so it pushes apart only particles closer than that.
+   */
   readonly artificialPressureStrength: Float64Array;
   /** Artificial pressure exponent n (eq. 13). */
   readonly artificialPressureExponent: Float64Array;

@@ -67,6 +67,12 @@ export interface FluidSettings {
    * neighbourhood) the projection removes per substep, as the divergence beta (rho / rho0 - 1) / dt.
    */
   projectionDensityRelaxation: number;
+  /**
+   * PBF projection: true solves every fluid cell up to the free surface and offsets the single-fluid
+   * artificial pressure by its value at the rest spacing (still water; see `ProjectionOptions.freeSurface`).
+   * Default false.
+   */
+  projectionFreeSurface: boolean;
   /** Backend chosen at creation (`'auto'` resolved). The one running now is `stats.backend`. */
   readonly backend: FluidBackend;
   /** Solver chosen at creation (see {@link FluidSolver}). */

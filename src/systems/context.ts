@@ -140,6 +140,12 @@ export interface MaterialTable {
   readonly artificialPressureExponent: Float64Array;
   /** 1 / W(delta q) per slot (m^3). */
   readonly inverseArtificialPressureWeight: Float64Array;
+  /**
+   * (W(2r) / W(delta q))^n per slot with `settings.projectionFreeSurface` (else 0): the artificial pressure's
+   * power at the rest spacing 2r, subtracted from it so that s_corr vanishes between particles at or beyond the
+   * rest spacing (`artificialPressure`).
+   */
+  readonly artificialPressureRestPower: Float64Array;
 }
 
 /** Numbers of one collider pose in `ColliderTable.frames`: rotation (9, row-major), translation (3), scale (1). */
@@ -510,6 +516,7 @@ export function createMaterialTable(maxMaterials: number, entityCapacity: number
     artificialPressureScale: f(),
     artificialPressureExponent: f(),
     inverseArtificialPressureWeight: f(),
+    artificialPressureRestPower: f(),
   };
 }
 

@@ -33,6 +33,7 @@ export function gatherMaterials(ctx: SimulationContext): void {
   const m = ctx.materials;
   const store = ctx.components.FluidMaterial;
   const h = ctx.settings.kernelRadius;
+  const freeSurface = ctx.settings.projection && ctx.settings.projectionFreeSurface;
   for (let slot = 0; slot < m.count; slot++) {
     const eid = m.entity[slot];
     const rho0 = store.restDensity[eid];
@@ -48,6 +49,11 @@ export function gatherMaterials(ctx: SimulationContext): void {
     m.artificialPressureScale[slot] = store.artificialPressureStrength[eid] / ctx.lattice.gradientSum;
     m.artificialPressureExponent[slot] = store.artificialPressureExponent[eid];
     m.inverseArtificialPressureWeight[slot] = 1 / poly6(store.artificialPressureDistance[eid] * h, h);
+    // Still water (`ProjectionOptions.freeSurface`): eq. 13's value at the rest spacing, subtracted from it.
+    m.artificialPressureRestPower[slot] = freeSurface
+      ? (poly6(2 * ctx.settings.particleRadius, h) * m.inverseArtificialPressureWeight[slot]) **
+        m.artificialPressureExponent[slot]
+      : 0;
   }
 }
 

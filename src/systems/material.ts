@@ -21,7 +21,11 @@ export interface FluidMaterialOptions {
   viscosity?: number;
   /** Vorticity confinement epsilon (eq. 16) in m/s. Range [0, 1000]. Default 0.01. */
   vorticity?: number;
-  /** Artificial pressure k (eq. 13). Range [0, 10]. Default 0.1. */
+  /**
+   * Artificial pressure k (eq. 13), dimensionless. Range [0, 10]. Default 0.1. In the still-water mode
+   * (`projection.freeSurface`) the single-fluid solve offsets the term by its value at the rest spacing, so it
+   * acts only between particles closer than that.
+   */
   artificialPressureStrength?: number;
   /** Artificial pressure n (eq. 13). Range [1, 16]. Default 4. */
   artificialPressureExponent?: number;

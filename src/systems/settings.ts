@@ -27,12 +27,22 @@ import {
 } from './options';
 import { resolveSphSettings } from './sph/settings';
 
+/** Checks `projection.freeSurface` (or the live setting), a boolean. */
+export function checkFreeSurface(name: string, value: unknown): boolean {
+  if (typeof value !== 'boolean') throw new FluidError(`${name} is ${String(value)}; it must be true or false`);
+  return value;
+}
+
 /** Resolves and checks the `projection` option into the flat `projection*` settings. */
 function resolveProjectionOptions(
   options: ProjectionOptions | false | undefined,
 ): Pick<
   FluidSettings,
-  'projection' | 'projectionTolerance' | 'projectionMaxIterations' | 'projectionDensityRelaxation'
+  | 'projection'
+  | 'projectionTolerance'
+  | 'projectionMaxIterations'
+  | 'projectionDensityRelaxation'
+  | 'projectionFreeSurface'
 > {
   const rules = PROJECTION_OPTIONS;
   if (options === false) {
@@ -41,6 +51,7 @@ function resolveProjectionOptions(
       projectionTolerance: rules.tolerance.default,
       projectionMaxIterations: rules.maxIterations.default,
       projectionDensityRelaxation: rules.densityRelaxation.default,
+      projectionFreeSurface: false,
     };
   }
   if (options !== undefined && (typeof options !== 'object' || options === null)) {
@@ -65,6 +76,7 @@ function resolveProjectionOptions(
       rules.densityRelaxation,
       withDefault(o.densityRelaxation, rules.densityRelaxation.default),
     ),
+    projectionFreeSurface: checkFreeSurface('projection.freeSurface', o.freeSurface ?? false),
   };
 }
 

@@ -18,6 +18,7 @@ import { SHAPE_NAMES, SHAPES } from './collide/shapes';
 import type { SimulationContext } from './context';
 import { gatherColliders, gatherMaterials } from './gather';
 import { checkMultiFluidComponents } from './multifluid/validate';
+import { checkFreeSurface } from './settings';
 import { checkSphSettings } from './sph/settings';
 
 /** Checks one live setting; its name (`prefix` + `name`) is only built for the message (nothing per step). */
@@ -51,6 +52,7 @@ export function checkLiveSettings(settings: FluidSettings, prefix: string): void
   checkLive(prefix, 'projectionTolerance', projection.tolerance, settings.projectionTolerance);
   checkLive(prefix, 'projectionMaxIterations', projection.maxIterations, settings.projectionMaxIterations);
   checkLive(prefix, 'projectionDensityRelaxation', projection.densityRelaxation, settings.projectionDensityRelaxation);
+  checkFreeSurface(`${prefix}projectionFreeSurface`, settings.projectionFreeSurface);
   if (settings.solver === 'sph') checkSphSettings(settings);
 }
 

@@ -213,6 +213,8 @@ export interface RestingPoolOptions {
   seconds?: number;
   /** `projection: false` for the comparison without it. */
   projection?: boolean;
+  /** `projection: { freeSurface: true }` (still water): no surface layers, s_corr offset. Default false. */
+  freeSurface?: boolean;
   /** Wait for the GPU after every step and report the median frame (`npm run bench`); default false. */
   timed?: boolean;
 }
@@ -231,7 +233,11 @@ export async function restingPoolOnGpu(engine: WebGPUEngine, options: RestingPoo
   const simulation = restingPool(options.depth, options.radius, options.drop ?? 0, {
     backend: 'webgpu',
     engine,
-    ...(options.projection === false ? { projection: false } : {}),
+    ...(options.projection === false
+      ? { projection: false }
+      : options.freeSurface
+        ? { projection: { freeSurface: true } }
+        : {}),
   });
   await simulation.ready();
   const steps = Math.round((options.seconds ?? 4) / simulation.settings.timeStep);

@@ -1,9 +1,12 @@
 // Position correction of each particle (mirrors computeCorrections in density/cpu.ts; Macklin & Müller 2013,
 // eq. 13-14): delta_i = lambda_i (m_i / rho0_i) grad Z_i + sum_j (lambda_i + lambda_j + s_corr) (m_j / rho0_i) grad W_ij.
 
-// Artificial pressure s_corr (eq. 13) of the material in slot m at poly6 weight w. The passes read single
+// Artificial pressure s_corr (eq. 13; artificialPressure in density/shared.ts) of the material in slot m at
+// poly6 weight w: with restOffset (this pass) offset by its value at the rest spacing 2r (0 unless
+// projection.freeSurface), so that it is zero between particles at or beyond it; without
+// (numberDensityCorrect.wgsl) as written. The passes read single
 // fields of a material, never the whole struct: SwiftShader loads every field of a struct value.
-fn artificialPressure(m: u32, weight: f32) -> f32 {
+fn artificialPressure(m: u32, weight: f32, restOffset: bool) -> f32 {
   let ratio = weight * scene.materials[m].inverseArtificialPressureWeight;
   let exponent = scene.materials[m].artificialPressureExponent;
   var power: f32;
@@ -13,7 +16,8 @@ fn artificialPressure(m: u32, weight: f32) -> f32 {
   } else {
     power = pow(ratio, exponent);
   }
-  return -scene.materials[m].artificialPressureScale * power;
+  let offset = select(power, max(power - scene.materials[m].artificialPressureRestPower, 0.0), restOffset);
+  return -scene.materials[m].artificialPressureScale * offset;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -30,6 +34,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let inverseRestDensity = scene.materials[materialI].inverseRestDensity;
   let pressureWeight = scene.materials[materialI].inverseArtificialPressureWeight;
   let pressureScale = scene.materials[materialI].artificialPressureScale;
+  let pressureRestPower = scene.materials[materialI].artificialPressureRestPower;
   let lambdaI = solve[i].y;
   var sum = lambdaI * massI * inverseRestDensity * wall[i].xyz;
   let home = keyCell(u32(own.w));
@@ -40,12 +45,12 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         if (r2 >= k.radiusSquared) { continue; }
         let weight = poly6(k, r2);
         // @general
-        var scorr = artificialPressure(materialI, weight);
+        var scorr = artificialPressure(materialI, weight, true);
         var mj = massI;
         if (materialCount > 1u) {
           let materialJ = sortedInfo[j].material;
           if (materialJ != materialI) {
-            scorr = 0.5 * (scorr + artificialPressure(materialJ, weight));
+            scorr = 0.5 * (scorr + artificialPressure(materialJ, weight, true));
             mj = scene.materials[materialJ].mass;
           }
         }
@@ -53,7 +58,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         // One material, exponent 4 (see `simpleMaterials` in gpu/backend.ts): artificialPressure's first case.
         let ratio = weight * pressureWeight;
         let ratio2 = ratio * ratio;
-        let scorr = -pressureScale * (ratio2 * ratio2);
+        let scorr = -pressureScale * max(ratio2 * ratio2 - pressureRestPower, 0.0);
         let mj = massI;
         // @end
         let f = (lambdaI + solve[j].y + scorr) * spikyScale(k, sqrt(r2));

@@ -156,6 +156,7 @@ function correctionsOneThread(ctx: SimulationContext): void {
     const scorrScale = ctx.materials.artificialPressureScale[slotI];
     const scorrInverseWeight = ctx.materials.inverseArtificialPressureWeight[slotI];
     const scorrExponentFour = ctx.materials.artificialPressureExponent[slotI] === 4;
+    const scorrRestPower = ctx.materials.artificialPressureRestPower[slotI];
     let dx = deltaX[i];
     let dy = deltaY[i];
     let dz = deltaZ[i];
@@ -169,9 +170,15 @@ function correctionsOneThread(ctx: SimulationContext): void {
       if (slotJ === slotI && scorrExponentFour) {
         const ratio = pairWeight[k] * scorrInverseWeight;
         const ratio2 = ratio * ratio;
-        scorr = -scorrScale * ratio2 * ratio2;
+        // Without the still-water offset, eq. 13 in the order of the code before it (bit for bit).
+        scorr =
+          scorrRestPower === 0
+            ? -scorrScale * ratio2 * ratio2
+            : -scorrScale * Math.max(ratio2 * ratio2 - scorrRestPower, 0);
       } else {
-        scorr = 0.5 * (artificialPressure(ctx, slotI, pairWeight[k]) + artificialPressure(ctx, slotJ, pairWeight[k]));
+        scorr =
+          0.5 *
+          (artificialPressure(ctx, slotI, pairWeight[k], true) + artificialPressure(ctx, slotJ, pairWeight[k], true));
       }
       const f = (li + lambda[j] + scorr) * g;
       let rx = xi - predictedX[j];

@@ -240,10 +240,12 @@ export function computeNumberDensityCorrections(ctx: SimulationContext, restVolu
       const mj = mass[j];
       const pushJ = lambda[j] * restVolume[j];
       const weight = pairWeight[k];
+      // Eq. 13 as written (no rest-spacing offset, see `artificialPressure`): here the artificial pressure is
+      // what keeps a light fluid's particles at the bulk spacing where it meets a heavy one.
       const pressure =
         slotI === slotJ
-          ? artificialPressure(ctx, slotI, weight)
-          : 0.5 * (artificialPressure(ctx, slotI, weight) + artificialPressure(ctx, slotJ, weight));
+          ? artificialPressure(ctx, slotI, weight, false)
+          : 0.5 * (artificialPressure(ctx, slotI, weight, false) + artificialPressure(ctx, slotJ, weight, false));
       const sharedPressure = (pressure * (restVolume[i] + restVolume[j])) / (mi + mj);
       let rx = xi - predictedX[j];
       const ry = yi - predictedY[j];

@@ -3,8 +3,9 @@
 // density/correct.wgsl (its part before the entry point). From the values numberDensityLambda.wgsl wrote,
 // solve = (rho, lambda V b / (m / rho0_material), count, lambda V) and wall = (grad Z, V):
 // dx_i = lambda_i V_i b_i grad Z_i + sum_j (lambda_i V_i + lambda_j V_j m_j / m_i + s_ij m_j) grad W_ij,
-// s_ij = s (V_i + V_j) / (m_i + m_j), s the artificial pressure (eq. 13 of Macklin and Müller 2013, the mean
-// of the two materials' for a pair of different materials).
+// s_ij = s (V_i + V_j) / (m_i + m_j), s the artificial pressure (eq. 13 of Macklin and Müller 2013 as written,
+// without the single-fluid solve's rest-spacing offset; the mean of the two materials' for a pair of different
+// materials).
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -29,12 +30,12 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         let r2 = dot(r, r);
         if (r2 >= k.radiusSquared) { continue; }
         let weight = poly6(k, r2);
-        var pressure = artificialPressure(materialI, weight);
+        var pressure = artificialPressure(materialI, weight, false);
         var mj = mi;
         if (materialCount > 1u) {
           let materialJ = sortedInfo[j].material;
           if (materialJ != materialI) {
-            pressure = 0.5 * (pressure + artificialPressure(materialJ, weight));
+            pressure = 0.5 * (pressure + artificialPressure(materialJ, weight, false));
             mj = scene.materials[materialJ].mass;
           }
         }

@@ -9,10 +9,14 @@ import type { SimulationContext } from '../context';
 import { accumulateWallImpulses } from '../couple/cpu';
 
 /**
- * Artificial pressure s_corr of material `slot` for a pair whose poly6 weight is `weight` (eq. 13):
- * -k (W / W(delta q))^n, with k scaled as described in density/cpu.ts.
+ * Artificial pressure s_corr of material `slot` for a pair whose poly6 weight is `weight` (eq. 13), with k
+ * scaled as described in density/cpu.ts. With `restOffset` (the single-fluid solve) and the still-water mode
+ * (`projection.freeSurface`; otherwise the offset is 0) it is offset by its value at the rest spacing 2r,
+ * -k max((W / W(delta q))^n - (W(2r) / W(delta q))^n, 0), so that it acts only between particles closer than
+ * the rest spacing (docs/method.md, "Still-water mode"); without `restOffset` (the number-density solve of
+ * several fluids) it is -k (W / W(delta q))^n as written.
  */
-export function artificialPressure(ctx: SimulationContext, slot: number, weight: number): number {
+export function artificialPressure(ctx: SimulationContext, slot: number, weight: number, restOffset: boolean): number {
   const m = ctx.materials;
   const ratio = weight * m.inverseArtificialPressureWeight[slot];
   const exponent = m.artificialPressureExponent[slot];
@@ -23,7 +27,9 @@ export function artificialPressure(ctx: SimulationContext, slot: number, weight:
   } else {
     power = ratio ** exponent;
   }
-  return -m.artificialPressureScale[slot] * power;
+  return (
+    -m.artificialPressureScale[slot] * (restOffset ? Math.max(power - m.artificialPressureRestPower[slot], 0) : power)
+  );
 }
 
 /** Adds the corrections, each clamped to one particle radius, to the predicted positions. */

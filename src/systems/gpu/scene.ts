@@ -124,6 +124,7 @@ export function writeParams(ctx: SimulationContext, scene: StructLayout, words: 
   u[P('projectionMaxCells')] = step.projectionCells;
   u[P('projectionMaxIterations')] = settings.projectionMaxIterations;
   f[P('projectionTolerance')] = settings.projectionTolerance;
+  f[P('projectionFreeSurface')] = settings.projectionFreeSurface ? 1 : 0;
   f[P('projectionRelaxation')] = (settings.projectionDensityRelaxation * h) / ctx.substepTimeStep;
   f[P('projectionFullVolume')] = fullCellVolume(h, ctx.lattice.spacing, ctx.lattice.kernelSum);
   // closedFaceMass (transfer.ts) without the rigid-fluid bodies, which the GPU's projection does not have.
@@ -154,6 +155,7 @@ export function writeMaterials(ctx: SimulationContext, scene: StructLayout, word
     f[word(Material, 'artificialPressureScale', base)] = m.artificialPressureScale[slot];
     f[word(Material, 'artificialPressureExponent', base)] = m.artificialPressureExponent[slot];
     f[word(Material, 'inverseArtificialPressureWeight', base)] = m.inverseArtificialPressureWeight[slot];
+    f[word(Material, 'artificialPressureRestPower', base)] = m.artificialPressureRestPower[slot];
     const eid = m.entity[slot];
     f[word(Material, 'interfaceColor', base)] = store.interfaceColor[eid];
     f[word(Material, 'surfaceColor', base)] = store.surfaceColor[eid];

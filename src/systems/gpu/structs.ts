@@ -141,6 +141,8 @@ export const Params = defineStruct('Params', [
   ['projectionRelaxation', 'f32'],
   ['projectionFullVolume', 'f32'],
   ['projectionClosedMass', 'f32'],
+  // 1 with `projection.freeSurface` (still water: no surface layers eroded), else 0.
+  ['projectionFreeSurface', 'f32'],
 ]);
 
 /** Per-material solver values (see `MaterialTable`). */
@@ -153,6 +155,7 @@ export const Material = defineStruct('Material', [
   ['artificialPressureScale', 'f32'],
   ['artificialPressureExponent', 'f32'],
   ['inverseArtificialPressureWeight', 'f32'],
+  ['artificialPressureRestPower', 'f32'],
   // Fluid-fluid interaction (Müller et al. 2005; see the `FluidMaterial` component): interface color c^i
   // and surface color c^s (dimensionless), interface and surface tension sigma (N/m, eq. 11-12), thermal
   // and color diffusivity (m^2/s, eq. 14) and the temperature-dependent rest density's alpha (kg K/m^3,

@@ -96,6 +96,7 @@ export const KERNEL_MATERIAL_ARRAYS = [
   'artificialPressureScale',
   'inverseArtificialPressureWeight',
   'artificialPressureExponent',
+  'artificialPressureRestPower',
   'viscosity',
   'vorticity',
 ] as const;
@@ -286,6 +287,7 @@ export function correctionPairs(
   const scorrScales = materials.artificialPressureScale;
   const scorrInverseWeights = materials.inverseArtificialPressureWeight;
   const scorrExponents = materials.artificialPressureExponent;
+  const scorrRestPowers = materials.artificialPressureRestPower;
   // The walls push with the particle's own lambda (they carry no constraint of their own).
   for (let i = from; i < to; i++) {
     const wallScale = lambda[i] * mass[i] * inverseRestDensity[material[i]];
@@ -306,6 +308,7 @@ export function correctionPairs(
     const scorrScale = scorrScales[slotI];
     const scorrInverseWeight = scorrInverseWeights[slotI];
     const scorrExponentFour = scorrExponents[slotI] === 4;
+    const scorrRestPower = scorrRestPowers[slotI];
     let dx = deltaX[i];
     let dy = deltaY[i];
     let dz = deltaZ[i];
@@ -320,9 +323,13 @@ export function correctionPairs(
       if (slotJ === slotI && scorrExponentFour) {
         const ratio = weight * scorrInverseWeight;
         const ratio2 = ratio * ratio;
-        scorr = -scorrScale * ratio2 * ratio2;
+        // Without the still-water offset, eq. 13 in the order of the code before it (bit for bit).
+        scorr =
+          scorrRestPower === 0
+            ? -scorrScale * ratio2 * ratio2
+            : -scorrScale * Math.max(ratio2 * ratio2 - scorrRestPower, 0);
       } else {
-        // eq. 13 for each material, averaged: -k (W / W(delta q))^n.
+        // eq. 13 for each material, averaged: -k max((W / W(delta q))^n - (W(2r) / W(delta q))^n, 0).
         let sum = 0;
         for (let side = 0; side < 2; side++) {
           const slot = side === 0 ? slotI : slotJ;
@@ -335,7 +342,7 @@ export function correctionPairs(
           } else {
             power = ratio ** exponent;
           }
-          sum += -scorrScales[slot] * power;
+          sum += -scorrScales[slot] * Math.max(power - scorrRestPowers[slot], 0);
         }
         scorr = 0.5 * sum;
       }

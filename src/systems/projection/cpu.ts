@@ -28,7 +28,8 @@
  * 2. occupancy: each particle marks its cell as fluid;
  * 3. cells: every cell center's nearest collider; a cell without particles is solid where that collider's
  *    surface lies between it and the fluid side, else air;
- * 3b. surface: fluid cells within SURFACE_LAYERS cells of air are left to the density constraints;
+ * 3b. surface: fluid cells within SURFACE_LAYERS cells of air are left to the density constraints (none with
+ *    `projection.freeSurface`);
  * 4. faces: a face between a solid and another cell, or across a wall thinner than a cell, is solid (the
  *    collider's surface velocity along the axis); a face with fluid on a side is open; else dead;
  * 5. scatter: each particle adds m w, V w, V w v and its share weights (w: trilinear weights normalised over
@@ -57,7 +58,7 @@ export function projectionSystem(ctx: SimulationContext): void {
   if (!ctx.settings.projection || !planGrid(ctx, state)) return;
   markFluidCells(ctx, state);
   classifyCells(ctx, state);
-  erodeSurfaceCells(state);
+  erodeSurfaceCells(ctx, state);
   classifyFaces(ctx, state);
   scatterToGrid(ctx, state);
   solvePressure(ctx, state);

@@ -105,8 +105,9 @@ export const projectionPasses: readonly PassDefinition[] = [
   pass(
     'erodeFirst',
     gridSource,
-    eroding,
+    gpuCommonSource + eroding,
     [
+      ['scene', R],
       ['projectionGrid', R],
       ['projectionCell', W],
     ],

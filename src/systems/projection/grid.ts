@@ -323,28 +323,33 @@ export function classifyCells(ctx: SimulationContext, state: ProjectionState): v
  * there for the modes longer than a few particle spacings, which Jacobi iterations converge slowly; near a
  * free surface the local constraints converge well, and a surface resolved by coarse cells would smooth what
  * acts on the surface itself (tension, splashes, small drops, a stream landing in a shallow pool). A blob or
- * a pool less than 2 SURFACE_LAYERS + 1 cells across gets no projection. Then marks the full cells
- * (`ProjectionState.full`).
+ * a pool less than 2 SURFACE_LAYERS + 1 cells across gets no projection. With `projection.freeSurface` (still
+ * water) no layer is left: every fluid cell joins the solve, up to the free surface (docs/method.md, "Still
+ * water"). Then marks the full cells (`ProjectionState.full`).
  */
-export function erodeSurfaceCells(state: ProjectionState): void {
+export function erodeSurfaceCells(ctx: SimulationContext, state: ProjectionState): void {
   const { plan, type, cellBody, count } = state;
   const nx = plan.dims[0];
   const nxy = plan.dims[0] * plan.dims[1];
   const last = plan.cells - nxy;
   // count (particles per cell) is not read after the cells are marked: here it flags the cells to erode.
-  for (let layer = 0; layer < SURFACE_LAYERS; layer++) {
+  // Still water (`projection.freeSurface`): no surface layers, only the grid's first and last z layer.
+  const layers = ctx.settings.projectionFreeSurface ? 1 : SURFACE_LAYERS;
+  const borderOnly = ctx.settings.projectionFreeSurface;
+  for (let layer = 0; layer < layers; layer++) {
     for (let c = 0; c < plan.cells; c++) {
       count[c] = 0;
       if (type[c] !== CellType.fluid || cellBody[c] >= 0) continue;
-      if (
-        c < nxy ||
-        c >= last ||
-        type[c - 1] === CellType.air ||
-        type[c + 1] === CellType.air ||
-        type[c - nx] === CellType.air ||
-        type[c + nx] === CellType.air ||
-        type[c - nxy] === CellType.air ||
-        type[c + nxy] === CellType.air
+      if (c < nxy || c >= last) {
+        count[c] = 1;
+      } else if (
+        !borderOnly &&
+        (type[c - 1] === CellType.air ||
+          type[c + 1] === CellType.air ||
+          type[c - nx] === CellType.air ||
+          type[c + nx] === CellType.air ||
+          type[c - nxy] === CellType.air ||
+          type[c + nxy] === CellType.air)
       ) {
         count[c] = 1;
       }

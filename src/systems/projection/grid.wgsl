@@ -204,12 +204,12 @@ fn classify(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // @entry erodeFirst
 // Step 3b (erodeSurfaceCells), first layer: a fluid cell beside an air cell (or in the grid's first or last
-// z layer) becomes air.
+// z layer) becomes air; with projection.freeSurface only the latter.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn erodeFirst(@builtin(global_invocation_id) id: vec3<u32>) {
   let c = id.x;
   if (c >= projectionGrid.cells) { return; }
-  projectionCell[c].eroded = erodedType(c, true);
+  projectionCell[c].eroded = erodedType(c, true, scene.params.projectionFreeSurface != 0.0);
 }
 
 // @entry erodeSecond
@@ -218,7 +218,7 @@ fn erodeFirst(@builtin(global_invocation_id) id: vec3<u32>) {
 fn erodeSecond(@builtin(global_invocation_id) id: vec3<u32>) {
   let c = id.x;
   if (c >= projectionGrid.cells) { return; }
-  let t = erodedType(c, false);
+  let t = erodedType(c, false, scene.params.projectionFreeSurface != 0.0);
   projectionCell[c].cellType = t;
   let full = t == CELL_FLUID && projectionCell[c].distance >= 0.499 * scene.params.kernelRadius;
   projectionCell[c].full = select(0u, 1u, full);

@@ -98,11 +98,14 @@ export function snapshotSimulationOptions(decoded: DecodedSnapshot): FluidSimula
   // The PBF projection's settings (absent from snapshots written before it existed: the defaults apply).
   if (decoded.settings.get('projection') === false) options.projection = false;
   else {
-    const projection: Record<string, number> = {};
+    const projection: Record<string, number | boolean> = {};
     for (const [option, key] of PROJECTION_SETTINGS) {
       const value = decoded.settings.get(key);
       if (typeof value === 'number') projection[option] = value;
     }
+    // Absent from snapshots written before it existed: false.
+    const freeSurface = decoded.settings.get('projectionFreeSurface');
+    if (typeof freeSurface === 'boolean') projection.freeSurface = freeSurface;
     options.projection = projection;
   }
   // The MPS settings (absent from snapshots of the other solvers and from older ones: the defaults apply).
