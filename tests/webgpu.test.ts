@@ -167,6 +167,19 @@ describe('WebGPU backend in headless Chromium', () => {
     // At the default tolerance (1e-3) the two warm starts differ: measured 1.1e-4 (phi) and 2.4e-5 m/s.
     expect(defaults.phiRelative).toBeLessThan(1e-3);
     expect(defaults.velocityChangeDifference).toBeLessThan(2e-4);
+    // Still water (projection.freeSurface) with a coupled board thinner than a cell on the surface: the same
+    // cells beside it keep the surface layers on both backends, and the same cell types.
+    const board = await gpu.run<ProjectionParityResult>('projectionParity', { thinBoard: true });
+    console.log(
+      `projection parity, freeSurface with a thin board: ${line('first substep', board)}, ${board.gpuBesideBody} cells beside it (CPU ${board.cpuBesideBody})`,
+    );
+    expect(board.gpuGrid).toEqual(board.cpuGrid);
+    expect(board.cpuBesideBody).toBeGreaterThan(10);
+    expect(board.besideBodyMismatches).toBe(0);
+    expect(board.typeMismatches).toBe(0);
+    expect(board.nonFinite).toBe(0);
+    expect(board.phiRelative).toBeLessThan(1e-4);
+    expect(board.velocityChangeDifference).toBeLessThan(1e-5);
     // A snapshot restored on WebGPU keeps the projection on (restore and fromSnapshot), and it runs.
     const restored = await gpu.run<ProjectionRestoreResult>('projectionAfterRestore');
     console.log(`projection after a restore on WebGPU: ${JSON.stringify(restored)}`);

@@ -24,6 +24,11 @@ export interface ProjectionParityOptions {
   tolerance?: number;
   /** The density relaxation on both backends (default the default, 0.2). */
   densityRelaxation?: number;
+  /**
+   * `projection: { freeSurface: true }` with a coupled board thinner than a cell lying on the surface (its
+   * surroundings keep the surface layers; see `BODY_SURFACE_REACH`). Default false.
+   */
+  thinBoard?: boolean;
 }
 
 /** Result of {@link projectionParity}. */
@@ -36,6 +41,10 @@ export interface ProjectionParityResult {
   cpuFluidCells: number;
   gpuFluidCells: number;
   typeMismatches: number;
+  /** Cells beside a thin coupled body on each backend (`besideBody`), and cells where the two differ. */
+  cpuBesideBody: number;
+  gpuBesideBody: number;
+  besideBodyMismatches: number;
   /** Conjugate gradient iterations on each backend. */
   cpuIterations: number;
   gpuIterations: number;
@@ -61,7 +70,11 @@ function parityScene(
     backend,
     engine,
     mirror: 'off',
-    projection: { tolerance: options.tolerance, densityRelaxation: options.densityRelaxation },
+    projection: {
+      tolerance: options.tolerance,
+      densityRelaxation: options.densityRelaxation,
+      freeSurface: options.thinBoard ?? false,
+    },
   });
   const water = simulation.addMaterial({});
   const width = 0.48;
@@ -73,6 +86,17 @@ function parityScene(
     container: true,
   });
   if (sphere) simulation.addCollider({ shape: 'sphere', center: [0.24, 0.12, 0.24], radius: 0.07 });
+  if (options.thinBoard) {
+    // 4 cm thick in cells of 8 cm, on the water (coupled without a mass: solid on both backends).
+    const board = simulation.addCollider({
+      shape: 'box',
+      min: [-0.12, -0.02, -0.1],
+      max: [0.12, 0.02, 0.1],
+      rigidBody: {},
+    });
+    // Off the grid's cell boundaries (a cell center on its face would be a tie of float32 against float64).
+    simulation.setColliderTransform(board, { position: [0.2013, 0.5037, 0.2629], teleport: true });
+  }
   simulation.spawnBlock({ min: [0, 0, 0], max: [width, 12 * 2 * radius, width], material: water });
   return simulation;
 }
@@ -155,6 +179,9 @@ export async function projectionParity(
   let cpuFluidCells = 0;
   let gpuFluidCells = 0;
   let typeMismatches = 0;
+  let cpuBesideBody = 0;
+  let gpuBesideBody = 0;
+  let besideBodyMismatches = 0;
   let phiScale = 0;
   let phiDifference = 0;
   const sameGrid = cpuGrid.every((value, k) => value === gpuGrid[k]);
@@ -165,6 +192,10 @@ export async function projectionParity(
       if (cpuType === CellType.fluid) cpuFluidCells++;
       if (gpuType === CellType.fluid) gpuFluidCells++;
       if (cpuType !== gpuType) typeMismatches++;
+      const gpuBeside = cellWords[C(c, 'besideBody')];
+      cpuBesideBody += state.besideBody[c];
+      gpuBesideBody += gpuBeside;
+      if (gpuBeside !== state.besideBody[c]) besideBodyMismatches++;
       if (cpuType === CellType.fluid && gpuType === CellType.fluid) {
         phiScale = Math.max(phiScale, Math.abs(state.phi[c]));
         phiDifference = Math.max(phiDifference, Math.abs(state.phi[c] - cellFloats[C(c, 'phi')]));
@@ -192,6 +223,9 @@ export async function projectionParity(
     cpuFluidCells,
     gpuFluidCells,
     typeMismatches: sameGrid ? typeMismatches : -1,
+    cpuBesideBody,
+    gpuBesideBody,
+    besideBodyMismatches,
     cpuIterations: state.iterations,
     gpuIterations: gridWords[G('iterations')],
     phiRelative: phiScale > 0 ? phiDifference / phiScale : phiDifference,

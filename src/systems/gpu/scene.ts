@@ -14,6 +14,7 @@ import { colliderPoseSystem } from '../collide/cpu';
 import { COLLIDER_FRAME_STRIDE, POSE_SIZE, type SimulationContext, selfWeight } from '../context';
 import { SURFACE_EXIT_COSINE } from '../multifluid/air';
 import { DIFFUSION_STABILITY, MAX_DIFFUSION_PARTS, TENSION_NORMAL_THRESHOLD } from '../multifluid/interaction';
+import { isThinCoupledBody } from '../projection/grid';
 import { CLOSED_FACE_MASS, fullCellVolume, lightestRestDensity } from '../projection/state';
 import { type StructLayout, type WordViews, word } from './layout';
 import { type BodyImpulseQuanta, ColliderData, DrainData, Material, Params, Pose } from './structs';
@@ -211,6 +212,7 @@ export function writeColliders(ctx: SimulationContext, scene: StructLayout, word
     const coupled = coupling.coupled[eid] === 1 ? 1 : 0;
     coupledCount += coupled;
     u[word(ColliderData, 'coupled', base)] = coupled;
+    u[word(ColliderData, 'thinBody', base)] = isThinCoupledBody(ctx, slot, settings.kernelRadius) ? 1 : 0;
     const center = word(ColliderData, 'centerOfMass', base);
     f[center] = coupling.centerOfMassX[eid];
     f[center + 1] = coupling.centerOfMassY[eid];

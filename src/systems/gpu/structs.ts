@@ -8,6 +8,7 @@ import { WALL_WEIGHT_SAMPLES } from '../../core/kernels';
 import { EXTRA_PROJECTIONS, MAXIMUM_MARCH_STEPS } from '../collide/constants';
 import { PENDING_PUSHES } from '../couple/state';
 import {
+  BODY_SURFACE_REACH,
   CellType,
   FaceKind,
   FLUID_CELL_FILL,
@@ -209,6 +210,8 @@ export const ColliderData = defineStruct('ColliderData', [
   // Heat exchange with the fluid (multifluid/interaction.ts): surface temperature (K) and rate (1/s).
   ['temperature', 'f32'],
   ['heatTransfer', 'f32'],
+  // 1 for a coupled body too thin for the projection grid (THIN_BODY_DEPTH; isThinCoupledBody, projection/grid.ts).
+  ['thinBody', 'u32'],
 ]);
 
 /** A collider pose: rotation rows with the translation in w (local to world), then (s, 1/s, 0, 0). */
@@ -331,7 +334,8 @@ export const PROJECTION_BOUNDS = 0;
 /**
  * One cell of the projection grid on the GPU (mirrors the per-cell arrays of `ProjectionState`): its type
  * after the occupancy (`occupied`), the collider test (`classified`), the first and the second surface layer
- * (`eroded`, `cellType`; values of `CellType`), whether it is full, its nearest collider, fluid-side distance and
+ * (`eroded`, `cellType`; values of `CellType`), whether it lies beside a coupled body (`besideBody`, 0 or 1,
+ * see `BODY_SURFACE_REACH`), whether it is full, its nearest collider, fluid-side distance and
  * normal, the particles' mass, rest volume and density errors, the solve's vectors, and an entry of the
  * solve's list of fluid cells.
  */
@@ -340,6 +344,7 @@ export const ProjectionCell = defineStruct('ProjectionCell', [
   ['classified', 'u32'],
   ['eroded', 'u32'],
   ['cellType', 'u32'],
+  ['besideBody', 'u32'],
   ['full', 'u32'],
   ['nearest', 'i32'],
   ['errorCount', 'u32'],
@@ -569,6 +574,7 @@ export function passSource(
     `const PROJECTION_BOUNDS: u32 = ${PROJECTION_BOUNDS}u;`,
     `const NO_DENSITY_ERROR: f32 = ${NO_DENSITY_ERROR.toFixed(1)};`,
     `const GRID_MARGIN: i32 = ${GRID_MARGIN};`,
+    `const BODY_SURFACE_REACH: f32 = ${BODY_SURFACE_REACH.toFixed(1)};`,
     `const CELL_AIR: u32 = ${CellType.air}u;`,
     `const CELL_FLUID: u32 = ${CellType.fluid}u;`,
     `const CELL_SOLID: u32 = ${CellType.solid}u;`,

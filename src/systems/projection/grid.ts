@@ -7,6 +7,7 @@ import { colliderSurfaceVelocity, fluidSideDistance, writePose } from '../collid
 import { SHAPES } from '../collide/shapes';
 import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
 import {
+  BODY_SURFACE_REACH,
   CellType,
   FaceKind,
   FLUID_CELL_FILL,
@@ -14,6 +15,7 @@ import {
   GRID_MARGIN,
   type ProjectionState,
   SURFACE_LAYERS,
+  THIN_BODY_DEPTH,
   THIN_WALL_NORMAL,
 } from './state';
 
@@ -219,6 +221,19 @@ export function cellCoordinates(c: number, dims: Int32Array, out: Int32Array): v
   out[2] = Math.floor(c / (nx * ny));
 }
 
+/**
+ * Whether collider `slot` is a coupled body too thin for the projection grid of `cellSize` (m): no point inside
+ * it lies {@link THIN_BODY_DEPTH} cells deep (its shape's `insideDepth` times its scale), so no cell need lie
+ * wholly inside it (both backends; gpu/scene.ts writes it for the GPU).
+ */
+export function isThinCoupledBody(ctx: SimulationContext, slot: number, cellSize: number): boolean {
+  const c = ctx.components.Collider;
+  const eid = ctx.colliders.entity[slot];
+  if (ctx.components.BodyCoupling.coupled[eid] !== 1) return false;
+  const depth = SHAPES[c.shape[eid]].insideDepth(c, eid, ctx.colliders.fields) * c.scale[eid];
+  return depth < THIN_BODY_DEPTH * cellSize;
+}
+
 /** Scratch of `cellCoordinates` calls. */
 const coordinates = new Int32Array(3);
 
@@ -263,10 +278,17 @@ function markNearCells(ctx: SimulationContext, state: ProjectionState): void {
   }
 }
 
-/** Step 3: every cell center's nearest collider; empty cells on a collider's far side are solid. */
+/**
+ * Step 3: every cell center's nearest collider; empty cells on a collider's far side are solid, and the cells
+ * within {@link BODY_SURFACE_REACH} cells of a thin coupled body are marked (`ProjectionState.besideBody`).
+ */
 export function classifyCells(ctx: SimulationContext, state: ProjectionState): void {
   const { plan, type, distance, nearest, normalX, normalY, normalZ, cellBody, bodyCells, bodyDensity } = state;
-  const near = state.near;
+  const { near, besideBody } = state;
+  const reach = BODY_SURFACE_REACH * plan.cellSize;
+  const thinBody = state.thinBody;
+  for (let slot = 0; slot < ctx.colliders.count; slot++)
+    thinBody[slot] = isThinCoupledBody(ctx, slot, plan.cellSize) ? 1 : 0;
   const coupling = ctx.components.BodyCoupling;
   bodyCells.fill(0, 0, ctx.colliders.count);
   const size = plan.cellSize;
@@ -276,6 +298,7 @@ export function classifyCells(ctx: SimulationContext, state: ProjectionState): v
   for (let c = 0; c < plan.cells; c++) {
     nearest[c] = -1;
     cellBody[c] = -1;
+    besideBody[c] = 0;
     distance[c] = Number.POSITIVE_INFINITY;
     if (colliders === 0 || near[c] === 0) continue;
     cellCoordinates(c, plan.dims, coordinates);
@@ -284,6 +307,7 @@ export function classifyCells(ctx: SimulationContext, state: ProjectionState): v
     const pz = (coordinates[2] + oz + 0.5) * size;
     for (let slot = 0; slot < colliders; slot++) {
       worldDistance(ctx, slot, px, py, pz);
+      if (sample[0] < reach && thinBody[slot] === 1) besideBody[c] = 1;
       if (sample[0] < distance[c]) {
         distance[c] = sample[0];
         nearest[c] = slot;
@@ -324,26 +348,27 @@ export function classifyCells(ctx: SimulationContext, state: ProjectionState): v
  * free surface the local constraints converge well, and a surface resolved by coarse cells would smooth what
  * acts on the surface itself (tension, splashes, small drops, a stream landing in a shallow pool). A blob or
  * a pool less than 2 SURFACE_LAYERS + 1 cells across gets no projection. With `projection.freeSurface` (still
- * water) no layer is left: every fluid cell joins the solve, up to the free surface (docs/method.md, "Still
- * water"). Then marks the full cells (`ProjectionState.full`).
+ * water) no layer is left but within {@link BODY_SURFACE_REACH} cells of a thin coupled body: every other fluid
+ * cell joins the solve, up to the free surface (docs/method.md, "Still-water mode"). Then marks the full cells
+ * (`ProjectionState.full`).
  */
 export function erodeSurfaceCells(ctx: SimulationContext, state: ProjectionState): void {
-  const { plan, type, cellBody, count } = state;
+  const { plan, type, cellBody, count, besideBody } = state;
   const nx = plan.dims[0];
   const nxy = plan.dims[0] * plan.dims[1];
   const last = plan.cells - nxy;
   // count (particles per cell) is not read after the cells are marked: here it flags the cells to erode.
-  // Still water (`projection.freeSurface`): no surface layers, only the grid's first and last z layer.
-  const layers = ctx.settings.projectionFreeSurface ? 1 : SURFACE_LAYERS;
-  const borderOnly = ctx.settings.projectionFreeSurface;
-  for (let layer = 0; layer < layers; layer++) {
+  // Still water (`projection.freeSurface`): no surface layers but beside a coupled body, and the grid's first
+  // and last z layer.
+  const freeSurface = ctx.settings.projectionFreeSurface;
+  for (let layer = 0; layer < SURFACE_LAYERS; layer++) {
     for (let c = 0; c < plan.cells; c++) {
       count[c] = 0;
       if (type[c] !== CellType.fluid || cellBody[c] >= 0) continue;
       if (c < nxy || c >= last) {
         count[c] = 1;
       } else if (
-        !borderOnly &&
+        (!freeSurface || besideBody[c] === 1) &&
         (type[c - 1] === CellType.air ||
           type[c + 1] === CellType.air ||
           type[c - nx] === CellType.air ||

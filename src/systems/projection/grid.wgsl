@@ -150,7 +150,7 @@ fn occupancy(@builtin(global_invocation_id) id: vec3<u32>) {
 // @entry classify
 // Step 3 (classifyCells): the nearest collider of every cell whose center the step needs (a fluid cell or
 // a 6-neighbour of one), its fluid-side distance and normal; an empty cell behind a collider's surface is
-// solid.
+// solid; a cell within BODY_SURFACE_REACH cells of a thin coupled body (ColliderData.thinBody) is beside it.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn classify(@builtin(global_invocation_id) id: vec3<u32>) {
   let c = id.x;
@@ -173,14 +173,17 @@ fn classify(@builtin(global_invocation_id) id: vec3<u32>) {
   if (c >= nxy && projectionCell[c - nxy].occupied == CELL_FLUID) { near = true; }
   if (c + nxy < cells && projectionCell[c + nxy].occupied == CELL_FLUID) { near = true; }
   var classified = occupied;
+  var besideBody = 0u;
   if (near && p.colliderCount > 0u) {
     let x = (vec3<f32>(gridOrigin() + cellCoordinates(c, dims)) + vec3<f32>(0.5)) * p.kernelRadius;
+    let reach = BODY_SURFACE_REACH * p.kernelRadius;
     var slot = 0u;
     loop {
       let shape = loadShape(slot);
       let pose = poseOf(slot, false);
       let surface = fluidSideDistance(shape, toLocal(pose, x), 3.0e38);
       let d = surface.x * pose.scale.x;
+      if (d < reach && shape.c.thinBody == 1u) { besideBody = 1u; }
       if (d < distance) {
         distance = d;
         nearest = i32(slot);
@@ -195,6 +198,7 @@ fn classify(@builtin(global_invocation_id) id: vec3<u32>) {
   }
   // Only the fields this pass owns: the neighbours' threads read `occupied`.
   projectionCell[c].classified = classified;
+  projectionCell[c].besideBody = besideBody;
   projectionCell[c].nearest = nearest;
   projectionCell[c].distance = distance;
   projectionCell[c].normalX = normal.x;
@@ -204,7 +208,7 @@ fn classify(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // @entry erodeFirst
 // Step 3b (erodeSurfaceCells), first layer: a fluid cell beside an air cell (or in the grid's first or last
-// z layer) becomes air; with projection.freeSurface only the latter.
+// z layer) becomes air; with projection.freeSurface only the latter, but beside a coupled body.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn erodeFirst(@builtin(global_invocation_id) id: vec3<u32>) {
   let c = id.x;

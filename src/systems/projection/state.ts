@@ -26,6 +26,22 @@ export const FaceKind = {
 export const SURFACE_LAYERS = 2;
 
 /**
+ * With `projection.freeSurface` (still water) the projection reaches the free surface except beside a coupled
+ * body the grid does not resolve (see {@link THIN_BODY_DEPTH}): a cell whose center lies within this many
+ * cells of one keeps the {@link SURFACE_LAYERS} rule. The cells inside such a body would flip with every bob
+ * (a boat's hull thinner than a cell: 3 cells, then none; docs/method.md, "Still-water mode"); the particles'
+ * wall pressure holds it up there, as with the default.
+ */
+export const BODY_SURFACE_REACH = SURFACE_LAYERS + 1;
+
+/**
+ * A coupled body is thin for the projection grid when no point inside it lies this many cells deep (a box
+ * less than two cells across in some direction): then no cell need lie wholly inside it (see
+ * {@link BODY_SURFACE_REACH}).
+ */
+export const THIN_BODY_DEPTH = 1;
+
+/**
  * A face between two cells that both lie within a cell of the same collider, whose normals point away
  * from each other along the face's axis by more than this cosine, crosses a wall thinner than a cell (a
  * glass): it is solid.
@@ -93,6 +109,12 @@ export interface ProjectionState {
    * (see `faceMobility`).
    */
   readonly full: Uint8Array;
+  /**
+   * Per cell: 1 where the cell's center lies within {@link BODY_SURFACE_REACH} cells of a thin coupled body
+   * (classifyCells): with `projection.freeSurface` the surface layers are still left to the density
+   * constraints there (erodeSurfaceCells).
+   */
+  readonly besideBody: Uint8Array;
   /** Per cell: the mass (kg) and rest volume (m^3, mass / own rest density) of its particles. */
   readonly cellMass: Float64Array;
   readonly cellVolume: Float64Array;
@@ -108,6 +130,8 @@ export interface ProjectionState {
   /** Per collider slot: cells of its rigid fluid this substep, and their density (kg/m^3). */
   readonly bodyCells: Int32Array;
   readonly bodyDensity: Float64Array;
+  /** Per collider slot: 1 where it is a coupled body too thin for the grid ({@link THIN_BODY_DEPTH}; classifyCells). */
+  readonly thinBody: Uint8Array;
   /** Per cell: sum and number of the density errors of its particles with a full neighbourhood. */
   readonly errorSum: Float64Array;
   readonly errorCount: Int32Array;
@@ -204,6 +228,7 @@ export function createProjectionState(
     count: new Int32Array(maxCells),
     near: new Uint8Array(maxCells),
     full: new Uint8Array(maxCells),
+    besideBody: new Uint8Array(maxCells),
     component: new Int32Array(maxCells),
     queue: new Int32Array(maxCells),
     cellMass: f(),
@@ -214,6 +239,7 @@ export function createProjectionState(
     cellBody: new Int32Array(maxCells),
     bodyCells: new Int32Array(maxColliders),
     bodyDensity: new Float64Array(maxColliders),
+    thinBody: new Uint8Array(maxColliders),
     errorSum: f(),
     errorCount: new Int32Array(maxCells),
     distance: f(),

@@ -48,6 +48,8 @@ export class SignedDistanceField {
   readonly min: Vector3Tuple;
   /** Upper corner of the grid box (m). */
   readonly max: Vector3Tuple;
+  /** How deep the deepest node lies inside the mesh (m): the largest -distance over the nodes, at least 0. */
+  readonly insideDepth: number;
   private readonly inverseCellSize: number;
   private readonly ox: number;
   private readonly oy: number;
@@ -93,6 +95,9 @@ export class SignedDistanceField {
       origin[1] + (counts[1] - 1) * data.cellSize,
       origin[2] + (counts[2] - 1) * data.cellSize,
     ];
+    let depth = 0;
+    for (let place = 0; place < expected; place += FIELD_NODE_STRIDE) depth = Math.max(depth, -data.values[place]);
+    this.insideDepth = depth;
     this.inverseCellSize = 1 / data.cellSize;
     [this.ox, this.oy, this.oz] = origin;
     [this.nx, this.ny, this.nz] = counts;

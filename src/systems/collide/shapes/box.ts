@@ -80,6 +80,9 @@ export const boxShape: ColliderShapeModule = {
       }
     }
   },
+  insideDepth(c, eid): number {
+    return 0.5 * Math.min(c.bx[eid] - c.ax[eid], c.by[eid] - c.ay[eid], c.bz[eid] - c.az[eid]);
+  },
   localBounds(c, eid, _fields, low, high): boolean {
     low[0] = c.ax[eid];
     low[1] = c.ay[eid];

@@ -40,6 +40,9 @@ export const capsuleShape: ColliderShapeModule = {
     };
   },
   check: checkRadius,
+  insideDepth(c, eid): number {
+    return c.radius[eid];
+  },
   localBounds(c, eid, _fields, low, high): boolean {
     const r = c.radius[eid];
     for (let a = 0; a < 3; a++) {

@@ -44,6 +44,9 @@ export const meshShape: ColliderShapeModule = {
   },
   // The field index is checked with the colliders (gather.ts).
   check(): void {},
+  insideDepth(c, eid, fields): number {
+    return fields[c.field[eid]]?.insideDepth ?? 0;
+  },
   localBounds(c, eid, fields, low, high): boolean {
     const field = fields[c.field[eid]];
     if (field === undefined) return false;

@@ -47,6 +47,9 @@ export const planeShape: ColliderShapeModule = {
       );
     }
   },
+  insideDepth(): number {
+    return Number.POSITIVE_INFINITY;
+  },
   localBounds(): boolean {
     return false;
   },

@@ -70,6 +70,9 @@ export const sphereShape: ColliderShapeModule = {
     };
   },
   check: checkRadius,
+  insideDepth(c, eid): number {
+    return c.radius[eid];
+  },
   localBounds(c, eid, _fields, low, high): boolean {
     const r = c.radius[eid];
     low[0] = c.ax[eid] - r;

@@ -47,4 +47,10 @@ export interface ColliderShapeModule {
     low: Float64Array,
     high: Float64Array,
   ): boolean;
+  /**
+   * How deep the deepest point inside the shape lies (local units): the radius of the largest sphere it holds
+   * (a box: half its smallest side; a mesh: its field's deepest node; a plane: infinite). The projection calls
+   * a coupled body thin when this is under a cell (`isThinCoupledBody`, projection/grid.ts).
+   */
+  insideDepth(c: ColliderStore, eid: number, fields: readonly (SignedDistanceField | undefined)[]): number;
 }
