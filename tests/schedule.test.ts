@@ -48,6 +48,7 @@ const PROJECTION = [
 function plan(overrides: Partial<GpuPlan>): GpuPlan {
   return {
     projection: false,
+    projectionFreeSurface: false,
     iterations: 3,
     vorticity: true,
     simpleMaterials: true,
@@ -124,6 +125,11 @@ describe('the schedule', () => {
       'writeBack',
       'advance',
     ]);
+    // The still-water mode (projection.freeSurface): the eroded layers grow back, right after the erosion.
+    const stillWater = gpuStepOrder('pbf', plan({ projection: true, projectionFreeSurface: true }));
+    const grown = [...PROJECTION];
+    grown.splice(grown.indexOf('projectionErodeSecond') + 1, 0, 'projectionGrowFirst', 'projectionGrowSecond');
+    expect(stillWater.substep).toEqual([...SORT, ...grown, ...expected.slice(SORT.length)]);
   });
 
   it('gives the multi-fluid, air and boiling passes where the CPU systems run, the step-end ones last', () => {

@@ -67,8 +67,10 @@ export class PassLists {
     const features = ctx.solver.multiFluid.features;
     const slots = sceneWords.u32[word(Params, 'diffusionSlots', paramsBase)];
     const projection = ctx.settings.projection;
+    const projectionFreeSurface = projection && ctx.settings.projectionFreeSurface;
     const single =
-      (iterations << 5) |
+      (iterations << 6) |
+      (projectionFreeSurface ? 32 : 0) |
       (meshes ? 16 : 0) |
       (projection ? 8 : 0) |
       (anyVorticity ? 4 : 0) |
@@ -79,6 +81,7 @@ export class PassLists {
     this.shape = shape;
     this.build({
       projection,
+      projectionFreeSurface,
       iterations,
       vorticity: anyVorticity,
       simpleMaterials,

@@ -53,6 +53,8 @@ export const W = 'read_write' as const;
 export interface GpuPlan {
   /** The PBF solver's coarse projection runs (`settings.projection`). */
   readonly projection: boolean;
+  /** The projection reaches the free surface (`settings.projectionFreeSurface`): its two growing passes. */
+  readonly projectionFreeSurface: boolean;
   /** Density iterations per substep (`settings.iterations`). */
   readonly iterations: number;
   /** Some material has a vorticity above 0. */

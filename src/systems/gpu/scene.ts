@@ -125,7 +125,6 @@ export function writeParams(ctx: SimulationContext, scene: StructLayout, words: 
   u[P('projectionMaxCells')] = step.projectionCells;
   u[P('projectionMaxIterations')] = settings.projectionMaxIterations;
   f[P('projectionTolerance')] = settings.projectionTolerance;
-  f[P('projectionFreeSurface')] = settings.projectionFreeSurface ? 1 : 0;
   f[P('projectionRelaxation')] = (settings.projectionDensityRelaxation * h) / ctx.substepTimeStep;
   f[P('projectionFullVolume')] = fullCellVolume(h, ctx.lattice.spacing, ctx.lattice.kernelSum);
   // closedFaceMass (transfer.ts) without the rigid-fluid bodies, which the GPU's projection does not have.

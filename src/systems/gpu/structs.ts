@@ -142,8 +142,6 @@ export const Params = defineStruct('Params', [
   ['projectionRelaxation', 'f32'],
   ['projectionFullVolume', 'f32'],
   ['projectionClosedMass', 'f32'],
-  // 1 with `projection.freeSurface` (still water: no surface layers eroded), else 0.
-  ['projectionFreeSurface', 'f32'],
 ]);
 
 /** Per-material solver values (see `MaterialTable`). */

@@ -1,7 +1,7 @@
 /**
  * The coarse projection's passes on the WebGPU backend (mirroring projection/cpu.ts step by step; grid.wgsl,
  * transfer.wgsl, solve.wgsl, with the grid helpers of common.wgsl): one substep's projection is fifteen
- * dispatches with no readback, the conjugate gradients in one workgroup (see solve.wgsl).
+ * dispatches with no readback (seventeen in the still-water mode), the conjugate gradients in one workgroup (see solve.wgsl).
  */
 import poseSource from '../collide/pose.wgsl?raw';
 import { analyticVariant, shapesSource } from '../collide/shapes';
@@ -105,6 +105,16 @@ export const projectionPasses: readonly PassDefinition[] = [
   pass(
     'erodeFirst',
     gridSource,
+    eroding,
+    [
+      ['projectionGrid', R],
+      ['projectionCell', W],
+    ],
+    'cells',
+  ),
+  pass(
+    'erodeSecond',
+    gridSource,
     gpuCommonSource + eroding,
     [
       ['scene', R],
@@ -114,7 +124,17 @@ export const projectionPasses: readonly PassDefinition[] = [
     'cells',
   ),
   pass(
-    'erodeSecond',
+    'growFirst',
+    gridSource,
+    eroding,
+    [
+      ['projectionGrid', R],
+      ['projectionCell', W],
+    ],
+    'cells',
+  ),
+  pass(
+    'growSecond',
     gridSource,
     gpuCommonSource + eroding,
     [
@@ -238,13 +258,18 @@ export const projectionVariants: readonly PassDefinition[] = [
   analyticVariant(projectionPasses.find((definition) => definition.key === 'projectionClassify') as PassDefinition),
 ];
 
+/** The passes that only the still-water mode (`projection.freeSurface`) runs: the eroded layers grow back. */
+const FREE_SURFACE_PASSES = new Set(['projectionGrowFirst', 'projectionGrowSecond']);
+
 /**
  * The projection's passes in a substep of `plan` (none when the projection is off); without mesh colliders,
- * the classification's `Analytic` variant.
+ * the classification's `Analytic` variant; the growing passes only with `projection.freeSurface`.
  */
 export function projectionGpuPasses(plan: GpuPlan): string[] {
   if (!plan.projection) return [];
-  return projectionPasses.map((definition) =>
-    definition.key === 'projectionClassify' && !plan.meshes ? 'projectionClassifyAnalytic' : definition.key,
-  );
+  return projectionPasses
+    .filter((definition) => plan.projectionFreeSurface || !FREE_SURFACE_PASSES.has(definition.key))
+    .map((definition) =>
+      definition.key === 'projectionClassify' && !plan.meshes ? 'projectionClassifyAnalytic' : definition.key,
+    );
 }

@@ -348,19 +348,21 @@ export function classifyCells(ctx: SimulationContext, state: ProjectionState): v
  * free surface the local constraints converge well, and a surface resolved by coarse cells would smooth what
  * acts on the surface itself (tension, splashes, small drops, a stream landing in a shallow pool). A blob or
  * a pool less than 2 SURFACE_LAYERS + 1 cells across gets no projection. With `projection.freeSurface` (still
- * water) no layer is left but within {@link BODY_SURFACE_REACH} cells of a thin coupled body: every other fluid
- * cell joins the solve, up to the free surface (docs/method.md, "Still-water mode"). Then marks the full cells
- * (`ProjectionState.full`).
+ * water) the eroded layers then grow back over the fluid cells they took, except within
+ * {@link BODY_SURFACE_REACH} cells of a thin coupled body (an opening): water the grid resolves joins the
+ * solve up to its free surface, thinner water does not (docs/method.md, "Still-water mode"). Then marks the
+ * full cells (`ProjectionState.full`).
  */
 export function erodeSurfaceCells(ctx: SimulationContext, state: ProjectionState): void {
   const { plan, type, cellBody, count, besideBody } = state;
   const nx = plan.dims[0];
   const nxy = plan.dims[0] * plan.dims[1];
   const last = plan.cells - nxy;
-  // count (particles per cell) is not read after the cells are marked: here it flags the cells to erode.
-  // Still water (`projection.freeSurface`): no surface layers but beside a coupled body, and the grid's first
-  // and last z layer.
   const freeSurface = ctx.settings.projectionFreeSurface;
+  // Still water: the cell types before the erosion (`near` is not read after classifyCells).
+  const classified = state.near;
+  if (freeSurface) classified.set(type.subarray(0, plan.cells));
+  // count (particles per cell) is not read after the cells are marked: here it flags the cells to erode.
   for (let layer = 0; layer < SURFACE_LAYERS; layer++) {
     for (let c = 0; c < plan.cells; c++) {
       count[c] = 0;
@@ -368,18 +370,40 @@ export function erodeSurfaceCells(ctx: SimulationContext, state: ProjectionState
       if (c < nxy || c >= last) {
         count[c] = 1;
       } else if (
-        (!freeSurface || besideBody[c] === 1) &&
-        (type[c - 1] === CellType.air ||
-          type[c + 1] === CellType.air ||
-          type[c - nx] === CellType.air ||
-          type[c + nx] === CellType.air ||
-          type[c - nxy] === CellType.air ||
-          type[c + nxy] === CellType.air)
+        type[c - 1] === CellType.air ||
+        type[c + 1] === CellType.air ||
+        type[c - nx] === CellType.air ||
+        type[c + nx] === CellType.air ||
+        type[c - nxy] === CellType.air ||
+        type[c + nxy] === CellType.air
       ) {
         count[c] = 1;
       }
     }
     for (let c = 0; c < plan.cells; c++) if (count[c] === 1) type[c] = CellType.air;
+  }
+  // Still water (`projection.freeSurface`): the eroded layers grow back over the fluid cells they took (a
+  // morphological opening), so the solve reaches the free surface of water at least 2 SURFACE_LAYERS + 1
+  // cells thick, while thinner water (a sheet, a jet, a drop, a film a few particles deep) and the cells beside
+  // a thin coupled body stay with the density constraints, as with the default.
+  if (freeSurface) {
+    for (let layer = 0; layer < SURFACE_LAYERS; layer++) {
+      for (let c = nxy; c < last; c++) {
+        count[c] = 0;
+        if (type[c] === CellType.fluid || classified[c] !== CellType.fluid || besideBody[c] === 1) continue;
+        if (
+          type[c - 1] === CellType.fluid ||
+          type[c + 1] === CellType.fluid ||
+          type[c - nx] === CellType.fluid ||
+          type[c + nx] === CellType.fluid ||
+          type[c - nxy] === CellType.fluid ||
+          type[c + nxy] === CellType.fluid
+        ) {
+          count[c] = 1;
+        }
+      }
+      for (let c = nxy; c < last; c++) if (count[c] === 1) type[c] = CellType.fluid;
+    }
   }
   const full = state.full;
   const half = 0.499 * plan.cellSize;

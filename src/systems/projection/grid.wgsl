@@ -1,7 +1,8 @@
 // Steps 1-4 of the coarse projection on the GPU (mirrors grid.ts; see projection/cpu.ts for the whole
 // substep): the particles' cell bounds and last density errors (`carry`), the grid over them (`plan`), the
 // fluid cells (`occupancy`), the collider test (`classify`), the two surface layers left to the density
-// constraints (`erodeFirst`, `erodeSecond`) and the faces' kinds (`faces`). The GPU differs from the CPU in
+// constraints (`erodeFirst`, `erodeSecond`; with projection.freeSurface grown back by `growFirst` and
+// `growSecond`) and the faces' kinds (`faces`). The GPU differs from the CPU in
 // one way: a coupled body's cells are solid walls moving with it here (the CPU moves a body with a mass as
 // rigid fluid in the same solve and hands it the pressure); its wall pressure reaches it through the density
 // constraints on both backends.
@@ -208,12 +209,12 @@ fn classify(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // @entry erodeFirst
 // Step 3b (erodeSurfaceCells), first layer: a fluid cell beside an air cell (or in the grid's first or last
-// z layer) becomes air; with projection.freeSurface only the latter, but beside a coupled body.
+// z layer) becomes air.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn erodeFirst(@builtin(global_invocation_id) id: vec3<u32>) {
   let c = id.x;
   if (c >= projectionGrid.cells) { return; }
-  projectionCell[c].eroded = erodedType(c, true, scene.params.projectionFreeSurface != 0.0);
+  projectionCell[c].eroded = erodedType(c, true);
 }
 
 // @entry erodeSecond
@@ -222,10 +223,30 @@ fn erodeFirst(@builtin(global_invocation_id) id: vec3<u32>) {
 fn erodeSecond(@builtin(global_invocation_id) id: vec3<u32>) {
   let c = id.x;
   if (c >= projectionGrid.cells) { return; }
-  let t = erodedType(c, false, scene.params.projectionFreeSurface != 0.0);
+  let t = erodedType(c, false);
   projectionCell[c].cellType = t;
-  let full = t == CELL_FLUID && projectionCell[c].distance >= 0.499 * scene.params.kernelRadius;
-  projectionCell[c].full = select(0u, 1u, full);
+  projectionCell[c].full = fullCell(c, t, scene.params.kernelRadius);
+}
+
+// @entry growFirst
+// Still water (projection.freeSurface; erodeSurfaceCells in grid.ts): the eroded layers grow back over the
+// fluid cells they took, first layer (into `eroded`, free once the second erosion has read it).
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn growFirst(@builtin(global_invocation_id) id: vec3<u32>) {
+  let c = id.x;
+  if (c >= projectionGrid.cells) { return; }
+  projectionCell[c].eroded = grownType(c, true);
+}
+
+// @entry growSecond
+// The second layer grown back, then the full cells again.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn growSecond(@builtin(global_invocation_id) id: vec3<u32>) {
+  let c = id.x;
+  if (c >= projectionGrid.cells) { return; }
+  let t = grownType(c, false);
+  projectionCell[c].cellType = t;
+  projectionCell[c].full = fullCell(c, t, scene.params.kernelRadius);
 }
 
 // @entry faces
