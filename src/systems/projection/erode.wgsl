@@ -8,6 +8,18 @@ fn layerType(c: u32, first: bool) -> u32 {
   return projectionCell[c].eroded;
 }
 
+// Whether one of the 6 neighbours of inner cell c has type `wanted` before this erosion (`grown` false) or
+// growing layer (`grown` true); `first`: the layer's first pass.
+fn besideType(c: u32, nx: u32, nxy: u32, grown: bool, first: bool, wanted: u32) -> bool {
+  let beside = array<u32, 6>(c - 1u, c + 1u, c - nx, c + nx, c - nxy, c + nxy);
+  for (var k = 0u; k < 6u; k = k + 1u) {
+    var t: u32;
+    if (grown) { t = grownLayerType(beside[k], first); } else { t = layerType(beside[k], first); }
+    if (t == wanted) { return true; }
+  }
+  return false;
+}
+
 // One layer of erodeSurfaceCells (grid.ts) for cell c: a fluid cell beside an air cell, or in the grid's
 // first or last z layer, becomes air.
 fn erodedType(c: u32, first: bool) -> u32 {
@@ -17,11 +29,7 @@ fn erodedType(c: u32, first: bool) -> u32 {
   let nx = u32(dims.x);
   let nxy = u32(dims.x * dims.y);
   if (c < nxy || c >= projectionGrid.cells - nxy) { return CELL_AIR; }
-  let beside = array<u32, 6>(c - 1u, c + 1u, c - nx, c + nx, c - nxy, c + nxy);
-  for (var k = 0u; k < 6u; k = k + 1u) {
-    if (layerType(beside[k], first) == CELL_AIR) { return CELL_AIR; }
-  }
-  return CELL_FLUID;
+  return select(CELL_FLUID, CELL_AIR, besideType(c, nx, nxy, false, first, CELL_AIR));
 }
 
 // A cell's type before this growing layer: after the erosion (`first`) or after the first grown layer.
@@ -42,11 +50,7 @@ fn grownType(c: u32, first: bool) -> u32 {
   let nx = u32(dims.x);
   let nxy = u32(dims.x * dims.y);
   if (c < nxy || c >= projectionGrid.cells - nxy) { return t; }
-  let beside = array<u32, 6>(c - 1u, c + 1u, c - nx, c + nx, c - nxy, c + nxy);
-  for (var k = 0u; k < 6u; k = k + 1u) {
-    if (grownLayerType(beside[k], first) == CELL_FLUID) { return CELL_FLUID; }
-  }
-  return t;
+  return select(t, CELL_FLUID, besideType(c, nx, nxy, true, first, CELL_FLUID));
 }
 
 // Whether cell c of type t is full: fluid, at least half a cell (of size `cellSize`) from every collider.

@@ -367,18 +367,7 @@ export function erodeSurfaceCells(ctx: SimulationContext, state: ProjectionState
     for (let c = 0; c < plan.cells; c++) {
       count[c] = 0;
       if (type[c] !== CellType.fluid || cellBody[c] >= 0) continue;
-      if (c < nxy || c >= last) {
-        count[c] = 1;
-      } else if (
-        type[c - 1] === CellType.air ||
-        type[c + 1] === CellType.air ||
-        type[c - nx] === CellType.air ||
-        type[c + nx] === CellType.air ||
-        type[c - nxy] === CellType.air ||
-        type[c + nxy] === CellType.air
-      ) {
-        count[c] = 1;
-      }
+      if (c < nxy || c >= last || besideType(type, c, nx, nxy, CellType.air)) count[c] = 1;
     }
     for (let c = 0; c < plan.cells; c++) if (count[c] === 1) type[c] = CellType.air;
   }
@@ -391,16 +380,7 @@ export function erodeSurfaceCells(ctx: SimulationContext, state: ProjectionState
       for (let c = nxy; c < last; c++) {
         count[c] = 0;
         if (type[c] === CellType.fluid || classified[c] !== CellType.fluid || besideBody[c] === 1) continue;
-        if (
-          type[c - 1] === CellType.fluid ||
-          type[c + 1] === CellType.fluid ||
-          type[c - nx] === CellType.fluid ||
-          type[c + nx] === CellType.fluid ||
-          type[c - nxy] === CellType.fluid ||
-          type[c + nxy] === CellType.fluid
-        ) {
-          count[c] = 1;
-        }
+        if (besideType(type, c, nx, nxy, CellType.fluid)) count[c] = 1;
       }
       for (let c = nxy; c < last; c++) if (count[c] === 1) type[c] = CellType.fluid;
     }
@@ -410,6 +390,18 @@ export function erodeSurfaceCells(ctx: SimulationContext, state: ProjectionState
   for (let c = 0; c < plan.cells; c++) {
     full[c] = type[c] === CellType.fluid && cellBody[c] < 0 && state.distance[c] >= half ? 1 : 0;
   }
+}
+
+/** Whether one of the 6 neighbours of inner cell c (rows of nx, layers of nxy cells) has type `wanted`. */
+function besideType(type: Uint8Array, c: number, nx: number, nxy: number, wanted: number): boolean {
+  return (
+    type[c - 1] === wanted ||
+    type[c + 1] === wanted ||
+    type[c - nx] === wanted ||
+    type[c + nx] === wanted ||
+    type[c - nxy] === wanted ||
+    type[c + nxy] === wanted
+  );
 }
 
 /** Step 4: the kind of every face and the velocity of the solid ones. */
