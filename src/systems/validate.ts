@@ -52,7 +52,10 @@ export function checkLiveSettings(settings: FluidSettings, prefix: string): void
   checkLive(prefix, 'projectionTolerance', projection.tolerance, settings.projectionTolerance);
   checkLive(prefix, 'projectionMaxIterations', projection.maxIterations, settings.projectionMaxIterations);
   checkLive(prefix, 'projectionDensityRelaxation', projection.densityRelaxation, settings.projectionDensityRelaxation);
-  checkFreeSurface(`${prefix}projectionFreeSurface`, settings.projectionFreeSurface);
+  // The name is only built for the message (nothing per step).
+  if (typeof settings.projectionFreeSurface !== 'boolean') {
+    checkFreeSurface(`${prefix}projectionFreeSurface`, settings.projectionFreeSurface);
+  }
   if (settings.solver === 'sph') checkSphSettings(settings);
 }
 

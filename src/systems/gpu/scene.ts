@@ -211,7 +211,8 @@ export function writeColliders(ctx: SimulationContext, scene: StructLayout, word
     const coupled = coupling.coupled[eid] === 1 ? 1 : 0;
     coupledCount += coupled;
     u[word(ColliderData, 'coupled', base)] = coupled;
-    u[word(ColliderData, 'thinBody', base)] = isThinCoupledBody(ctx, slot, settings.kernelRadius) ? 1 : 0;
+    const thin = settings.projectionFreeSurface && isThinCoupledBody(ctx, slot, settings.kernelRadius);
+    u[word(ColliderData, 'thinBody', base)] = thin ? 1 : 0;
     const center = word(ColliderData, 'centerOfMass', base);
     f[center] = coupling.centerOfMassX[eid];
     f[center + 1] = coupling.centerOfMassY[eid];

@@ -208,7 +208,8 @@ export const ColliderData = defineStruct('ColliderData', [
   // Heat exchange with the fluid (multifluid/interaction.ts): surface temperature (K) and rate (1/s).
   ['temperature', 'f32'],
   ['heatTransfer', 'f32'],
-  // 1 for a coupled body too thin for the projection grid (THIN_BODY_DEPTH; isThinCoupledBody, projection/grid.ts).
+  // 1 for a coupled body too thin for the projection grid in the still-water mode (THIN_BODY_DEPTH;
+  // isThinCoupledBody, projection/grid.ts), else 0.
   ['thinBody', 'u32'],
 ]);
 

@@ -44,6 +44,25 @@ function pass(
   };
 }
 
+/**
+ * One erosion or growing layer (grid.wgsl with erode.wgsl): the second of each pair also marks the full cells,
+ * which needs the scene's kernel radius.
+ */
+function layerPass(entry: 'erodeFirst' | 'erodeSecond' | 'growFirst' | 'growSecond'): PassDefinition {
+  const second = entry.endsWith('Second');
+  const bindings: PassBinding[] = [
+    ['projectionGrid', R],
+    ['projectionCell', W],
+  ];
+  return pass(
+    entry,
+    gridSource,
+    second ? gpuCommonSource + eroding : eroding,
+    second ? [['scene', R], ...bindings] : bindings,
+    'cells',
+  );
+}
+
 /** The projection's passes, in the order of one substep. */
 export const projectionPasses: readonly PassDefinition[] = [
   pass('reset', gridSource, '', [['projectionGridAtomic', W]], 'one', true),
@@ -102,48 +121,10 @@ export const projectionPasses: readonly PassDefinition[] = [
     ],
     'cells',
   ),
-  pass(
-    'erodeFirst',
-    gridSource,
-    eroding,
-    [
-      ['projectionGrid', R],
-      ['projectionCell', W],
-    ],
-    'cells',
-  ),
-  pass(
-    'erodeSecond',
-    gridSource,
-    gpuCommonSource + eroding,
-    [
-      ['scene', R],
-      ['projectionGrid', R],
-      ['projectionCell', W],
-    ],
-    'cells',
-  ),
-  pass(
-    'growFirst',
-    gridSource,
-    eroding,
-    [
-      ['projectionGrid', R],
-      ['projectionCell', W],
-    ],
-    'cells',
-  ),
-  pass(
-    'growSecond',
-    gridSource,
-    gpuCommonSource + eroding,
-    [
-      ['scene', R],
-      ['projectionGrid', R],
-      ['projectionCell', W],
-    ],
-    'cells',
-  ),
+  layerPass('erodeFirst'),
+  layerPass('erodeSecond'),
+  layerPass('growFirst'),
+  layerPass('growSecond'),
   pass(
     'faces',
     gridSource,

@@ -286,9 +286,11 @@ export function classifyCells(ctx: SimulationContext, state: ProjectionState): v
   const { plan, type, distance, nearest, normalX, normalY, normalZ, cellBody, bodyCells, bodyDensity } = state;
   const { near, besideBody } = state;
   const reach = BODY_SURFACE_REACH * plan.cellSize;
+  // Only the still-water mode reads which cells lie beside a thin body (erodeSurfaceCells).
   const thinBody = state.thinBody;
+  const freeSurface = ctx.settings.projectionFreeSurface;
   for (let slot = 0; slot < ctx.colliders.count; slot++)
-    thinBody[slot] = isThinCoupledBody(ctx, slot, plan.cellSize) ? 1 : 0;
+    thinBody[slot] = freeSurface && isThinCoupledBody(ctx, slot, plan.cellSize) ? 1 : 0;
   const coupling = ctx.components.BodyCoupling;
   bodyCells.fill(0, 0, ctx.colliders.count);
   const size = plan.cellSize;
@@ -361,7 +363,7 @@ export function erodeSurfaceCells(ctx: SimulationContext, state: ProjectionState
   const freeSurface = ctx.settings.projectionFreeSurface;
   // Still water: the cell types before the erosion (`near` is not read after classifyCells).
   const classified = state.near;
-  if (freeSurface) classified.set(type.subarray(0, plan.cells));
+  if (freeSurface) for (let c = 0; c < plan.cells; c++) classified[c] = type[c];
   // count (particles per cell) is not read after the cells are marked: here it flags the cells to erode.
   for (let layer = 0; layer < SURFACE_LAYERS; layer++) {
     for (let c = 0; c < plan.cells; c++) {

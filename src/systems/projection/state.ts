@@ -111,7 +111,7 @@ export interface ProjectionState {
   readonly full: Uint8Array;
   /**
    * Per cell: 1 where the cell's center lies within {@link BODY_SURFACE_REACH} cells of a thin coupled body
-   * (classifyCells): with `projection.freeSurface` the surface layers are still left to the density
+   * (classifyCells; 0 without `projection.freeSurface`): in that mode the surface layers are still left to the density
    * constraints there (erodeSurfaceCells).
    */
   readonly besideBody: Uint8Array;
@@ -130,7 +130,10 @@ export interface ProjectionState {
   /** Per collider slot: cells of its rigid fluid this substep, and their density (kg/m^3). */
   readonly bodyCells: Int32Array;
   readonly bodyDensity: Float64Array;
-  /** Per collider slot: 1 where it is a coupled body too thin for the grid ({@link THIN_BODY_DEPTH}; classifyCells). */
+  /**
+   * Per collider slot: 1 where it is a coupled body too thin for the grid ({@link THIN_BODY_DEPTH}; classifyCells,
+   * only with `projection.freeSurface`, the one reader), else 0.
+   */
   readonly thinBody: Uint8Array;
   /** Per cell: sum and number of the density errors of its particles with a full neighbourhood. */
   readonly errorSum: Float64Array;
