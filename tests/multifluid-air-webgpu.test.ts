@@ -111,8 +111,8 @@ describe('trapped air and boiling on the WebGPU backend in headless Chromium', (
     const mostGpu = Math.max(...result.gpu.airCounts);
     // Both generate: the trajectories of a breaking jet diverge between float32 and float64 within a few
     // frames, so counts are compared as totals and peaks. Measured (45 frames of pouring, 45 of settling):
-    // 263 generated on the CPU, 236 to 264 on the GPU in four runs (the GPU run is not bit-reproducible:
-    // the sort's atomics order the neighbour sums); at most 63 and 53 to 57 air particles at once; at most
+    // 263 generated on the CPU, 236 to 264 on the GPU in four runs (measured while the GPU's sort still ordered
+    // particles by its atomics, so its runs differed; the sort is stable now); at most 63 and 53 to 57 air particles at once; at most
     // 622 and 618 to 631 particles (capacity 900). The CPU's last air particle goes at frame 66; the GPU's
     // between frames 58 and 69 in 7 of 8 runs, while in the 8th one air particle stayed to the end (frame
     // 90). Such stragglers rest at the water surface (about 1-2 cm above the top layer; 3 of 24 GPU-only

@@ -25,7 +25,17 @@ const NO_FEATURES: MultiFluidFeatures = {
 };
 
 const SCANS = ['scan0', 'scan1', 'scanAdd0'];
-const SORT = ['clear', 'predict', ...SCANS, 'destination', 'scatter', 'finish', 'neighbourList'];
+const SORT = [
+  'clear',
+  'predict',
+  ...SCANS,
+  'bucketOrder',
+  'rankBuckets',
+  'destination',
+  'scatter',
+  'finish',
+  'neighbourList',
+];
 /** The coarse projection's passes (projection/gpu.ts), after the sort as on the CPU. */
 const PROJECTION = [
   'projectionReset',

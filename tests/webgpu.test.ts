@@ -26,6 +26,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CouplingParityResult, ImpulseComparison } from './browser/coupling';
+import type { DeterminismResult } from './browser/determinism';
 import { type GpuPage, openGpuPage } from './browser/driver';
 import type { NeighbourListResult } from './browser/neighbours';
 import type { DamBreakFigures, EmitDrainResult, KernelParityResult, NonFiniteResult } from './browser/parity';
@@ -208,6 +209,23 @@ describe('WebGPU backend in headless Chromium', () => {
     expect(Math.abs(webgpu.densityErrorOneSecond - cpu.densityErrorOneSecond)).toBeLessThan(0.005);
     expect(Math.abs(webgpu.densityErrorTwoSeconds - cpu.densityErrorTwoSeconds)).toBeLessThan(0.005);
     expect(Math.abs(webgpu.meanHeight - cpu.meanHeight) / cpu.meanHeight).toBeLessThan(0.01);
+  });
+
+  it('two runs of the same scene are bit-identical (the counting sort is stable, not ordered by atomics)', async () => {
+    for (const freeSurface of [false, true]) {
+      const result = await gpu.run<DeterminismResult>('determinism', { frames: 30, freeSurface });
+      console.log(
+        `determinism${freeSurface ? ' (projection.freeSurface)' : ''}: ${result.particles} particles, 30 frames of a dropped block twice: ` +
+          `${result.differing} differ, largest difference ${result.largestDifference}, mean speed ${result.meanSpeed.toFixed(3)} m/s`,
+      );
+      expect(result.particles).toBe(1000);
+      expect(result.sameIds).toBe(true);
+      // The block is still moving, so an order-dependent sum would show.
+      expect(result.meanSpeed).toBeGreaterThan(0.05);
+      expect(result.differing).toBe(0);
+      expect(result.largestDifference).toBe(0);
+    }
+    expect(gpu.consoleErrors).toEqual([]);
   });
 
   it('emitters, a drain, lifetimes and removals keep the same particle counts on both backends', async () => {

@@ -55,6 +55,8 @@ export interface ScheduleEntry {
  */
 const neighbourPasses: GpuPasses = (plan) => [
   ...plan.scanPasses,
+  'bucketOrder',
+  'rankBuckets',
   'destination',
   'scatter',
   'finish',

@@ -81,6 +81,7 @@ export const scenarios: Record<string, Scenario> = {
   projectionParity: async (engine, args) => (await import('./projection')).projectionParity(engine, args),
   projectionAfterRestore: async (engine) => (await import('./projection')).projectionAfterRestore(engine),
   restingPool: async (engine, args) => (await import('./projection')).restingPoolOnGpu(engine, args),
+  determinism: async (engine, args) => (await import('./determinism')).gpuDeterminism(engine, args),
   /** Adapter, limits, and a trivial compute pass (double 1024 floats) read back. */
   async smoke(engine): Promise<SmokeResult> {
     const count = 1024;

@@ -189,6 +189,7 @@ export function createStorageBuffers(
   make('sortedVelocity', vec4);
   make('sortedInfo', capacity * ParticleInfo.size);
   make('removed', capacity * 4);
+  make('sortOrder', capacity * 4);
   make('solve', vec4);
   make('wall', vec4);
   make('delta', vec4);

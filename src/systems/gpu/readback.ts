@@ -133,6 +133,38 @@ export function decodeRemoved(mapped: ArrayBuffer, copies: StagingCopy, removedC
   return removedAt ? new Uint32Array(mapped, removedAt[0], removedCount) : new Uint32Array(0);
 }
 
+/** Swaps the 8-float records `a` and `b` of `data`. */
+function swapRecords(data: Float32Array, a: number, b: number): void {
+  for (let c = 0; c < 8; c++) {
+    const value = data[8 * a + c];
+    data[8 * a + c] = data[8 * b + c];
+    data[8 * b + c] = value;
+  }
+}
+
+/** Sifts record `start + root` down the heap of the `length` records from `start`, keyed by their last float. */
+function siftRecord(data: Float32Array, start: number, root: number, length: number): void {
+  let parent = root;
+  for (;;) {
+    let child = 2 * parent + 1;
+    if (child >= length) return;
+    if (child + 1 < length && data[8 * (start + child + 1) + 7] > data[8 * (start + child) + 7]) child++;
+    if (data[8 * (start + parent) + 7] >= data[8 * (start + child) + 7]) return;
+    swapRecords(data, start + parent, start + child);
+    parent = child;
+  }
+}
+
+/** Heapsort of the 8-float records `start` .. `end` of `data` by their last float (the source entity id). */
+function sortRecordsByEntity(data: Float32Array, start: number, end: number): void {
+  const length = end - start;
+  for (let root = (length >> 1) - 1; root >= 0; root--) siftRecord(data, start, root, length);
+  for (let last = length - 1; last > 0; last--) {
+    swapRecords(data, start, start + last);
+    siftRecord(data, start, 0, last);
+  }
+}
+
 /**
  * The air events of the copy, when it took them (else none): the boiled pairs and the deleted count, and
  * the generation candidates, appended to `pending` after its `pendingCount` candidates (8 floats each; at
@@ -164,6 +196,9 @@ export function decodeAirEvents(
     const candidates = new Float32Array(mapped, candidatesAt[0], candidatesAt[1] / 4);
     airCandidateCount = nonFinite ? 0 : Math.min(events[AIR_EVENTS.candidates], limit, limit - pendingCount);
     pending.set(candidates.subarray(0, airCandidateCount * 8), pendingCount * 8);
+    // The GPU claimed the slots with an atomic counter, so their order is a race: by source entity, the
+    // particles are created in the same order in every run.
+    sortRecordsByEntity(pending, pendingCount, pendingCount + airCandidateCount);
   }
   return { boiled, airDeletedCount, airCandidateCount, airEventsRead: eventsAt !== undefined };
 }

@@ -474,6 +474,8 @@ export const BUFFER_TYPES = {
   sortedVelocity: 'array<vec4<f32>>',
   sortedInfo: 'array<ParticleInfo>',
   removed: 'array<u32>',
+  // The counting sort's particle indices by place, each bucket ranked by index (neighbours/sort.wgsl).
+  sortOrder: 'array<u32>',
   solve: 'array<vec4<f32>>',
   wall: 'array<vec4<f32>>',
   delta: 'array<vec4<f32>>',

@@ -1,7 +1,8 @@
 /**
  * The neighbour search on the GPU (mirroring neighbours/cpu.ts): the bucket counts of `predict` are scanned
  * (scan.wgsl, one level per block of sums, made by the backend for the capacity from {@link scanPass}), then
- * each particle finds its place, is scattered into the sorted order, and `finish` closes the step's counters
+ * each bucket's particles are ranked by index (a stable sort, as the CPU's, so runs repeat bit for bit), each
+ * particle finds its place, is scattered into the sorted order, and `finish` closes the step's counters
  * (sort.wgsl); then `neighbourList` builds every particle's neighbour list (lists.wgsl), which the gathering
  * passes read (neighbourLoop.wgsl).
  */
@@ -31,8 +32,35 @@ export function scanPass(key: string, entry: 'scanBlocks' | 'addSums'): Omit<Pas
   };
 }
 
-/** Destination, scatter and finish, after the scan. */
+/** The stable ranking in each bucket (bucket order, rank), destination, scatter and finish, after the scan. */
 export const sortPasses: readonly PassDefinition[] = [
+  {
+    key: 'bucketOrder',
+    name: 'bucketOrder',
+    source: sort('bucketOrder'),
+    entry: 'bucketOrder',
+    bindings: [
+      ['state', R],
+      ['cell', R],
+      ['buckets', R],
+      ['sortOrder', W],
+    ],
+    size: 'particles',
+  },
+  {
+    key: 'rankBuckets',
+    name: 'rankBuckets',
+    source: sort('rankBuckets'),
+    entry: 'rankBuckets',
+    bindings: [
+      ['scene', R],
+      ['state', R],
+      ['cell', W],
+      ['buckets', R],
+      ['sortOrder', W],
+    ],
+    size: 'buckets',
+  },
   {
     key: 'destination',
     name: 'destination',
@@ -41,7 +69,7 @@ export const sortPasses: readonly PassDefinition[] = [
     bindings: [
       ['scene', R],
       ['state', R],
-      ['cell', W],
+      ['cell', R],
       ['buckets', R],
       ['info', R],
       ['sortedInfo', W],

@@ -1,17 +1,85 @@
-// Counting sort, second half (mirrors sortByBucket in neighbours/cpu.ts): each particle's destination is its
-// bucket's start plus its slot in the bucket. `destination` moves the bookkeeping and writes the ids of
-// removed particles (the dead bucket, at the end) to `removed`, after those not yet read back; `scatter` moves positions and velocities and
-// stores x* with the cell key in w; `finish` (one thread) sets the new count.
+// Counting sort, second half (mirrors sortByBucket in neighbours/cpu.ts). The predict pass counted each
+// bucket with an atomic add, whose slot order is a race between threads; so the sort is made stable here,
+// as the CPU's is: `bucketOrder` lists each particle at its bucket's start plus its raced slot, `rankBuckets`
+// (one thread per bucket) sorts each bucket's list by particle index and gives every particle its place, so
+// the same input always gives the same order (and the sums over neighbours the same rounding), the removed
+// particles' bucket (the dead bucket, after every cell) included, so their ids reach `removed` in a fixed
+// order too. `destination` moves the bookkeeping and writes the ids of removed particles to
+// `removed`, after those not yet read back; `scatter` moves positions and velocities and stores x* with the
+// cell key in w; `finish` (one thread) sets the new count.
+
+// @entry bucketOrder
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn bucketOrder(@builtin(global_invocation_id) id: vec3<u32>) {
+  let i = id.x;
+  if (i >= state.count) { return; }
+  let c = cell[i];
+  sortOrder[buckets[c.y] + c.z] = i;
+}
+
+// @entry rankBuckets
+// Sorts sortOrder[start, end) ascending: insertion sort for the few particles of a cell (nearly sorted, as
+// the particles arrive in the previous substep's order), heapsort beyond SHORT_BUCKET so that a crowded
+// bucket costs n log n.
+const SHORT_BUCKET = 32u;
+
+fn siftDown(start: u32, root: u32, length: u32) {
+  var parent = root;
+  loop {
+    var child = 2u * parent + 1u;
+    if (child >= length) { break; }
+    if (child + 1u < length && sortOrder[start + child + 1u] > sortOrder[start + child]) { child = child + 1u; }
+    let top = sortOrder[start + parent];
+    let larger = sortOrder[start + child];
+    if (top >= larger) { break; }
+    sortOrder[start + parent] = larger;
+    sortOrder[start + child] = top;
+    parent = child;
+  }
+}
+
+fn sortBucket(start: u32, end: u32) {
+  let length = end - start;
+  if (length <= SHORT_BUCKET) {
+    for (var k = start + 1u; k < end; k = k + 1u) {
+      let value = sortOrder[k];
+      var m = k;
+      while (m > start && sortOrder[m - 1u] > value) {
+        sortOrder[m] = sortOrder[m - 1u];
+        m = m - 1u;
+      }
+      sortOrder[m] = value;
+    }
+    return;
+  }
+  for (var root = length / 2u; root > 0u; root = root - 1u) { siftDown(start, root - 1u, length); }
+  for (var last = length - 1u; last > 0u; last = last - 1u) {
+    let largest = sortOrder[start];
+    sortOrder[start] = sortOrder[start + last];
+    sortOrder[start + last] = largest;
+    siftDown(start, 0u, last);
+  }
+}
+
+@compute @workgroup_size(SCAN_WORKGROUP_SIZE)
+fn rankBuckets(@builtin(global_invocation_id) id: vec3<u32>) {
+  let b = id.x;
+  let dead = scene.params.deadBucket;
+  if (b > dead) { return; }
+  let start = buckets[b];
+  // The dead bucket ends with the particles (state.count is the count before `finish`).
+  let end = select(buckets[b + 1u], state.count, b == dead);
+  if (end - start > 1u) { sortBucket(start, end); }
+  for (var place = start; place < end; place = place + 1u) { cell[sortOrder[place]].z = place; }
+}
 
 // @entry destination
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn destination(@builtin(global_invocation_id) id: vec3<u32>) {
   let i = id.x;
   if (i >= state.count) { return; }
-  var c = cell[i];
-  let place = buckets[c.y] + c.z;
-  c.z = place;
-  cell[i] = c;
+  let c = cell[i];
+  let place = c.z;
   sortedInfo[place] = info[i];
   contact[place].collider = -1;
   if (c.w == 1u) {
