@@ -138,7 +138,13 @@ describe('the schedule', () => {
     // The still-water mode (projection.freeSurface): the eroded layers grow back, right after the erosion.
     const stillWater = gpuStepOrder('pbf', plan({ projection: true, projectionFreeSurface: true }));
     const grown = [...PROJECTION];
-    grown.splice(grown.indexOf('projectionErodeSecond') + 1, 0, 'projectionGrowFirst', 'projectionGrowSecond');
+    grown.splice(
+      grown.indexOf('projectionErodeSecond') + 1,
+      0,
+      'projectionGrowFirst',
+      'projectionGrowSecond',
+      'projectionSolvedParticles',
+    );
     expect(stillWater.substep).toEqual([...SORT, ...grown, ...expected.slice(SORT.length)]);
   });
 

@@ -169,14 +169,18 @@ describe('WebGPU backend in headless Chromium', () => {
     expect(defaults.phiRelative).toBeLessThan(1e-3);
     expect(defaults.velocityChangeDifference).toBeLessThan(2e-4);
     // Still water (projection.freeSurface) with a coupled board thinner than a cell on the surface: the same
-    // cells beside it keep the surface layers on both backends, and the same cell types.
+    // cells beside it keep the surface layers on both backends, the same cell types, and the same particles
+    // whose cells the solve holds (their s_corr rest offset).
     const board = await gpu.run<ProjectionParityResult>('projectionParity', { thinBoard: true });
     console.log(
-      `projection parity, freeSurface with a thin board: ${line('first substep', board)}, ${board.gpuBesideBody} cells beside it (CPU ${board.cpuBesideBody})`,
+      `projection parity, freeSurface with a thin board: ${line('first substep', board)}, ${board.gpuBesideBody} cells beside it (CPU ${board.cpuBesideBody}), ${board.gpuSolved} of ${board.particles} particles in the solve (CPU ${board.cpuSolved}, ${board.solvedMismatches} differ)`,
     );
     expect(board.gpuGrid).toEqual(board.cpuGrid);
     expect(board.cpuBesideBody).toBeGreaterThan(10);
     expect(board.besideBodyMismatches).toBe(0);
+    expect(board.cpuSolved).toBeGreaterThan(0.5 * board.particles);
+    expect(board.cpuSolved).toBeLessThan(board.particles);
+    expect(board.solvedMismatches).toBe(0);
     expect(board.typeMismatches).toBe(0);
     expect(board.nonFinite).toBe(0);
     expect(board.phiRelative).toBeLessThan(1e-4);
@@ -220,8 +224,9 @@ describe('WebGPU backend in headless Chromium', () => {
       );
       expect(result.particles).toBe(1000);
       expect(result.sameIds).toBe(true);
-      // The block is still moving, so an order-dependent sum would show.
-      expect(result.meanSpeed).toBeGreaterThan(0.05);
+      // The block is still moving (measured 0.078 m/s, 0.046 m/s in the still-water mode), so an
+      // order-dependent sum would show.
+      expect(result.meanSpeed).toBeGreaterThan(0.02);
       expect(result.differing).toBe(0);
       expect(result.largestDifference).toBe(0);
     }

@@ -253,6 +253,14 @@ export interface SolverState {
    * impulse stay equal and opposite.
    */
   readonly wallShareScale: Float64Array;
+  /**
+   * Per particle place, in the still-water mode (`projection.freeSurface`): 1 where this substep's coarse
+   * projection solves the particle's cell, else 0 (set by projection/cpu.ts, read by the density solve). A
+   * pair's s_corr is offset by the mean of its two particles' values times eq. 13's value at the rest
+   * spacing (density/shared.ts), so water the projection does not reach keeps eq. 13 as written. Unused
+   * (and not kept up to date) outside the mode, where the offset is 0.
+   */
+  readonly projectionSolved: Float64Array;
   /** Working arrays and this step's feature flags of the multi-fluid terms (see multifluid/). */
   readonly multiFluid: MultiFluidState;
   /**
@@ -470,6 +478,7 @@ export function createSolverState(capacity: number, entityCapacity: number, shar
     wallGradientZ: f(),
     correctionScale: f(),
     wallShareScale: f(),
+    projectionSolved: f(),
     multiFluid: createMultiFluidState(capacity),
     pendingPushes: createPendingPushes(capacity),
     contactCollider: i32(),

@@ -136,6 +136,7 @@ function correctionsOneThread(ctx: SimulationContext): void {
   const n = s.count;
   const { predictedX, predictedY, predictedZ, mass, material, lambda, deltaX, deltaY, deltaZ } = s;
   const { neighbourStart, neighbours, wallGradientX, wallGradientY, wallGradientZ, pairGradient, pairWeight } = s;
+  const solved = s.projectionSolved;
   const inverseRestDensity = ctx.materials.inverseRestDensity;
   const coincidentOffset = COINCIDENT_OFFSET * ctx.settings.kernelRadius;
   // The walls push with the particle's own lambda (they carry no constraint of their own).
@@ -174,11 +175,12 @@ function correctionsOneThread(ctx: SimulationContext): void {
         scorr =
           scorrRestPower === 0
             ? -scorrScale * ratio2 * ratio2
-            : -scorrScale * Math.max(ratio2 * ratio2 - scorrRestPower, 0);
+            : -scorrScale * Math.max(ratio2 * ratio2 - 0.5 * (solved[i] + solved[j]) * scorrRestPower, 0);
       } else {
+        const share = 0.5 * (solved[i] + solved[j]);
         scorr =
           0.5 *
-          (artificialPressure(ctx, slotI, pairWeight[k], true) + artificialPressure(ctx, slotJ, pairWeight[k], true));
+          (artificialPressure(ctx, slotI, pairWeight[k], share) + artificialPressure(ctx, slotJ, pairWeight[k], share));
       }
       const f = (li + lambda[j] + scorr) * g;
       let rx = xi - predictedX[j];

@@ -134,7 +134,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   if (constraint > 0.0) {
     lambda = -constraint / (squares + dot(gradient, gradient) + scene.materials[materialI].relaxation);
   }
-  solve[i] = vec4<f32>(density, lambda, f32(neighbours), 0.0);
+  // w: whether the projection solves the particle's cell (still water; projection/grid.wgsl, solvedParticles).
+  solve[i] = vec4<f32>(density, lambda, f32(neighbours), solve[i].w);
   wall[i] = vec4<f32>(walls.xyz, 0.0);
   if (p.coupledCount > 0u) {
     wall[p.wallShareOffset + i] = vec4<f32>(nearShare.xyz, f32(nearSlot));

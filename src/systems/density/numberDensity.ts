@@ -244,8 +244,8 @@ export function computeNumberDensityCorrections(ctx: SimulationContext, restVolu
       // what keeps a light fluid's particles at the bulk spacing where it meets a heavy one.
       const pressure =
         slotI === slotJ
-          ? artificialPressure(ctx, slotI, weight, false)
-          : 0.5 * (artificialPressure(ctx, slotI, weight, false) + artificialPressure(ctx, slotJ, weight, false));
+          ? artificialPressure(ctx, slotI, weight, 0)
+          : 0.5 * (artificialPressure(ctx, slotI, weight, 0) + artificialPressure(ctx, slotJ, weight, 0));
       const sharedPressure = (pressure * (restVolume[i] + restVolume[j])) / (mi + mj);
       let rx = xi - predictedX[j];
       const ry = yi - predictedY[j];

@@ -30,12 +30,12 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         let r2 = dot(r, r);
         if (r2 >= k.radiusSquared) { continue; }
         let weight = poly6(k, r2);
-        var pressure = artificialPressure(materialI, weight, false);
+        var pressure = artificialPressure(materialI, weight, 0.0);
         var mj = mi;
         if (materialCount > 1u) {
           let materialJ = sortedInfo[j].material;
           if (materialJ != materialI) {
-            pressure = 0.5 * (pressure + artificialPressure(materialJ, weight, false));
+            pressure = 0.5 * (pressure + artificialPressure(materialJ, weight, 0.0));
             mj = scene.materials[materialJ].mass;
           }
         }

@@ -10,13 +10,14 @@ import { accumulateWallImpulses } from '../couple/cpu';
 
 /**
  * Artificial pressure s_corr of material `slot` for a pair whose poly6 weight is `weight` (eq. 13), with k
- * scaled as described in density/cpu.ts. With `restOffset` (the single-fluid solve) and the still-water mode
- * (`projection.freeSurface`; otherwise the offset is 0) it is offset by its value at the rest spacing 2r,
- * -k max((W / W(delta q))^n - (W(2r) / W(delta q))^n, 0), so that it acts only between particles closer than
- * the rest spacing (docs/method.md, "Still-water mode"); without `restOffset` (the number-density solve of
- * several fluids) it is -k (W / W(delta q))^n as written.
+ * scaled as described in density/cpu.ts, offset by `restShare` (0 to 1) times its value at the rest spacing
+ * 2r: -k max((W / W(delta q))^n - restShare (W(2r) / W(delta q))^n, 0). The offset is 0 unless the
+ * still-water mode (`projection.freeSurface`) is on; there the single-fluid solve passes the mean of the
+ * pair's `projectionSolved`, so that s_corr acts only between particles closer than the rest spacing where
+ * the projection holds the water (docs/method.md, "Still-water mode"), and eq. 13 as written elsewhere; the
+ * number-density solve of several fluids passes 0.
  */
-export function artificialPressure(ctx: SimulationContext, slot: number, weight: number, restOffset: boolean): number {
+export function artificialPressure(ctx: SimulationContext, slot: number, weight: number, restShare: number): number {
   const m = ctx.materials;
   const ratio = weight * m.inverseArtificialPressureWeight[slot];
   const exponent = m.artificialPressureExponent[slot];
@@ -27,9 +28,7 @@ export function artificialPressure(ctx: SimulationContext, slot: number, weight:
   } else {
     power = ratio ** exponent;
   }
-  return (
-    -m.artificialPressureScale[slot] * (restOffset ? Math.max(power - m.artificialPressureRestPower[slot], 0) : power)
-  );
+  return -m.artificialPressureScale[slot] * Math.max(power - restShare * m.artificialPressureRestPower[slot], 0);
 }
 
 /** Adds the corrections, each clamped to one particle radius, to the predicted positions. */

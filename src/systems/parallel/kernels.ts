@@ -79,6 +79,7 @@ export const KERNEL_SOLVER_ARRAYS = [
   'vorticityY',
   'vorticityZ',
   'volume',
+  'projectionSolved',
   'neighbourStart',
   'neighbours',
   'pairGradient',
@@ -283,6 +284,7 @@ export function correctionPairs(
   const coincidentOffset = parameters[5];
   const { predictedX, predictedY, predictedZ, mass, material, lambda, deltaX, deltaY, deltaZ, spill } = solver;
   const { neighbourStart, neighbours, wallGradientX, wallGradientY, wallGradientZ, pairGradient, pairWeight } = solver;
+  const solved = solver.projectionSolved;
   const inverseRestDensity = materials.inverseRestDensity;
   const scorrScales = materials.artificialPressureScale;
   const scorrInverseWeights = materials.inverseArtificialPressureWeight;
@@ -327,9 +329,11 @@ export function correctionPairs(
         scorr =
           scorrRestPower === 0
             ? -scorrScale * ratio2 * ratio2
-            : -scorrScale * Math.max(ratio2 * ratio2 - scorrRestPower, 0);
+            : -scorrScale * Math.max(ratio2 * ratio2 - 0.5 * (solved[i] + solved[j]) * scorrRestPower, 0);
       } else {
-        // eq. 13 for each material, averaged: -k max((W / W(delta q))^n - (W(2r) / W(delta q))^n, 0).
+        // eq. 13 for each material, averaged, with the pair's share of the rest offset (artificialPressure in
+        // density/shared.ts): -k max((W / W(delta q))^n - share (W(2r) / W(delta q))^n, 0).
+        const share = 0.5 * (solved[i] + solved[j]);
         let sum = 0;
         for (let side = 0; side < 2; side++) {
           const slot = side === 0 ? slotI : slotJ;
@@ -342,7 +346,7 @@ export function correctionPairs(
           } else {
             power = ratio ** exponent;
           }
-          sum += -scorrScales[slot] * Math.max(power - scorrRestPowers[slot], 0);
+          sum += -scorrScales[slot] * Math.max(power - share * scorrRestPowers[slot], 0);
         }
         scorr = 0.5 * sum;
       }

@@ -28,8 +28,9 @@
  * 2. occupancy: each particle marks its cell as fluid;
  * 3. cells: every cell center's nearest collider; a cell without particles is solid where that collider's
  *    surface lies between it and the fluid side, else air;
- * 3b. surface: fluid cells within SURFACE_LAYERS cells of air are left to the density constraints (none with
- *    `projection.freeSurface`);
+ * 3b. surface: fluid cells within SURFACE_LAYERS cells of air are left to the density constraints; with
+ *    `projection.freeSurface` (the default) they grow back over water 2 SURFACE_LAYERS + 1 cells thick, and
+ *    each particle whose cell the solve holds is marked for the s_corr rest offset (`projectionSolved`);
  * 4. faces: a face between a solid and another cell, or across a wall thinner than a cell, is solid (the
  *    collider's surface velocity along the axis); a face with fluid on a side is open; else dead;
  * 5. scatter: each particle adds m w, V w, V w v and its share weights (w: trilinear weights normalised over
@@ -48,17 +49,20 @@
  */
 
 import type { SimulationContext } from '../context';
-import { classifyCells, classifyFaces, erodeSurfaceCells, markFluidCells, planGrid } from './grid';
+import { classifyCells, classifyFaces, erodeSurfaceCells, markFluidCells, markSolvedParticles, planGrid } from './grid';
 import { solvePressure } from './solve';
 import { faceChanges, gatherFromGrid, scatterToGrid } from './transfer';
 
 /** The substep system (after predict): the whole projection; see the file comment. */
 export function projectionSystem(ctx: SimulationContext): void {
   const state = ctx.projection;
+  const freeSurface = ctx.settings.projectionFreeSurface;
+  if (freeSurface) ctx.solver.projectionSolved.fill(0, 0, ctx.solver.count);
   if (!ctx.settings.projection || !planGrid(ctx, state)) return;
   markFluidCells(ctx, state);
   classifyCells(ctx, state);
   erodeSurfaceCells(ctx, state);
+  if (freeSurface) markSolvedParticles(ctx, state);
   classifyFaces(ctx, state);
   scatterToGrid(ctx, state);
   solvePressure(ctx, state);

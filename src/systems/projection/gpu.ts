@@ -1,7 +1,7 @@
 /**
  * The coarse projection's passes on the WebGPU backend (mirroring projection/cpu.ts step by step; grid.wgsl,
- * transfer.wgsl, solve.wgsl, with the grid helpers of common.wgsl): one substep's projection is fifteen
- * dispatches with no readback (seventeen in the still-water mode), the conjugate gradients in one workgroup (see solve.wgsl).
+ * transfer.wgsl, solve.wgsl, with the grid helpers of common.wgsl): one substep's projection is eighteen
+ * dispatches with no readback in the still-water mode, the default (fifteen with `freeSurface: false`), the conjugate gradients in one workgroup (see solve.wgsl).
  */
 import poseSource from '../collide/pose.wgsl?raw';
 import { analyticVariant, shapesSource } from '../collide/shapes';
@@ -126,6 +126,20 @@ export const projectionPasses: readonly PassDefinition[] = [
   layerPass('growFirst'),
   layerPass('growSecond'),
   pass(
+    'solvedParticles',
+    gridSource,
+    onGrid,
+    [
+      ['scene', R],
+      ['state', R],
+      ['projectionGrid', R],
+      ['sortedPredicted', R],
+      ['projectionCell', R],
+      ['solve', W],
+    ],
+    'particles',
+  ),
+  pass(
     'faces',
     gridSource,
     withPoses,
@@ -239,12 +253,16 @@ export const projectionVariants: readonly PassDefinition[] = [
   analyticVariant(projectionPasses.find((definition) => definition.key === 'projectionClassify') as PassDefinition),
 ];
 
-/** The passes that only the still-water mode (`projection.freeSurface`) runs: the eroded layers grow back. */
-const FREE_SURFACE_PASSES = new Set(['projectionGrowFirst', 'projectionGrowSecond']);
+/**
+ * The passes that only the still-water mode (`projection.freeSurface`) runs: the eroded layers grow back, and
+ * each particle learns whether the solve holds its cell (for the s_corr rest offset).
+ */
+const FREE_SURFACE_PASSES = new Set(['projectionGrowFirst', 'projectionGrowSecond', 'projectionSolvedParticles']);
 
 /**
  * The projection's passes in a substep of `plan` (none when the projection is off); without mesh colliders,
- * the classification's `Analytic` variant; the growing passes only with `projection.freeSurface`.
+ * the classification's `Analytic` variant; the growing passes and `solvedParticles` only with
+ * `projection.freeSurface`.
  */
 export function projectionGpuPasses(plan: GpuPlan): string[] {
   if (!plan.projection) return [];

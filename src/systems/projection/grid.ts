@@ -186,6 +186,24 @@ export function markFluidCells(ctx: SimulationContext, state: ProjectionState): 
   for (let c = 0; c < plan.cells; c++) if (cellVolume[c] >= half) type[c] = CellType.fluid;
 }
 
+/**
+ * Step 3c, in the still-water mode only: `projectionSolved` of each particle whose cell the solve holds (a
+ * fluid cell after the surface layers; see `SolverState.projectionSolved`).
+ */
+export function markSolvedParticles(ctx: SimulationContext, state: ProjectionState): void {
+  const s = ctx.solver;
+  const { particleCell, type, besideBody } = state;
+  const classified = state.near;
+  const solved = s.projectionSolved;
+  for (let i = 0; i < s.count; i++) {
+    const cell = particleCell[i];
+    solved[i] =
+      cell >= 0 && (type[cell] === CellType.fluid || (besideBody[cell] === 1 && classified[cell] === CellType.fluid))
+        ? 1
+        : 0;
+  }
+}
+
 /** Scratch of the distance queries and the collider surface velocities (no arrays per substep). */
 const sample = new Float64Array(4);
 const surfaceVelocity = new Float64Array(3);

@@ -249,6 +249,27 @@ fn growSecond(@builtin(global_invocation_id) id: vec3<u32>) {
   projectionCell[c].full = fullCell(c, t, scene.params.kernelRadius);
 }
 
+// @entry solvedParticles
+// Still water (projection.freeSurface; markSolvedParticles in grid.ts): per particle, 1 in solve[i].w where
+// the solve holds its cell (fluid after the surface layers grew back, or a fluid cell the surface layers keep
+// only because a thin coupled body is beside it), else 0; the density passes keep w (lambda.wgsl), and the
+// correction pass offsets a pair's s_corr by the mean of the two (correct.wgsl).
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn solvedParticles(@builtin(global_invocation_id) id: vec3<u32>) {
+  let i = id.x;
+  if (i >= state.count) { return; }
+  var solved = 0.0;
+  let dims = gridDims();
+  let g = gridCoordinates(sortedPredicted[i].xyz, scene.params.inverseKernelRadius);
+  if (projectionGrid.cells > 0u && onGrid(g, dims)) {
+    let c = cellIndex(vec3<i32>(floor(g)), dims);
+    let cellType = projectionCell[c].cellType;
+    let kept = projectionCell[c].besideBody == 1u && projectionCell[c].classified == CELL_FLUID;
+    if (cellType == CELL_FLUID || kept) { solved = 1.0; }
+  }
+  solve[i].w = solved;
+}
+
 // @entry faces
 // Step 4 (classifyFaces): each cell's three lower faces. A face with fluid on a side is open, or solid (a
 // collider slot, moving with the collider's surface velocity at the face's center) beside a solid cell or
