@@ -4,8 +4,7 @@
  * into the pool behaves the same at 30, 60 and 120 frames per second. No buoyancy factor is set anywhere:
  * the impulses of the particles on the box are all there is.
  */
-import { Vector3 } from '@babylonjs/core/Maths/math.vector.js';
-import type { Mesh } from '@babylonjs/core/Meshes/mesh.js';
+import { type Matrix, Vector3 } from '@babylonjs/core/Maths/math.vector.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FluidPlugin, MATERIAL_DEFAULTS } from '../src';
 import { addBox, createPhysicsScene, fillPool, meanTopCenter, submergedFraction } from './havokScene';
@@ -27,7 +26,11 @@ interface FloatResult {
    * times the pool's area, over the box's volume.
    */
   fraction: number;
-  /** The same from geometry: the box's volume below the surface (mean top particle + calibrated offset). */
+  /**
+   * The same from geometry: the box's volume below the far water surface. That surface is the far field's
+   * mean top particle center plus an offset calibrated on the control pool after the same steps, over the
+   * same columns: the pool's level by volume (N m / rho0 / A) minus the control pool's far-field mean top.
+   */
   geometricFraction: number;
   /** Lowest position of the box's center during the run (m): how deep the drop plunged. */
   lowest: number;
@@ -48,6 +51,12 @@ interface PoolRun extends FloatResult {
   levelByStep: Map<number, number>;
   /** The simulation's step count after each measured frame, in order. */
   measuredSteps: number[];
+  /** The pool's level by volume, N m / rho0 / A (m). */
+  poolLevel: number;
+  /** The box's world matrix after each measured frame (box runs). */
+  poses: Matrix[];
+  /** The far-field mean top particle center after each measured frame. */
+  tops: number[];
 }
 
 const blankRuns = new Map<number, Promise<PoolRun>>();
@@ -84,7 +93,7 @@ async function runPool(
   disposers.push(() => engine.dispose());
   const fluid = await FluidPlugin.create(scene, { particleRadius: 0.01 });
   const simulation = fluid.simulation;
-  const { surfaceOffset } = fillPool(scene, simulation, POOL_WIDTH, POOL_DEPTH, 0.6, {
+  const { level: poolLevel } = fillPool(scene, simulation, POOL_WIDTH, POOL_DEPTH, 0.6, {
     artificialPressureStrength: artificialPressure,
   });
   const center = POOL_WIDTH / 2;
@@ -96,7 +105,8 @@ async function runPool(
   const frames = 6 * framesPerSecond;
   const averaged = 3 * framesPerSecond;
   let level = 0;
-  let geometricFraction = 0;
+  const poses: Matrix[] = [];
+  const tops: number[] = [];
   let lowest = Number.POSITIVE_INFINITY;
   let tilt = 0;
   let drift = 0;
@@ -115,23 +125,39 @@ async function runPool(
     level += top / averaged;
     measuredSteps.push(simulation.stats.stepCount);
     if (mesh === undefined) continue;
-    geometricFraction += submergedFraction(mesh as Mesh, SIZE, top + surfaceOffset) / averaged;
+    poses.push(mesh.computeWorldMatrix(true).clone());
+    tops.push(top);
     Vector3.TransformNormalToRef(Vector3.UpReadOnly, mesh.computeWorldMatrix(true), up);
     tilt = Math.max(tilt, Math.acos(Math.min(1, up.normalize().y)));
     drift = Math.max(drift, Math.hypot(mesh.position.x - center, mesh.position.z - center));
   }
   fluid.dispose();
-  return { fraction: 0, geometricFraction, lowest, tilt, drift, level, levelByStep, measuredSteps };
+  return {
+    fraction: 0,
+    geometricFraction: 0,
+    lowest,
+    tilt,
+    drift,
+    level,
+    levelByStep,
+    measuredSteps,
+    poolLevel,
+    poses,
+    tops,
+  };
+}
+
+/** The control run's level after step `step`. */
+function blankTop(blank: PoolRun, step: number): number {
+  const top = blank.levelByStep.get(step);
+  if (top === undefined) throw new Error(`the control run has no level after step ${step}`);
+  return top;
 }
 
 /** The control run's mean level over the steps `measuredSteps` (a box run's measured frames). */
 function blankLevel(blank: PoolRun, measuredSteps: readonly number[]): number {
   let level = 0;
-  for (const step of measuredSteps) {
-    const top = blank.levelByStep.get(step);
-    if (top === undefined) throw new Error(`the control run has no level after step ${step}`);
-    level += top / measuredSteps.length;
-  }
+  for (const step of measuredSteps) level += blankTop(blank, step) / measuredSteps.length;
   return level;
 }
 
@@ -146,8 +172,14 @@ async function floatBox(
   artificialPressure: number = MATERIAL_DEFAULTS.artificialPressureStrength,
 ): Promise<FloatResult> {
   const result = await runPool(relativeDensity, framesPerSecond, dropHeight, artificialPressure);
-  const blank = blankLevel(await blankRun(artificialPressure), result.measuredSteps);
+  const control = await blankRun(artificialPressure);
+  const blank = blankLevel(control, result.measuredSteps);
   result.fraction = ((result.level - blank) * POOL_WIDTH * POOL_WIDTH) / (SIZE[0] * SIZE[1] * SIZE[2]);
+  // The far water surface after each measured frame: the far-field top plus the control pool's offset then.
+  result.measuredSteps.forEach((step, k) => {
+    const surface = result.tops[k] + (result.poolLevel - blankTop(control, step));
+    result.geometricFraction += submergedFraction(result.poses[k], SIZE, surface) / result.measuredSteps.length;
+  });
   return result;
 }
 

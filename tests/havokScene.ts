@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { FreeCamera } from '@babylonjs/core/Cameras/freeCamera.js';
 import { NullEngine } from '@babylonjs/core/Engines/nullEngine.js';
-import { Vector3 } from '@babylonjs/core/Maths/math.vector.js';
+import { type Matrix, Vector3 } from '@babylonjs/core/Maths/math.vector.js';
 import { CreateBox } from '@babylonjs/core/Meshes/Builders/boxBuilder.js';
 import type { Mesh } from '@babylonjs/core/Meshes/mesh.js';
 import { PhysicsShapeType } from '@babylonjs/core/Physics/v2/IPhysicsEnginePlugin.js';
@@ -102,9 +102,43 @@ export function meanTopCenter(
 }
 
 /**
+ * The particles between the planes y = `low` and y = `high` (m), each counted as a slab one spacing 2r thick
+ * centred on it: the fraction of its slab between the planes. Water in layers of one spacing then counts the
+ * same wherever its layers lie against the planes (counting centres would jump by half a layer).
+ */
+function slabCount(simulation: FluidSimulation, low: number, high: number): number {
+  const radius = simulation.settings.particleRadius;
+  let count = 0;
+  for (const eid of simulation.particles()) {
+    const y = simulation.Position.y[eid];
+    count += Math.max(0, Math.min(y + radius, high) - Math.max(y - radius, low)) / (2 * radius);
+  }
+  return count;
+}
+
+/**
+ * The particles per cubic metre of a settled pool between heights `low` and `high` (m), over its whole
+ * floor area `area` (m^2): the packing that {@link levelByCount} turns particles into volume with.
+ */
+export function numberDensity(simulation: FluidSimulation, low: number, high: number, area: number): number {
+  return slabCount(simulation, low, high) / ((high - low) * area);
+}
+
+/**
+ * The water level of a pool of floor area `area` (m^2) by volume above the plane y = `plane` (m): the plane
+ * plus the particles above it (each a slab one spacing thick, see `slabCount`) at `density` particles per
+ * cubic metre, spread over the area. Unlike the mean top particle, it does not depend on how the surface
+ * particles are arranged: a freshly spawned lattice puts every column's top particle at one height, and the
+ * same water once stirred reads about 3 mm lower by its tops (at r = 1 cm) while its volume is the same.
+ */
+export function levelByCount(simulation: FluidSimulation, plane: number, density: number, area: number): number {
+  return plane + slabCount(simulation, plane, Number.POSITIVE_INFINITY) / (density * area);
+}
+
+/**
  * A settled pool of water, `depth` deep, in a container [0, width] x [0, height] x [0, width], with static
- * Havok walls around it, of `material` (default: water's defaults). Returns the free-surface offset: how far the water's surface lies above the mean
- * top particle center, calibrated by volume on the undisturbed pool (N m / rho0 / A is the level).
+ * Havok walls around it, of `material` (default: water's defaults). Returns the pool's level by volume,
+ * N m / rho0 / A (m): where its surface would be at rest density.
  */
 export function fillPool(
   scene: Scene,
@@ -113,7 +147,7 @@ export function fillPool(
   depth: number,
   height = 0.6,
   material: FluidMaterialOptions = {},
-): { surfaceOffset: number } {
+): { level: number } {
   addStaticPool(scene, [width, height, width]);
   const water = simulation.addMaterial(material);
   simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [width, height, width], container: true });
@@ -121,15 +155,14 @@ export function fillPool(
   for (let step = 0; step < 60; step++) simulation.step();
   const store = simulation.components.FluidMaterial;
   const volume = (simulation.particleCount * store.particleMass[water]) / store.restDensity[water];
-  return { surfaceOffset: volume / (width * width) - meanTopCenter(simulation) };
+  return { level: volume / (width * width) };
 }
 
 /**
- * Fraction of the box `mesh` (size in its local space) below the plane y = level, from a 24^3 grid of
- * sample points inside it in its current world pose (so a tilted box is measured right).
+ * Fraction of a box (size in its local space) below the plane y = level, from a 24^3 grid of sample points
+ * inside it in its world pose `world` (so a tilted box is measured right).
  */
-export function submergedFraction(mesh: Mesh, size: readonly [number, number, number], level: number): number {
-  const world = mesh.computeWorldMatrix(true);
+export function submergedFraction(world: Matrix, size: readonly [number, number, number], level: number): number {
   const samples = 24;
   const local = new Vector3();
   const point = new Vector3();
