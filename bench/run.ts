@@ -13,8 +13,8 @@
  * `BENCH_GPU_MULTIFLUID_COUNTS=10000` (empty: skipped) within `BENCH_GPU_MULTIFLUID_SECONDS=120`.
  * The resting pool (`BENCH_REST=0` skips it): a column `--rest-depth 50` particles deep (10 x 10 columns,
  * particle radius 1 cm) spawned at rest and stepped `--rest-seconds 4` s with each solver's defaults
- * (`--rest-solvers pbf,pbf-free-surface,pbf-no-projection,sph,mps`): ms per frame and the residual motion at the end; on
- * WebGPU (`BENCH_GPU_REST=0` skips it) PBF with and without the projection.
+ * (`--rest-solvers pbf,pbf-surface-layers,pbf-no-projection,sph,mps`): ms per frame and the residual motion at the end; on
+ * WebGPU (`BENCH_GPU_REST=0` skips it) PBF's defaults, with the surface layers and without the projection.
  * `BENCH_BASELINE=../base` (a checkout of an earlier commit with its node_modules) adds the WebGPU dam break
  * of this checkout against that one, interleaved in the same Chromium build, at `BENCH_GPU_COUNTS`.
  */
@@ -529,7 +529,10 @@ function restRow(variant: string, figures: RestFigures, milliseconds: number): s
   ];
 }
 
-/** The resting pool of {@link restTable} on WebGPU: PBF's defaults, and PBF without the projection. */
+/**
+ * The resting pool of {@link restTable} on WebGPU: PBF's defaults, with the surface layers left to the density
+ * constraints (`projection.freeSurface` false), and without the projection.
+ */
 async function gpuRestTable(gpu: Awaited<ReturnType<typeof openGpuPage>>): Promise<void> {
   const depth = Number(argument('rest-depth', '50'));
   const seconds = Number(argument('rest-seconds', '4'));
@@ -538,8 +541,15 @@ async function gpuRestTable(gpu: Awaited<ReturnType<typeof openGpuPage>>): Promi
     `\nwebgpu resting pool: ${depth} particles deep, 10 x 10 columns, r = ${radius} m, spawned at rest, ${seconds} s of default steps (ms/frame: step, submit and wait, median)`,
   );
   const rows: string[][] = [REST_COLUMNS];
-  for (const variant of ['pbf', 'pbf-no-projection']) {
-    const options: RestingPoolOptions = { depth, radius, seconds, timed: true, projection: variant === 'pbf' };
+  for (const variant of ['pbf', 'pbf-surface-layers', 'pbf-no-projection']) {
+    const options: RestingPoolOptions = {
+      depth,
+      radius,
+      seconds,
+      timed: true,
+      projection: variant !== 'pbf-no-projection',
+      freeSurface: variant !== 'pbf-surface-layers',
+    };
     const figures = await gpu.run<GpuRestFigures>('restingPool', options);
     rows.push(restRow(variant, figures, figures.frameMilliseconds ?? 0));
   }
@@ -647,12 +657,13 @@ function surfaceTable(): void {
 /**
  * The resting pool: the cost and the quality of each solver's defaults on water that should stay still
  * (docs/method.md, "Still water"). `pbf-no-projection` is PBF without the coarse pressure projection,
- * `pbf-free-surface` PBF in the still-water mode (`projection: { freeSurface: true }`).
+ * `pbf-surface-layers` PBF with the two cell layers under a free surface left to the density constraints
+ * (`projection: { freeSurface: false }`, the default until 2026-11-27).
  */
 function restTable(): void {
   const depth = Number(argument('rest-depth', '50'));
   const seconds = Number(argument('rest-seconds', '4'));
-  const variants = argument('rest-solvers', 'pbf,pbf-free-surface,pbf-no-projection,sph,mps').split(',');
+  const variants = argument('rest-solvers', 'pbf,pbf-surface-layers,pbf-no-projection,sph,mps').split(',');
   const radius = 0.01;
   console.log(
     `\nresting pool on the cpu (one thread): ${depth} particles deep, 10 x 10 columns, r = ${radius} m, spawned at rest, ${seconds} s of default steps`,
@@ -664,7 +675,7 @@ function restTable(): void {
       solver,
       threads: 1,
       ...(variant === 'pbf-no-projection' ? { projection: false as const } : {}),
-      ...(variant === 'pbf-free-surface' ? { projection: { freeSurface: true } } : {}),
+      ...(variant === 'pbf-surface-layers' ? { projection: { freeSurface: false } } : {}),
     });
     const times: number[] = [];
     for (let frame = 0; frame < seconds * 60; frame++) {

@@ -3,12 +3,13 @@
  * dropped into it, stepped for 4 s with `step()`. What a player sees first: the pool must not bounce, boil
  * or shimmer, and its surface must sit where the water's volume puts it.
  *
- * The bounds are what the defaults deliver (docs/method.md, "Still water"), not yet the targets of the issue that
- * asked for them (mean speed 0.01 m/s and fastest particle 0.1 m/s after 4 s, 0.005 m/s after 10 s):
- * measured, the mean speed after 4 s is 0.0096-0.0230 m/s and the fastest particle 0.076-0.144 m/s, a
- * particle-scale motion that decays slowly (docs/method.md, "Still water"); the surface is within 2.9%. Before the
- * projection's full-cell mobility the mean speeds were 0.017-0.029 m/s (bound 0.035 then); before the coarse
- * pressure projection a 30-deep column boiled at 1.2 m/s.
+ * The defaults are the still-water mode (`projection.freeSurface`, docs/method.md, "Still-water mode"), held
+ * to the targets of the issue that asked for them: after 4 s a mean speed of 0.01 m/s, no particle faster
+ * than 0.1 m/s, the 99th-percentile surface within 3% of the rest height and no particle 3 spacings above it;
+ * after 10 s 0.005 m/s. The second block keeps the surface layers with the density constraints
+ * (`freeSurface: false`, the default until 2026-11-27), whose residual motion is bounded at 0.03 m/s: measured
+ * 0.0096-0.0230 m/s after 4 s. Before the projection's full-cell mobility the mean speeds were 0.017-0.029
+ * m/s (bound 0.035 then); before the coarse pressure projection a 30-deep column boiled at 1.2 m/s.
  * Columns 100 particles deep are in `npm run bench` (the resting pool), too slow for this suite.
  */
 import { describe, expect, it } from 'vitest';
@@ -29,114 +30,14 @@ function restingColumn(
   return restFigures(simulation, depth);
 }
 
-describe('still water: a pool at rest stays at rest (CPU, defaults)', () => {
-  const cases: [depth: number, radius: number, drop: number][] = [
-    [10, 0.01, 0],
-    [30, 0.01, 0],
-    [50, 0.01, 0],
-    [30, 0.01, 0.15],
-    [10, 0.025, 0],
-    [30, 0.025, 0],
-  ];
-  for (const [depth, radius, drop] of cases) {
-    const name = `${depth} particles deep, r = ${radius} m, ${drop > 0 ? `dropped ${drop} m` : 'spawned at rest'}`;
-    it(`${name}: after 4 s mean speed < 0.03 m/s, fastest < 0.2 m/s, surface in place`, { timeout: 300_000 }, () => {
-      const figures = restingColumn(depth, radius, drop, 4);
-      console.log(
-        `still water, ${name}, 4 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s, fastest ${figures.fastest.toFixed(3)} m/s, ` +
-          `p99 surface ${(100 * figures.surfaceError).toFixed(1)}% of the rest height, highest particle ` +
-          `${figures.highestAbove.toFixed(2)} spacings above it`,
-      );
-      expect(figures.meanSpeed).toBeLessThan(0.03);
-      expect(figures.fastest).toBeLessThan(0.2);
-      // Within 3% of the rest height, or (shallow pools) the top layer within 0.6 spacing of it: the
-      // artificial pressure (s_corr, eq. 13) holds the surface layer about half a spacing up.
-      expect(Math.abs(figures.surfaceError) * depth).toBeLessThan(Math.max(0.03 * depth, 0.6));
-      expect(figures.highestAbove).toBeLessThan(3);
-    });
-  }
-
-  it('30 particles deep, r = 0.01 m, after 10 s: no faster than at 4 s (nothing pumps energy in)', {
-    timeout: 300_000,
-  }, () => {
-    const figures = restingColumn(30, 0.01, 0, 10);
-    console.log(
-      `still water, 30 deep, 10 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s, fastest ${figures.fastest.toFixed(3)} m/s`,
-    );
-    // Measured 0.0078 m/s and 0.100 m/s (0.0183 and 0.084 before the full-cell mobility, bound 0.025 then).
-    expect(figures.meanSpeed).toBeLessThan(0.015);
-    expect(figures.fastest).toBeLessThan(0.15);
-  });
-
-  it('two fluids (oil over water, number-density constraint), 20 deep: after 4 s mean speed < 0.03 m/s, fastest < 0.2 m/s', {
-    timeout: 300_000,
-  }, () => {
-    const simulation = new FluidSimulation({ particleRadius: 0.01, capacity: 2000 });
-    simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [0.2, 0.8, 0.2], container: true });
-    const water = simulation.addMaterial({ numberDensity: true });
-    const oil = simulation.addMaterial({ numberDensity: true, restDensity: 800 });
-    simulation.spawnBlock({ min: [0, 0, 0], max: [0.2, 0.2, 0.2], material: water });
-    simulation.spawnBlock({ min: [0, 0.2, 0], max: [0.2, 0.4, 0.2], material: oil });
-    for (let frame = 0; frame < 240; frame++) simulation.step();
-    const figures = restFigures(simulation, 20);
-    console.log(
-      `still water, oil over water 20 deep, 4 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s, fastest ${figures.fastest.toFixed(3)} m/s, p99 surface ${(100 * figures.surfaceError).toFixed(1)}%`,
-    );
-    // Measured 0.0141 m/s, 0.097 m/s, +0.8%.
-    expect(figures.meanSpeed).toBeLessThan(0.03);
-    expect(figures.fastest).toBeLessThan(0.2);
-    expect(Math.abs(figures.surfaceError)).toBeLessThan(0.03);
-  });
-
-  it('a baked mesh container, 20 deep: after 4 s mean speed < 0.1 m/s (0.31 m/s without the projection)', {
-    timeout: 300_000,
-  }, () => {
-    const run = (projection: boolean) => {
-      const simulation = new FluidSimulation({
-        particleRadius: 0.01,
-        capacity: 2000,
-        ...(projection ? {} : { projection: false as const, iterations: 3 }),
-      });
-      const field = bakeSignedDistanceField(createBoxMesh([0, 0, 0], [0.2, 0.8, 0.2]), { cellSize: 0.01 });
-      simulation.addCollider({ shape: 'mesh', field, container: true });
-      simulation.spawnBlock({ min: [0, 0, 0], max: [0.2, 0.4, 0.2], material: simulation.addMaterial({}) });
-      for (let frame = 0; frame < 240; frame++) simulation.step();
-      return restFigures(simulation, 20);
-    };
-    const figures = run(true);
-    const without = run(false);
-    console.log(
-      `still water, baked box container 20 deep, 4 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s, fastest ${figures.fastest.toFixed(3)} m/s, p99 surface ${(100 * figures.surfaceError).toFixed(1)}%; without the projection (2 x 3) ${without.meanSpeed.toFixed(4)} m/s, fastest ${without.fastest.toFixed(3)} m/s`,
-    );
-    // Measured 0.052 m/s and 0.33 m/s, four times the analytic box's: a mesh's wall weight counts its
-    // nearest surface as one flat wall (docs/method.md, "Still water"), wrong in the corners.
-    expect(figures.meanSpeed).toBeLessThan(0.1);
-    expect(figures.fastest).toBeLessThan(0.6);
-    expect(Math.abs(figures.surfaceError)).toBeLessThan(0.03);
-    expect(without.meanSpeed).toBeGreaterThan(3 * figures.meanSpeed);
-  });
-
-  it('without the coarse pressure projection a 30-deep column boils (the defect the projection removes)', {
-    timeout: 300_000,
-  }, () => {
-    const simulation = restingPool(30, 0.01, 0, { projection: false, iterations: 3 });
-    for (let frame = 0; frame < 120; frame++) simulation.step();
-    const mean = restFigures(simulation, 30).meanSpeed;
-    console.log(`30 deep without the projection (2 x 3 iterations), 2 s: mean speed ${mean.toFixed(3)} m/s`);
-    expect(mean).toBeGreaterThan(0.1);
-  });
-});
-
-describe("still water with projection.freeSurface (CPU): the issue's targets", () => {
-  // The projection solves every fluid cell up to the free surface and the single-fluid artificial pressure acts
-  // only below the rest spacing (docs/method.md, "Still water"). The targets: after 4 s a mean speed of 0.01
-  // m/s, no particle faster than 0.1 m/s, the 99th-percentile surface within 3% of the rest height and no
-  // particle 3 spacings above it; after 10 s 0.005 m/s. Measured (mean, fastest, surface): 10 deep 0.0050,
+describe("still water: a pool at rest stays at rest (CPU, defaults): the issue's targets", () => {
+  // The projection solves water at least five cells thick up to the free surface, and the single-fluid
+  // artificial pressure acts only below the rest spacing where the solve holds the water (docs/method.md,
+  // "Still-water mode"). Measured (mean, fastest, surface): 10 deep 0.0050,
   // 0.023, +2.3%; 30 deep 0.0050, 0.032, +0.3%; dropped 0.15 m 0.0054, 0.020, +0.3%; 10 deep at r = 2.5 cm
   // 0.0084, 0.035, +2.6%; 30 deep at r = 2.5 cm 0.0123, 0.047, +0.4%, which misses the mean speed target by
   // 1.23 times (still decaying: 0.0168, 0.0145, 0.0123 m/s at 2, 3, 4 s), so its bound says 0.015. The
   // 50-deep column (0.0055 m/s, 0.032 m/s, -0.2%) is left to the bench's resting pool for time.
-  const freeSurface: FluidSimulationOptions = { projection: { freeSurface: true } };
   const cases: [depth: number, radius: number, drop: number, meanBound: number][] = [
     [10, 0.01, 0, 0.01],
     [30, 0.01, 0, 0.01],
@@ -149,9 +50,9 @@ describe("still water with projection.freeSurface (CPU): the issue's targets", (
     it(`${name}: after 4 s mean speed < ${meanBound} m/s, fastest < 0.1 m/s, surface within 3%`, {
       timeout: 300_000,
     }, () => {
-      const figures = restingColumn(depth, radius, drop, 4, freeSurface);
+      const figures = restingColumn(depth, radius, drop, 4);
       console.log(
-        `still water, freeSurface, ${name}, 4 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s, fastest ${figures.fastest.toFixed(3)} m/s, ` +
+        `still water, ${name}, 4 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s, fastest ${figures.fastest.toFixed(3)} m/s, ` +
           `p99 surface ${(100 * figures.surfaceError).toFixed(1)}%, highest particle ${figures.highestAbove.toFixed(2)} spacings above it`,
       );
       expect(figures.meanSpeed).toBeLessThan(meanBound);
@@ -162,9 +63,9 @@ describe("still water with projection.freeSurface (CPU): the issue's targets", (
   }
 
   it('30 particles deep, r = 0.01 m, after 10 s: mean speed < 0.005 m/s', { timeout: 300_000 }, () => {
-    const figures = restingColumn(30, 0.01, 0, 10, freeSurface);
-    console.log(`still water, freeSurface, 30 deep, 10 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s`);
-    // Measured 0.0039 m/s (0.0078 with the default surface layers).
+    const figures = restingColumn(30, 0.01, 0, 10);
+    console.log(`still water, 30 deep, 10 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s`);
+    // Measured 0.0038 m/s (0.0078 with freeSurface: false).
     expect(figures.meanSpeed).toBeLessThan(0.005);
     expect(figures.fastest).toBeLessThan(0.1);
   });
@@ -180,7 +81,7 @@ describe("still water with projection.freeSurface (CPU): the issue's targets", (
     const width = 0.84;
     const depth = 0.3;
     const size = [0.16, 0.08, 0.34] as const;
-    const simulation = new FluidSimulation({ particleRadius: radius, capacity: 4000, ...freeSurface });
+    const simulation = new FluidSimulation({ particleRadius: radius, capacity: 4000 });
     const water = simulation.addMaterial({});
     simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [width, 0.6, width], container: true });
     simulation.spawnBlock({ min: [0, 0, 0], max: [width, depth, width], material: water });
@@ -220,9 +121,10 @@ describe("still water with projection.freeSurface (CPU): the issue's targets", (
       farthest = Math.max(farthest, Math.abs(height - depth));
     }
     console.log(
-      `thin body, freeSurface: fastest ${fastest.toFixed(3)} m/s, farthest ${(1000 * farthest).toFixed(1)} mm from the surface over 1-5 s`,
+      `thin body: fastest ${fastest.toFixed(3)} m/s, farthest ${(1000 * farthest).toFixed(1)} mm from the surface over 1-5 s`,
     );
-    // Measured 0.316 m/s and 20.3 mm: it bobs on the waves its placing made, within half its height.
+    // Measured 0.135 m/s and 18.1 mm: it bobs on the waves its placing made, within half its height (0.316 m/s
+    // and 20.3 mm while the rest offset of s_corr also applied to water the solve does not hold).
     expect(fastest).toBeLessThan(0.5);
     expect(farthest).toBeLessThan(0.04);
   });
@@ -232,9 +134,9 @@ describe("still water with projection.freeSurface (CPU): the issue's targets", (
     // its free surface, its top cells flipped between fluid and air as the streams landed and threw pool
     // particles up to 0.75 m, into the drain above it (4 lost in 600 steps, 30 in 20,000). The mode grows the
     // eroded surface layers back only over water at least 2 SURFACE_LAYERS + 1 cells thick (an opening), so this
-    // pool stays with the density constraints as with the default: measured highest pool particle 0.537 m
-    // (0.512 m by default), none lost.
-    const simulation = createSoakScene(freeSurface);
+    // pool stays with the density constraints as with freeSurface: false: measured highest pool particle
+    // 0.516 m (0.512 m with freeSurface: false), none lost.
+    const simulation = createSoakScene();
     const pool = simulation.particles();
     let highest = 0;
     for (let step = 0; step < 600; step++) {
@@ -242,24 +144,124 @@ describe("still water with projection.freeSurface (CPU): the issue's targets", (
       for (const eid of pool) if (simulation.isParticle(eid)) highest = Math.max(highest, simulation.Position.y[eid]);
     }
     const lost = pool.filter((eid) => !simulation.isParticle(eid)).length;
-    console.log(`soak scene, freeSurface, 600 steps: ${lost} pool particles lost, highest ${highest.toFixed(3)} m`);
+    console.log(`soak scene, 600 steps: ${lost} pool particles lost, highest ${highest.toFixed(3)} m`);
     expect(lost).toBe(0);
     // The drain's lowest point is 0.54 m.
     expect(highest).toBeLessThan(0.54);
   });
 
-  it('the setting: off by default, refused unless a boolean, live in settings, kept by snapshots', () => {
-    expect(restingPool(2, 0.01).settings.projectionFreeSurface).toBe(false);
+  it('the setting: on by default, refused unless a boolean, live in settings, kept by snapshots', () => {
+    expect(restingPool(2, 0.01).settings.projectionFreeSurface).toBe(true);
     expect(() => new FluidSimulation({ projection: { freeSurface: 1 as unknown as boolean } })).toThrow(
       'projection.freeSurface is 1; it must be true or false',
     );
-    const simulation = restingPool(4, 0.01, 0, freeSurface);
-    expect(simulation.settings.projectionFreeSurface).toBe(true);
+    const simulation = restingPool(4, 0.01, 0, { projection: { freeSurface: false } });
+    expect(simulation.settings.projectionFreeSurface).toBe(false);
     simulation.step();
     const restored = FluidSimulation.fromSnapshot(simulation.snapshot());
-    expect(restored.settings.projectionFreeSurface).toBe(true);
+    expect(restored.settings.projectionFreeSurface).toBe(false);
     (simulation.settings as { projectionFreeSurface: unknown }).projectionFreeSurface = 'yes';
     expect(() => simulation.step()).toThrow('settings.projectionFreeSurface is yes; it must be true or false');
+  });
+  it('two fluids (oil over water, number-density constraint), 20 deep: after 4 s mean speed < 0.01 m/s, fastest < 0.1 m/s', {
+    timeout: 300_000,
+  }, () => {
+    const simulation = new FluidSimulation({ particleRadius: 0.01, capacity: 2000 });
+    simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [0.2, 0.8, 0.2], container: true });
+    const water = simulation.addMaterial({ numberDensity: true });
+    const oil = simulation.addMaterial({ numberDensity: true, restDensity: 800 });
+    simulation.spawnBlock({ min: [0, 0, 0], max: [0.2, 0.2, 0.2], material: water });
+    simulation.spawnBlock({ min: [0, 0.2, 0], max: [0.2, 0.4, 0.2], material: oil });
+    for (let frame = 0; frame < 240; frame++) simulation.step();
+    const figures = restFigures(simulation, 20);
+    console.log(
+      `still water, oil over water 20 deep, 4 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s, fastest ${figures.fastest.toFixed(3)} m/s, p99 surface ${(100 * figures.surfaceError).toFixed(1)}%`,
+    );
+    // Measured 0.0069 m/s, 0.035 m/s, +1.7% (0.0141 m/s, 0.097 m/s, +0.8% with freeSurface: false, bound
+    // 0.03 m/s and 0.2 m/s then).
+    expect(figures.meanSpeed).toBeLessThan(0.01);
+    expect(figures.fastest).toBeLessThan(0.1);
+    expect(Math.abs(figures.surfaceError)).toBeLessThan(0.03);
+  });
+
+  it('a baked mesh container, 20 deep: after 4 s mean speed < 0.1 m/s (0.31 m/s without the projection)', {
+    timeout: 300_000,
+  }, () => {
+    const run = (projection: boolean) => {
+      const simulation = new FluidSimulation({
+        particleRadius: 0.01,
+        capacity: 2000,
+        ...(projection ? {} : { projection: false as const, iterations: 3 }),
+      });
+      const field = bakeSignedDistanceField(createBoxMesh([0, 0, 0], [0.2, 0.8, 0.2]), { cellSize: 0.01 });
+      simulation.addCollider({ shape: 'mesh', field, container: true });
+      simulation.spawnBlock({ min: [0, 0, 0], max: [0.2, 0.4, 0.2], material: simulation.addMaterial({}) });
+      for (let frame = 0; frame < 240; frame++) simulation.step();
+      return restFigures(simulation, 20);
+    };
+    const figures = run(true);
+    const without = run(false);
+    console.log(
+      `still water, baked box container 20 deep, 4 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s, fastest ${figures.fastest.toFixed(3)} m/s, p99 surface ${(100 * figures.surfaceError).toFixed(1)}%; without the projection (2 x 3) ${without.meanSpeed.toFixed(4)} m/s, fastest ${without.fastest.toFixed(3)} m/s`,
+    );
+    // Measured 0.043 m/s and 0.21 m/s (0.052 m/s and 0.33 m/s with freeSurface: false), several times the
+    // analytic box's: a mesh's wall weight counts its nearest surface as one flat wall (docs/method.md, "Still
+    // water"), wrong in the corners. It misses the issue's targets.
+    expect(figures.meanSpeed).toBeLessThan(0.1);
+    expect(figures.fastest).toBeLessThan(0.6);
+    expect(Math.abs(figures.surfaceError)).toBeLessThan(0.03);
+    expect(without.meanSpeed).toBeGreaterThan(3 * figures.meanSpeed);
+  });
+
+  it('without the coarse pressure projection a 30-deep column boils (the defect the projection removes)', {
+    timeout: 300_000,
+  }, () => {
+    const simulation = restingPool(30, 0.01, 0, { projection: false, iterations: 3 });
+    for (let frame = 0; frame < 120; frame++) simulation.step();
+    const mean = restFigures(simulation, 30).meanSpeed;
+    console.log(`30 deep without the projection (2 x 3 iterations), 2 s: mean speed ${mean.toFixed(3)} m/s`);
+    expect(mean).toBeGreaterThan(0.1);
+  });
+});
+
+describe('still water with projection.freeSurface false (CPU): the surface layers left to the density constraints', () => {
+  const layers: FluidSimulationOptions = { projection: { freeSurface: false } };
+  const cases: [depth: number, radius: number, drop: number][] = [
+    [10, 0.01, 0],
+    [30, 0.01, 0],
+    [50, 0.01, 0],
+    [30, 0.01, 0.15],
+    [10, 0.025, 0],
+    [30, 0.025, 0],
+  ];
+  for (const [depth, radius, drop] of cases) {
+    const name = `${depth} particles deep, r = ${radius} m, ${drop > 0 ? `dropped ${drop} m` : 'spawned at rest'}`;
+    it(`${name}: after 4 s mean speed < 0.03 m/s, fastest < 0.2 m/s, surface in place`, { timeout: 300_000 }, () => {
+      const figures = restingColumn(depth, radius, drop, 4, layers);
+      console.log(
+        `still water, freeSurface false, ${name}, 4 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s, fastest ${figures.fastest.toFixed(3)} m/s, ` +
+          `p99 surface ${(100 * figures.surfaceError).toFixed(1)}% of the rest height, highest particle ` +
+          `${figures.highestAbove.toFixed(2)} spacings above it`,
+      );
+      expect(figures.meanSpeed).toBeLessThan(0.03);
+      expect(figures.fastest).toBeLessThan(0.2);
+      // Within 3% of the rest height, or (shallow pools) the top layer within 0.6 spacing of it: the
+      // artificial pressure (s_corr, eq. 13) holds the surface layer about half a spacing up.
+      expect(Math.abs(figures.surfaceError) * depth).toBeLessThan(Math.max(0.03 * depth, 0.6));
+      expect(figures.highestAbove).toBeLessThan(3);
+    });
+  }
+
+  it('30 particles deep, r = 0.01 m, after 10 s: no faster than at 4 s (nothing pumps energy in)', {
+    timeout: 300_000,
+  }, () => {
+    const figures = restingColumn(30, 0.01, 0, 10, layers);
+    console.log(
+      `still water, freeSurface false, 30 deep, 10 s: mean speed ${figures.meanSpeed.toFixed(4)} m/s, fastest ${figures.fastest.toFixed(3)} m/s`,
+    );
+    // Measured 0.0078 m/s and 0.100 m/s (0.0183 and 0.084 before the full-cell mobility, bound 0.025 then).
+    expect(figures.meanSpeed).toBeLessThan(0.015);
+    expect(figures.fastest).toBeLessThan(0.15);
   });
 });
 

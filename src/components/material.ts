@@ -16,8 +16,9 @@ export interface FluidMaterialStore {
   readonly vorticity: Float64Array;
   /**
    * Artificial pressure strength k (eq. 13), dimensionless. In the still-water mode
-   * (`projection.freeSurface`) the single-fluid constraint offsets the term by its value at the rest spacing
-   * 2r, so it pushes apart only particles closer than that.
+   * (`projection.freeSurface`, the default) the single-fluid constraint offsets the term by its value at the
+   * rest spacing 2r where the coarse projection holds the water, so it pushes apart only particles closer
+   * than that there.
    */
   readonly artificialPressureStrength: Float64Array;
   /** Artificial pressure exponent n (eq. 13). */

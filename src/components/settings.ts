@@ -68,9 +68,9 @@ export interface FluidSettings {
    */
   projectionDensityRelaxation: number;
   /**
-   * PBF projection: true solves water at least five cells thick up to its free surface and offsets the
-   * single-fluid artificial pressure by its value at the rest spacing (still water; see
-   * `ProjectionOptions.freeSurface`). Default false.
+   * PBF projection: true solves water at least five cells thick up to its free surface and, where the solve
+   * holds the water, offsets the single-fluid artificial pressure by its value at the rest spacing (still
+   * water; see `ProjectionOptions.freeSurface`). Default true.
    */
   projectionFreeSurface: boolean;
   /** Backend chosen at creation (`'auto'` resolved). The one running now is `stats.backend`. */

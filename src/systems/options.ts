@@ -121,14 +121,14 @@ export interface ProjectionOptions {
    */
   densityRelaxation?: number;
   /**
-   * True (the still-water mode): the projection solves water at least five cells thick up to its free surface
-   * (thinner water, and the water beside a coupled body thinner than a cell, stays with the density
-   * constraints), and the single-fluid density constraint's artificial pressure (eq. 13) is offset by its
-   * value at the rest spacing, so it pushes apart only particles closer than that. A pool at rest is then
-   * still (30 particles deep at r = 1 cm: 0.0050 m/s after 4 s against 0.0115; docs/method.md, "Still-water
-   * mode"). Default false: the two cell layers under a free surface are left to the density constraints and
-   * eq. 13 acts as written. Not the default yet: a pushed small blob compresses more near the paddle and a
-   * freshly spawned pool sits 1.4% higher than stirred water; see docs/method.md.
+   * True (the still-water mode, the default): the projection solves water at least five cells thick up to its
+   * free surface (thinner water, and the water beside a coupled body thinner than a cell, stays with the
+   * density constraints), and where it holds the water the single-fluid density constraint's artificial
+   * pressure (eq. 13) is offset by its value at the rest spacing, so it pushes apart only particles closer than
+   * that (a pair's offset is the mean of its two particles' shares; elsewhere eq. 13 acts as written). A pool
+   * at rest is then still (30 particles deep at r = 1 cm: 0.0049 m/s after 4 s, against 0.0115 m/s with
+   * false; docs/method.md, "Still-water mode"). False: the two cell layers under a free surface are left to
+   * the density constraints and eq. 13 acts as written everywhere (the default until 2026-11-27). Default true.
    */
   freeSurface?: boolean;
 }

@@ -76,7 +76,7 @@ function resolveProjectionOptions(
       rules.densityRelaxation,
       withDefault(o.densityRelaxation, rules.densityRelaxation.default),
     ),
-    projectionFreeSurface: checkFreeSurface('projection.freeSurface', o.freeSurface ?? false),
+    projectionFreeSurface: checkFreeSurface('projection.freeSurface', o.freeSurface ?? true),
   };
 }
 

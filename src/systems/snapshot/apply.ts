@@ -103,9 +103,9 @@ export function snapshotSimulationOptions(decoded: DecodedSnapshot): FluidSimula
       const value = decoded.settings.get(key);
       if (typeof value === 'number') projection[option] = value;
     }
-    // Absent from snapshots written before it existed: false.
+    // Absent from snapshots written before it existed, which ran without it: false (it is the default since).
     const freeSurface = decoded.settings.get('projectionFreeSurface');
-    if (typeof freeSurface === 'boolean') projection.freeSurface = freeSurface;
+    projection.freeSurface = typeof freeSurface === 'boolean' ? freeSurface : false;
     options.projection = projection;
   }
   // The MPS settings (absent from snapshots of the other solvers and from older ones: the defaults apply).
