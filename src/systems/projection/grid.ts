@@ -187,8 +187,10 @@ export function markFluidCells(ctx: SimulationContext, state: ProjectionState): 
 }
 
 /**
- * Step 3c, in the still-water mode only: `projectionSolved` of each particle whose cell the solve holds (a
- * fluid cell after the surface layers; see `SolverState.projectionSolved`).
+ * Step 3c, in the still-water mode only: `projectionSolved` is 1 for each particle whose cell the solve holds
+ * (fluid after the surface layers grew back) or that only a thin coupled body beside it keeps out of the
+ * solve (fluid as classified, `besideBody`), else 0 (see `SolverState.projectionSolved`; the GPU's
+ * `solvedParticles` in grid.wgsl).
  */
 export function markSolvedParticles(ctx: SimulationContext, state: ProjectionState): void {
   const s = ctx.solver;
