@@ -29,6 +29,11 @@ export interface ProjectionParityOptions {
    * surroundings keep the surface layers; see `BODY_SURFACE_REACH`). Default false.
    */
   thinBoard?: boolean;
+  /**
+   * The still-water mode with two fluids (number-density constraint): the pool's upper half a second fluid
+   * of 800 kg/m^3. Default false.
+   */
+  twoFluids?: boolean;
 }
 
 /** Result of {@link projectionParity}. */
@@ -80,10 +85,10 @@ function parityScene(
     projection: {
       tolerance: options.tolerance,
       densityRelaxation: options.densityRelaxation,
-      freeSurface: options.thinBoard ?? false,
+      freeSurface: (options.thinBoard ?? false) || (options.twoFluids ?? false),
     },
   });
-  const water = simulation.addMaterial({});
+  const water = simulation.addMaterial(options.twoFluids ? { numberDensity: true } : {});
   const width = 0.48;
   // The tank is offset from the spawn lattice so that no particle sits on a cell boundary of the grid.
   simulation.addCollider({
@@ -104,7 +109,13 @@ function parityScene(
     // Off the grid's cell boundaries (a cell center on its face would be a tie of float32 against float64).
     simulation.setColliderTransform(board, { position: [0.2013, 0.5037, 0.2629], teleport: true });
   }
-  simulation.spawnBlock({ min: [0, 0, 0], max: [width, 12 * 2 * radius, width], material: water });
+  if (options.twoFluids) {
+    const oil = simulation.addMaterial({ numberDensity: true, restDensity: 800 });
+    simulation.spawnBlock({ min: [0, 0, 0], max: [width, 6 * 2 * radius, width], material: water });
+    simulation.spawnBlock({ min: [0, 6 * 2 * radius, 0], max: [width, 12 * 2 * radius, width], material: oil });
+  } else {
+    simulation.spawnBlock({ min: [0, 0, 0], max: [width, 12 * 2 * radius, width], material: water });
+  }
   // A drop above the pool, out of the board's reach (BODY_SURFACE_REACH): too thin for the solve in the
   // still-water mode, so its particles keep eq. 13 as written.
   if (options.thinBoard) {
@@ -155,10 +166,10 @@ export async function projectionParity(
   }
   const ctx = firstSubstepUpToNeighbours(cpu);
   const s = ctx.solver;
-  const inverseRestDensity = ctx.materials.inverseRestDensity[0];
+  const inverseRestDensity = ctx.materials.inverseRestDensity;
   for (let i = 0; i < s.count; i++) {
     const [density, neighbours] = lastSolve.get(s.entity[i]) ?? [0, 0];
-    s.constraint[i] = density * inverseRestDensity - 1;
+    s.constraint[i] = density * inverseRestDensity[s.material[i]] - 1;
     s.neighbourCount[i] = neighbours;
   }
   const before = new Map<number, number[]>();
