@@ -53,7 +53,10 @@ export const W = 'read_write' as const;
 export interface GpuPlan {
   /** The PBF solver's coarse projection runs (`settings.projection`). */
   readonly projection: boolean;
-  /** The projection reaches the free surface (`settings.projectionFreeSurface`): its two growing passes. */
+  /**
+   * The projection reaches the free surface (`settings.projectionFreeSurface`): its two growing passes and
+   * `solvedParticles`.
+   */
   readonly projectionFreeSurface: boolean;
   /** Density iterations per substep (`settings.iterations`). */
   readonly iterations: number;

@@ -57,8 +57,11 @@ import { faceChanges, gatherFromGrid, scatterToGrid } from './transfer';
 export function projectionSystem(ctx: SimulationContext): void {
   const state = ctx.projection;
   const freeSurface = ctx.settings.projectionFreeSurface;
-  if (freeSurface) ctx.solver.projectionSolved.fill(0, 0, ctx.solver.count);
-  if (!ctx.settings.projection || !planGrid(ctx, state)) return;
+  if (!ctx.settings.projection || !planGrid(ctx, state)) {
+    // No solve this substep: no particle takes the s_corr rest offset (markSolvedParticles sets them all else).
+    if (freeSurface) ctx.solver.projectionSolved.fill(0, 0, ctx.solver.count);
+    return;
+  }
   markFluidCells(ctx, state);
   classifyCells(ctx, state);
   erodeSurfaceCells(ctx, state);
