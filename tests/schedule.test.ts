@@ -30,6 +30,7 @@ const SORT = [
   'predict',
   ...SCANS,
   'bucketOrder',
+  'rankParticles',
   'rankBuckets',
   'destination',
   'scatter',

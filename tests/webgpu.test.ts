@@ -236,15 +236,18 @@ describe('WebGPU backend in headless Chromium', () => {
     expect(Math.abs(webgpu.meanHeight - cpu.meanHeight) / cpu.meanHeight).toBeLessThan(0.01);
   });
 
-  it('two runs of the same scene are bit-identical (the counting sort is stable, not ordered by atomics)', async () => {
+  it('two runs of the same scene are bit-identical (the counting sort is stable, not ordered by atomics, removals included)', async () => {
     for (const freeSurface of [false, true]) {
       const result = await gpu.run<DeterminismResult>('determinism', { frames: 30, freeSurface });
       console.log(
-        `determinism${freeSurface ? ' (projection.freeSurface)' : ''}: ${result.particles} particles, 30 frames of a dropped block twice: ` +
-          `${result.differing} differ, largest difference ${result.largestDifference}, mean speed ${result.meanSpeed.toFixed(3)} m/s`,
+        `determinism${freeSurface ? ' (projection.freeSurface)' : ''}: ${result.particles} particles, 30 frames of a dropped block twice (a drain, then a block in the freed ids): ` +
+          `${result.removed} removed, same order ${result.sameRemovals}, ${result.differing} differ, largest difference ${result.largestDifference}, mean speed ${result.meanSpeed.toFixed(3)} m/s`,
       );
-      expect(result.particles).toBe(1000);
+      // 1000, less the drain's 4 x 4 columns of 10, plus the new block's 4 x 4 x 4.
+      expect(result.particles).toBe(1000 - 160 + 64);
       expect(result.sameIds).toBe(true);
+      expect(result.removed).toBe(160);
+      expect(result.sameRemovals).toBe(true);
       // The block is still moving (measured 0.078 m/s, 0.046 m/s in the still-water mode), so an
       // order-dependent sum would show.
       expect(result.meanSpeed).toBeGreaterThan(0.02);

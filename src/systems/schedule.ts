@@ -56,6 +56,7 @@ export interface ScheduleEntry {
 const neighbourPasses: GpuPasses = (plan) => [
   ...plan.scanPasses,
   'bucketOrder',
+  'rankParticles',
   'rankBuckets',
   'destination',
   'scatter',

@@ -32,7 +32,10 @@ export function scanPass(key: string, entry: 'scanBlocks' | 'addSums'): Omit<Pas
   };
 }
 
-/** The stable ranking in each bucket (bucket order, rank), destination, scatter and finish, after the scan. */
+/**
+ * The stable ranking in each bucket (bucket order; rank per particle in a short bucket, per bucket in a long one),
+ * destination, scatter and finish, after the scan.
+ */
 export const sortPasses: readonly PassDefinition[] = [
   {
     key: 'bucketOrder',
@@ -44,6 +47,20 @@ export const sortPasses: readonly PassDefinition[] = [
       ['cell', R],
       ['buckets', R],
       ['sortOrder', W],
+    ],
+    size: 'particles',
+  },
+  {
+    key: 'rankParticles',
+    name: 'rankParticles',
+    source: sort('rankParticles'),
+    entry: 'rankParticles',
+    bindings: [
+      ['scene', R],
+      ['state', R],
+      ['cell', W],
+      ['buckets', R],
+      ['sortOrder', R],
     ],
     size: 'particles',
   },

@@ -1,12 +1,17 @@
 // Counting sort, second half (mirrors sortByBucket in neighbours/cpu.ts). The predict pass counted each
 // bucket with an atomic add, whose slot order is a race between threads; so the sort is made stable here,
-// as the CPU's is: `bucketOrder` lists each particle at its bucket's start plus its raced slot, `rankBuckets`
-// (one thread per bucket) sorts each bucket's list by particle index and gives every particle its place, so
-// the same input always gives the same order (and the sums over neighbours the same rounding), the removed
-// particles' bucket (the dead bucket, after every cell) included, so their ids reach `removed` in a fixed
-// order too. `destination` moves the bookkeeping and writes the ids of removed particles to
-// `removed`, after those not yet read back; `scatter` moves positions and velocities and stores x* with the
-// cell key in w; `finish` (one thread) sets the new count.
+// as the CPU's is: `bucketOrder` lists each particle at its bucket's start plus its raced slot, then each
+// particle's place is its bucket's start plus the number of the bucket's particles with a lower index:
+// `rankParticles` (one thread per particle) counts them in a bucket of at most SHORT_BUCKET particles (a cell
+// holds about 8), `rankBuckets` (one thread per bucket, returning at once for the others) sorts a longer
+// bucket's list by index and places its particles. So the same input always gives the same order (and the
+// sums over neighbours the same rounding), the removed particles' bucket (the dead bucket, after every cell)
+// included, so their ids reach `removed` in a fixed order too. `destination` moves the bookkeeping and writes
+// the ids of removed particles to `removed`, after those not yet read back; `scatter` moves positions and
+// velocities and stores x* with the cell key in w; `finish` (one thread) sets the new count.
+
+// The longest bucket `rankParticles` ranks (a count per particle costs the bucket's length squared).
+const SHORT_BUCKET = 64u;
 
 // @entry bucketOrder
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -17,12 +22,30 @@ fn bucketOrder(@builtin(global_invocation_id) id: vec3<u32>) {
   sortOrder[buckets[c.y] + c.z] = i;
 }
 
-// @entry rankBuckets
-// Sorts sortOrder[start, end) ascending: insertion sort for the few particles of a cell (nearly sorted, as
-// the particles arrive in the previous substep's order), heapsort beyond SHORT_BUCKET so that a crowded
-// bucket costs n log n.
-const SHORT_BUCKET = 32u;
+// @entry rankParticles
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn rankParticles(@builtin(global_invocation_id) id: vec3<u32>) {
+  let i = id.x;
+  if (i >= state.count) { return; }
+  let c = cell[i];
+  let start = buckets[c.y];
+  // The dead bucket ends with the particles (state.count is the count before `finish`).
+  let end = select(buckets[c.y + 1u], state.count, c.y == scene.params.deadBucket);
+  if (end - start > SHORT_BUCKET) { return; }
+  var lower = 0u;
+  var k = start;
+  loop {
+    lower = lower + select(0u, 1u, sortOrder[k] < i);
+    continuing {
+      k = k + 1u;
+      break if k >= end;
+    }
+  }
+  cell[i].z = start + lower;
+}
 
+// @entry rankBuckets
+// Sorts sortOrder[start, end) of a bucket longer than SHORT_BUCKET ascending by heapsort (n log n).
 fn siftDown(start: u32, root: u32, length: u32) {
   var parent = root;
   loop {
@@ -38,20 +61,15 @@ fn siftDown(start: u32, root: u32, length: u32) {
   }
 }
 
-fn sortBucket(start: u32, end: u32) {
+@compute @workgroup_size(SCAN_WORKGROUP_SIZE)
+fn rankBuckets(@builtin(global_invocation_id) id: vec3<u32>) {
+  let b = id.x;
+  let dead = scene.params.deadBucket;
+  if (b > dead) { return; }
+  let start = buckets[b];
+  let end = select(buckets[b + 1u], state.count, b == dead);
+  if (end - start <= SHORT_BUCKET) { return; }
   let length = end - start;
-  if (length <= SHORT_BUCKET) {
-    for (var k = start + 1u; k < end; k = k + 1u) {
-      let value = sortOrder[k];
-      var m = k;
-      while (m > start && sortOrder[m - 1u] > value) {
-        sortOrder[m] = sortOrder[m - 1u];
-        m = m - 1u;
-      }
-      sortOrder[m] = value;
-    }
-    return;
-  }
   for (var root = length / 2u; root > 0u; root = root - 1u) { siftDown(start, root - 1u, length); }
   for (var last = length - 1u; last > 0u; last = last - 1u) {
     let largest = sortOrder[start];
@@ -59,17 +77,6 @@ fn sortBucket(start: u32, end: u32) {
     sortOrder[start + last] = largest;
     siftDown(start, 0u, last);
   }
-}
-
-@compute @workgroup_size(SCAN_WORKGROUP_SIZE)
-fn rankBuckets(@builtin(global_invocation_id) id: vec3<u32>) {
-  let b = id.x;
-  let dead = scene.params.deadBucket;
-  if (b > dead) { return; }
-  let start = buckets[b];
-  // The dead bucket ends with the particles (state.count is the count before `finish`).
-  let end = select(buckets[b + 1u], state.count, b == dead);
-  if (end - start > 1u) { sortBucket(start, end); }
   for (var place = start; place < end; place = place + 1u) { cell[sortOrder[place]].z = place; }
 }
 
