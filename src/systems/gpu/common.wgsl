@@ -27,23 +27,42 @@ fn cellKey(c: vec3<i32>) -> u32 {
   return w.x | (w.y << 8u) | (w.z << 16u);
 }
 
-// Key of neighbour cell `n` (0..26: dz outer, dy, dx inner, each -1..1) of the cell `home`. The passes visit
-// the 27 cells in one loop, and every loop in the form `loop { ... continuing { ...; break if done; } }`:
-// SwiftShader runs a loop's body once more, with no lane active, after a loop's own test fails at the top,
-// and runs every branch of an `if` (masked), so nested loops and early exits are paid for in full.
-fn neighbourKey(home: vec3<i32>, n: i32) -> u32 {
-  return cellKey(home + vec3<i32>(n % 3 - 1, (n / 3) % 3 - 1, n / 9 - 1));
-}
-
+// The passes visit the 27 cells around a particle's as 9 rows along x (rowPart), and every loop in the form
+// `loop { ... continuing { ...; break if done; } }`: SwiftShader runs a loop's body once more, with no lane
+// active, after a loop's own test fails at the top, and runs every branch of an `if` (masked), so nested
+// loops and early exits are paid for in full.
 fn keyCell(key: u32) -> vec3<i32> {
   return vec3<i32>(i32(key & 255u), i32((key >> 8u) & 255u), i32((key >> 16u) & 255u));
 }
 
-// Bucket of a cell key (Teschner et al. 2003 primes, as hashCell on the CPU).
+// Hash of a row of cells (its y and z modulo 256; Teschner et al. 2003 primes).
+fn rowHash(y: u32, z: u32) -> u32 {
+  return (y * 19349663u) ^ (z * 83492791u);
+}
+
+// Bucket of a cell key: its row's hash plus its x, so that the cells x, x + 1, x + 2 of a row take
+// consecutive buckets, and their particles one range of the sorted order (rowPart).
 fn bucketOfKey(key: u32, mask: u32) -> u32 {
-  let w = keyCell(key);
-  let h = (u32(w.x) * 73856093u) ^ (u32(w.y) * 19349663u) ^ (u32(w.z) * 83492791u);
-  return h & mask;
+  return (rowHash((key >> 8u) & 255u, key >> 16u) + (key & 255u)) & mask;
+}
+
+// Part `part` of the three cells x0, x0 + 1, x0 + 2 (x0 modulo 256) of the row (y, z): (first bucket, the
+// bucket whose start ends the range, 1 if the part is the whole row). A row is one part, its three buckets,
+// unless it wraps (x0 > 253, or its buckets pass the table's end): then three parts of one bucket each. The
+// range holds the particles of any cell hashed into those buckets: a pass keeps those whose key is in the row.
+fn rowPart(y: u32, z: u32, x0: u32, part: u32, mask: u32) -> vec3<u32> {
+  let hash = rowHash(y, z);
+  let first = (hash + x0) & mask;
+  if (x0 <= 253u && first + 2u <= mask) { return vec3<u32>(first, first + 3u, 1u); }
+  let bucket = (hash + ((x0 + part) & 255u)) & mask;
+  return vec3<u32>(bucket, bucket + 1u, 0u);
+}
+
+// Whether a cell key is in the row whose y and z `row` holds (in bits 8-23, as a key): of the particles of a
+// row's range (rowPart), those of its three cells. (Another cell of the same row cannot share their buckets:
+// a row's cells take consecutive buckets of a table of at least 1024.)
+fn keyInRow(key: u32, row: u32) -> bool {
+  return (key & 0xffff00u) == row;
 }
 
 fn poly6(k: Kernel, r2: f32) -> f32 {

@@ -37,18 +37,19 @@ function replaceOnce(text: string, from: string, to: string): string {
 }
 
 /**
- * The cells loop as the list's fallback: tested at the top and starting past its end (27) for every particle
- * whose list did not overflow, so those pay one masked pass of its body, not 27.
+ * The cells loop as the list's fallback: tested at the top and starting past its end (row 9) for every
+ * particle whose list did not overflow, so those pay one masked pass of its body, not 9 rows.
  */
 function fallbackLoop(): [before: string, after: string] {
   const [before, after] = neighbourLoop('cells');
+  const start = replaceOnce(
+    before,
+    '  var row = 0u;\n',
+    '  var row = select(9u, 0u, listLength == NEIGHBOUR_OVERFLOW);\n',
+  );
   return [
-    replaceOnce(
-      before,
-      '  var near = 0;\n  loop {\n',
-      '  var near = select(27, 0, listLength == NEIGHBOUR_OVERFLOW);\n  loop {\n    if (near >= 27) { break; }\n',
-    ),
-    replaceOnce(after, '      break if near == 27;\n', ''),
+    replaceOnce(start, '  loop {\n    let rowY', '  loop {\n    if (row >= 9u) { break; }\n    let rowY'),
+    replaceOnce(after, '      break if row == 9u;\n', ''),
   ];
 }
 

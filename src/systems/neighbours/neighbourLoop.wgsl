@@ -29,19 +29,23 @@
     }
   }
 // @loop cells
-// Every particle sorted into one of the 27 cells around `home` (the bucket starts of the hash table).
-  var near = 0;
+// Every particle sorted into one of the 27 cells around `home`, row by row (dz outer, dy inner; in a row
+// the cells x - 1, x, x + 1 in order): one range of the bucket starts per row (rowPart, common.wgsl).
+  let rowX = u32(home.x + 255) & 255u;
+  var row = 0u;
+  var part = 0u;
   loop {
-    let key = neighbourKey(home, near);
-    // Keys are below 2^24, exact as f32 (predicted.w).
-    let keyValue = f32(key);
-    let bucket = bucketOfKey(key, k.tableMask);
-    let end = neighbourTable[bucket + 1u];
-    var j = neighbourTable[bucket];
+    let rowY = u32(home.y + i32(row % 3u) + 255) & 255u;
+    let rowZ = u32(home.z + i32(row / 3u) + 255) & 255u;
+    let range = rowPart(rowY, rowZ, rowX, part, k.tableMask);
+    let rowKey = (rowY << 8u) | (rowZ << 16u);
+    let end = neighbourTable[range.y];
+    var j = neighbourTable[range.x];
     if (j < end) {
       loop {
         let other = sortedPredicted[j];
-        if (other.w != keyValue || j == i) { continue; }
+        // Keys are below 2^24, exact as f32 (predicted.w).
+        if (!keyInRow(u32(other.w), rowKey) || j == i) { continue; }
 // @body
         continuing {
           j = j + 1u;
@@ -50,7 +54,9 @@
       }
     }
     continuing {
-      near = near + 1;
-      break if near == 27;
+      part = select(part + 1u, 3u, range.z == 1u);
+      row = row + select(0u, 1u, part == 3u);
+      part = select(part, 0u, part == 3u);
+      break if row == 9u;
     }
   }

@@ -57,13 +57,15 @@ fn stencil(@builtin(global_invocation_id) id: vec3<u32>) {
 // three axes' weights are computed together (zero outside a stencil), and the loops are written as the
 // neighbour loop's (common.wgsl), which SwiftShader runs no more often than needed.
 
-// The weight of the particle at grid coordinates g on the lower face of cell q along axis a: its
-// stencil's trilinear weight there, 0 where the face is not in its stencil.
-fn faceWeight(g: vec3<f32>, q: vec3<i32>, a: u32) -> f32 {
-  let s = faceStencil(g, a);
-  let corner = q - s.base;
-  if (any(corner < vec3<i32>(0)) || any(corner > vec3<i32>(1))) { return 0.0; }
-  return cornerWeight(s.t, u32(corner.x) + 2u * u32(corner.y) + 4u * u32(corner.z));
+// The weights of the particle at grid coordinates g on the lower faces of cell q along the three axes: its
+// stencils' trilinear weights there, prod_d max(0, 1 - |g_d - o_d - q_d|) with the face offsets o of
+// faceOffset (0 along the axis, 1/2 across): the weight of the stencil's corner at q, 0 where q is not one
+// of its corners, without finding the stencil.
+fn faceWeights(g: vec3<f32>, q: vec3<i32>) -> vec3<f32> {
+  let d = g - vec3<f32>(q);
+  let along = max(vec3<f32>(0.0), vec3<f32>(1.0) - abs(d));
+  let across = max(vec3<f32>(0.0), vec3<f32>(1.0) - abs(d - vec3<f32>(0.5)));
+  return vec3<f32>(along.x * across.y * across.z, across.x * along.y * across.z, across.x * across.y * along.z);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -81,42 +83,49 @@ fn scatter(@builtin(global_invocation_id) id: vec3<u32>) {
   var flux = vec3<f32>(0.0);
   var share = vec3<f32>(0.0);
   if (any(live)) {
-    var near = 0;
+    // The 27 cells as 9 rows along x (rowPart, common.wgsl), each clipped to the grid's inside: the cells
+    // at the grid's edge hold no particle on the grid (see onGrid).
+    let xLow = max(q.x - 1, 1);
+    let xHigh = min(q.x + 1, dims.x - 2);
+    var row = 0u;
+    var part = 0u;
     loop {
-      // The cells at the grid's edge hold no particle on the grid (see onGrid).
-      let cellQ = q + vec3<i32>(near % 3 - 1, (near / 3) % 3 - 1, near / 9 - 1);
-      if (all(cellQ >= vec3<i32>(1)) && all(cellQ <= dims - vec3<i32>(2))) {
-        let world = origin + cellQ;
-        let key = cellKey(world);
-        let keyValue = f32(key);
-        let bucket = bucketOfKey(key, p.tableMask);
-        let end = buckets[bucket + 1u];
-        var j = buckets[bucket];
-        if (j < end) {
-          loop {
-            let other = sortedPredicted[j];
-            if (other.w != keyValue || any(cellOf(other.xyz) != world)) { continue; }
-            let scales = projectionParticle[3u * j].xyz;
-            if (scales.x < 0.0) { continue; }
-            let g = gridCoordinates(other.xyz, p.inverseKernelRadius);
-            let amounts = projectionParticle[3u * j + 1u];
-            let flow = projectionParticle[3u * j + 2u].xyz;
-            let w = select(vec3<f32>(0.0), scales, live) *
-              vec3<f32>(faceWeight(g, q, 0u), faceWeight(g, q, 1u), faceWeight(g, q, 2u));
-            massSum = massSum + amounts.x * w;
-            volume = volume + amounts.y * w;
-            flux = flux + flow * w;
-            share = share + amounts.z * w;
-            continuing {
-              j = j + 1u;
-              break if j >= end;
-            }
+      let rowQ = q.yz + vec2<i32>(i32(row % 3u) - 1, i32(row / 3u) - 1);
+      let rowStart = cellKey(origin + vec3<i32>(q.x - 1, rowQ));
+      let rowX = rowStart & 255u;
+      let rowKey = rowStart & 0xffff00u;
+      let range = rowPart((rowStart >> 8u) & 255u, rowStart >> 16u, rowX, part, p.tableMask);
+      let inside = all(rowQ >= vec2<i32>(1)) && all(rowQ <= dims.yz - vec2<i32>(2));
+      let end = select(0u, buckets[range.y], inside);
+      var j = buckets[range.x];
+      if (j < end) {
+        loop {
+          let other = sortedPredicted[j];
+          // The row's cells inside the grid (a cell 256 cells away has the same key, but no stencil of q).
+          let key = u32(other.w);
+          let x = i32((key - rowX) & 255u) + q.x - 1;
+          if (!keyInRow(key, rowKey) || x < xLow || x > xHigh) { continue; }
+          let scales = projectionParticle[3u * j].xyz;
+          if (scales.x < 0.0) { continue; }
+          let g = gridCoordinates(other.xyz, p.inverseKernelRadius);
+          let amounts = projectionParticle[3u * j + 1u];
+          let flow = projectionParticle[3u * j + 2u].xyz;
+          let w = select(vec3<f32>(0.0), scales, live) * faceWeights(g, q);
+          massSum = massSum + amounts.x * w;
+          volume = volume + amounts.y * w;
+          flux = flux + flow * w;
+          share = share + amounts.z * w;
+          continuing {
+            j = j + 1u;
+            break if j >= end;
           }
         }
       }
       continuing {
-        near = near + 1;
-        break if near == 27;
+        part = select(part + 1u, 3u, range.z == 1u);
+        row = row + select(0u, 1u, part == 3u);
+        part = select(part, 0u, part == 3u);
+        break if row == 9u;
       }
     }
   }
