@@ -82,6 +82,10 @@ export const scenarios: Record<string, Scenario> = {
   projectionAfterRestore: async (engine) => (await import('./projection')).projectionAfterRestore(engine),
   restingPool: async (engine, args) => (await import('./projection')).restingPoolOnGpu(engine, args),
   determinism: async (engine, args) => (await import('./determinism')).gpuDeterminism(engine, args),
+  wallSlide: async (engine, args) => {
+    const { wallSlide, wallSlideScene } = await import('../wallSlide');
+    return wallSlide(wallSlideScene({ backend: 'webgpu', engine }), args.frames);
+  },
   /** Adapter, limits, and a trivial compute pass (double 1024 floats) read back. */
   async smoke(engine): Promise<SmokeResult> {
     const count = 1024;
