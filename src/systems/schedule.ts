@@ -133,8 +133,18 @@ export const sphSchedule: readonly ScheduleEntry[] = [
     run: sphNeighbourSystem,
     gpu: (plan) => ['clear', 'predict', ...neighbourPasses(plan)],
   },
-  { name: 'sphForces', stage: 'substep', run: sphForceSystem, gpu: () => ['sphDensity', 'sphForces', 'collide'] },
-  { name: 'velocity', stage: 'substep', run: velocitySystem, gpu: () => ['velocity'] },
+  {
+    name: 'sphForces',
+    stage: 'substep',
+    run: sphForceSystem,
+    gpu: (plan) => ['sphDensity', 'sphForces', ...(plan.coupled ? ['sphApply', 'collideCoupled'] : ['collide'])],
+  },
+  {
+    name: 'velocity',
+    stage: 'substep',
+    run: velocitySystem,
+    gpu: (plan) => [plan.coupled ? 'velocityCoupled' : 'velocity'],
+  },
   { name: 'sphFinish', stage: 'substep', run: sphFinishSystem, gpu: () => ['sphFinish'] },
   { name: 'publish', stage: 'step-end', run: publishSystem },
 ];

@@ -23,7 +23,6 @@ import {
   removeColliderEntity,
   setColliderPose,
   takeBodyImpulse,
-  WCSPH_GPU_COUPLING,
 } from './collide/entities';
 import { createSimulationContext, type FluidStats, type SimulationContext } from './context';
 import {
@@ -592,15 +591,6 @@ export class FluidSimulation {
         throw new FluidError(
           `settings.sphMaxSubsteps is ${this.settings.sphMaxSubsteps}; it is fixed at creation, the only allowed value is ${this.sphMaxSubsteps} (create the simulation with sph.maxSubsteps instead)`,
         );
-      }
-      // Before anything changes (a backend switch or a restore may have brought a coupled collider).
-      if (this.gpuContext !== undefined) {
-        const colliders = this.context.colliders;
-        for (let slot = 0; slot < colliders.count; slot++) {
-          if (this.components.BodyCoupling.coupled[colliders.entity[slot]] === 1) {
-            throw new FluidError(`collider ${colliders.entity[slot]}: ${WCSPH_GPU_COUPLING}`);
-          }
-        }
       }
     }
     if (this.settings.solver === 'mps') checkMpsSettings(mpsState(this.context).settings);

@@ -1,6 +1,6 @@
 /**
  * Two-way coupling parity of the WebGPU backend against the CPU reference, run in the harness page (gpu.html)
- * for tests/webgpu.test.ts: a small pool (384 particles) in a tank, with a coupled box (friction) and a
+ * for tests/webgpu.test.ts (PBF) and tests/sph-webgpu.test.ts (WCSPH, {@link sphCouplingParity}): a small pool (384 particles) in a tank, with a coupled box (friction) and a
  * coupled, rotated mesh box (a baked field, restitution), both built the same way on each backend (the same
  * entity ids), stepped in lockstep from the same particle state (the CPU's, rounded to float32 on both).
  * Results are plain numbers for the Node-side test to assert on.
@@ -44,9 +44,9 @@ const NORMAL: Record<'box' | 'mesh', BodyPose> = {
 
 let sharedField: SignedDistanceField | undefined;
 
-function poolScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine): PoolScene {
+function poolScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, solver: 'pbf' | 'sph' = 'pbf'): PoolScene {
   const simulation = new FluidSimulation({
-    projection: false,
+    ...(solver === 'pbf' ? { projection: false } : { solver }),
     particleRadius: 0.025,
     capacity: 2048,
     backend,
@@ -510,5 +510,94 @@ export async function couplingParity(
       gpuAgainstCpu: Math.max(comparePair(everyStep.box, cpuSums.box), comparePair(everyStep.mesh, cpuSums.mesh)),
       recycledId: { sameId: dummyCycled && newcomer === gpuOnce.box, impulse: length(recycled.impulse) },
     },
+  };
+}
+
+/** One step of {@link sphCouplingParity}: both backends from the same state. */
+export interface SphCouplingStep {
+  substepsCpu: number;
+  substepsGpu: number;
+  box: ImpulseComparison;
+  mesh: ImpulseComparison;
+  particles: { position: number; velocity: number };
+}
+
+/** Result of {@link sphCouplingParity}. */
+export interface SphCouplingParityResult {
+  particles: number;
+  steps: SphCouplingStep[];
+  /** The impulses summed over the steps. */
+  sums: { box: ImpulseComparison; mesh: ImpulseComparison };
+  /** Non-finite positions or velocities on the GPU at the end. */
+  nonFinite: number;
+}
+
+/**
+ * WCSPH with coupled colliders on both backends: the pool of {@link couplingParity} with `solver: 'sph'`, settled
+ * on the CPU with the bodies in the water, then both backends from that state (rounded to float32) for `steps`
+ * steps while the bodies sink 3 mm and turn 0.02 rad a step (not teleported), read back after every step (the
+ * GPU plans each step's substeps from the velocities it read back, as the CPU does from its own): each step's
+ * impulses on the box (friction) and the mesh (restitution) against the CPU's, and the particles'.
+ */
+export async function sphCouplingParity(engine: WebGPUEngine, steps = 5): Promise<SphCouplingParityResult> {
+  const cpu = poolScene('cpu', engine, 'sph');
+  const gpu = poolScene('webgpu', engine, 'sph');
+  await gpu.simulation.ready();
+  for (let k = 0; k < 20; k++) cpu.simulation.step();
+  place(cpu, 'box', NORMAL.box, true);
+  place(cpu, 'mesh', NORMAL.mesh, true);
+  for (let k = 0; k < 30; k++) cpu.simulation.step();
+  restart([cpu, gpu], particleState(cpu.simulation));
+  // The restart teleports the bodies back to their poses (the CPU's were there already): one step for it.
+  cpu.simulation.step();
+  gpu.simulation.step();
+  await gpu.simulation.readback();
+  restart([cpu, gpu], particleState(cpu.simulation));
+  // Sunk 3 mm a step and turned 0.02 rad a step about z after the pose's rotation: q' = t q, t = (0, 0, s, c).
+  const turned = (pose: BodyPose, step: number): BodyPose => {
+    const [x, y, z] = pose.position;
+    const [qx, qy, qz, qw] = pose.rotation;
+    const [, , s, c] = quaternion(0, 0, 1, 0.02 * step);
+    return {
+      position: [x, y - 0.003 * step, z],
+      rotation: [c * qx - s * qy, c * qy + s * qx, c * qz + s * qw, c * qw - s * qz],
+    };
+  };
+  const result: SphCouplingStep[] = [];
+  const sums = { cpu: { box: zeroPair(), mesh: zeroPair() }, gpu: { box: zeroPair(), mesh: zeroPair() } };
+  for (let step = 1; step <= steps; step++) {
+    for (const scene of [cpu, gpu]) {
+      place(scene, 'box', turned(NORMAL.box, step), false);
+      place(scene, 'mesh', turned(NORMAL.mesh, step), false);
+    }
+    const impulses = await lockstep(cpu, gpu);
+    addPair(sums.cpu.box, impulses.box.cpu);
+    addPair(sums.cpu.mesh, impulses.mesh.cpu);
+    addPair(sums.gpu.box, impulses.box.gpu);
+    addPair(sums.gpu.mesh, impulses.mesh.gpu);
+    result.push({
+      substepsCpu: cpu.simulation.stats.solverSubsteps,
+      substepsGpu: gpu.simulation.stats.solverSubsteps,
+      box: impulses.box,
+      mesh: impulses.mesh,
+      particles: particleDifference(cpu.simulation, gpu.simulation),
+    });
+  }
+  let nonFinite = 0;
+  const { Position: p, Velocity: v } = gpu.simulation;
+  for (const eid of gpu.simulation.particles()) {
+    if (![p.x[eid], p.y[eid], p.z[eid], v.x[eid], v.y[eid], v.z[eid]].every(Number.isFinite)) nonFinite++;
+  }
+  const particles = cpu.simulation.particleCount;
+  cpu.simulation.dispose();
+  gpu.simulation.dispose();
+  return {
+    particles,
+    steps: result,
+    sums: {
+      box: compareImpulses(sums.cpu.box, sums.gpu.box),
+      mesh: compareImpulses(sums.cpu.mesh, sums.gpu.mesh),
+    },
+    nonFinite,
   };
 }

@@ -62,6 +62,7 @@ export const scenarios: Record<string, Scenario> = {
   emitDrainParity: (engine) => emitDrainParity(engine),
   nonFiniteRecovery: (engine) => nonFiniteRecovery(engine),
   couplingParity: async (engine, args) => (await import('./coupling')).couplingParity(engine, args),
+  sphCouplingParity: async (engine, args) => (await import('./coupling')).sphCouplingParity(engine, args?.steps),
   snapshot: async (engine) => (await import('./snapshot')).snapshotAcrossBackends(engine),
   soak: async (engine, args) => (await import('./soak')).soakScenario(engine, args),
   bench: (engine, args) => benchScenario(engine, args),

@@ -23,10 +23,6 @@ import type { SignedDistanceField } from '../sdf/field';
 import { commitColliderPose } from './cpu';
 import { readColliderGeometry } from './shapes';
 
-/** Why a collider coupled with a rigid body is refused in a WCSPH simulation on the WebGPU backend. */
-export const WCSPH_GPU_COUPLING =
-  "rigidBody coupling with solver 'sph' is not implemented on the WebGPU backend yet; use backend 'cpu' or solver 'pbf'";
-
 /** True if `id` is a live collider entity of the context's world. */
 export function isColliderEntity(ctx: SimulationContext, id: number): boolean {
   return (
@@ -87,9 +83,6 @@ function readColliderMaterial(ctx: SimulationContext, options: ColliderOptions):
     throw new FluidError(`rigidBody is ${String(rigidBody)}; it must be an object ({ centerOfMass })`);
   }
   if (rigidBody !== undefined) checkKnownKeys('rigidBody', rigidBody, RIGID_BODY_OPTION_NAMES);
-  if (rigidBody !== undefined && settings.solver === 'sph' && ctx.gpu !== undefined) {
-    throw new FluidError(WCSPH_GPU_COUPLING);
-  }
   const centerOfMass =
     rigidBody?.centerOfMass === undefined ? [0, 0, 0] : checkVector3('rigidBody.centerOfMass', rigidBody.centerOfMass);
   const bodyMass = rigidBody?.mass === undefined ? 0 : checkNumber('rigidBody.mass', rigidBody.mass, 0, 1e9);

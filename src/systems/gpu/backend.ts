@@ -381,8 +381,6 @@ export class WebGpuSolver {
     if (!this.isReady())
       throw new FluidError('the WebGPU backend is not ready yet: await simulation.ready() before stepping');
     this.stepsRecorded++;
-    // (A collider coupled with a rigid body in a WCSPH simulation is refused before the step by
-    // FluidSimulation.addCollider and FluidSimulation.step.)
     if (this.removedRead) {
       this.buffers.state.update(this.zeroWord, State.offsets.removedCount, 4);
       this.removedRead = false;

@@ -49,9 +49,10 @@
  * kicks and hands the drift to the shared collide pass), the shared velocity pass, sph/finish.wgsl and the
  * write-back. Its substep count comes from the previous step's velocities when they were read back, else
  * from the `maxSpeed` bound ({@link sphMirroredSubstepSystem}). The collide pass does not clamp the drift
- * to the particle radius in WCSPH mode (it does for PBF's corrections), as here. Rigid-body coupling with
- * WCSPH runs on the CPU backend only (`FluidSimulation.addCollider` and `step` throw a FluidError on the
- * WebGPU backend).
+ * to the particle radius in WCSPH mode (it does for PBF's corrections), as here. With coupled colliders
+ * sph/apply.wgsl adds the drift instead and hands the wall pressure's impulses to the two coupled colliders
+ * nearest to each particle (this file hands them to every one), then the collide and velocity passes' coupled
+ * variants add the collision and contact impulses, as for PBF.
  */
 
 import {

@@ -3,7 +3,8 @@
 // p_i = max(0, k (rho_i - rho0_i)). One thread per particle gathers over the 27 cells around its cell, on the
 // current positions (the predict pass left x* = x in sphMode). The wall weights come from the wall-weight
 // functions of density/lambda.wgsl (its part before the entry point, prepended by gpu/backend.ts).
-// Writes (rho, p, neighbour count, m / rho) to solve and (grad Z, 0) to wall.
+// Writes (rho, p, neighbour count, m / rho) to solve and (grad Z, 0) to wall; with coupled colliders also the
+// shares of the two nearest (as the lambda pass does), for the wall impulses of sph/apply.wgsl.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -35,4 +36,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let pressure = max(0.0, p.sphStiffness * (density - restDensity));
   solve[i] = vec4<f32>(density, pressure, f32(neighbours), mi / density);
   wall[i] = vec4<f32>(walls.xyz, 0.0);
+  if (p.coupledCount > 0u) {
+    wall[p.wallShareOffset + i] = vec4<f32>(nearShare.xyz, f32(nearSlot));
+    wall[2u * p.wallShareOffset + i] = vec4<f32>(nextShare.xyz, f32(nextSlot));
+  }
 }

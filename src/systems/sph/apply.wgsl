@@ -1,0 +1,35 @@
+// WCSPH's drift and wall impulses in steps with coupled colliders (mirrors accumulateSphWallImpulses and the
+// drift of sphForceSystem in sph/cpu.ts): x* = x + dt v (the drift the forces pass wrote to delta, not
+// clamped, as the collide pass does in sphMode without coupled colliders), no pending pushes (the collide
+// pass's coupled variant adds its own and hands them to the bodies), and each of the two coupled colliders
+// nearest to the particle receives the opposite of the wall pressure it exerted in the substep,
+// dt m_i^2 p_i / rho_i^2 grad Z_b at the particle (the density pass kept the shares grad Z_b in
+// wall[wallShareOffset + i] and wall[2 wallShareOffset + i]: gradient, slot; slot -1 none).
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+  let i = id.x;
+  if (i >= state.count) { return; }
+  let p = scene.params;
+  let own = sortedPredicted[i];
+  sortedPredicted[i] = vec4<f32>(own.xyz + delta[i].xyz, own.w);
+  // solve: (rho, p, neighbour count, m / rho).
+  let solveI = solve[i];
+  let mass = solveI.w * solveI.x;
+  let scale = p.timeStep * mass * mass * solveI.y / (solveI.x * solveI.x);
+  var share = 0u;
+  loop {
+    contact[i].pending[share] = vec4<f32>(0.0, 0.0, 0.0, -1.0);
+    if (share < 2u) {
+      let entry = wall[(share + 1u) * p.wallShareOffset + i];
+      if (entry.w >= 0.0 && scale != 0.0) {
+        let slot = u32(entry.w);
+        addBodyImpulse(slot, poseOf(slot, false), scene.colliders[slot].centerOfMass.xyz, scale * entry.xyz, own.xyz);
+      }
+    }
+    continuing {
+      share = share + 1u;
+      break if share >= PENDING_PUSHES;
+    }
+  }
+}
