@@ -16,6 +16,7 @@ import { computeMpsWallTerms } from '../src/systems/mps/walls';
 import { createMpsWallTerms } from '../src/systems/mps/wallTables';
 import { runStep } from '../src/systems/pipeline';
 import type { FluidSystem } from '../src/systems/system';
+import { floatingBoxRun, submergedFractions } from './floatingBox';
 import { random } from './helpers';
 
 function speeds(simulation: FluidSimulation): { mean: number; max: number } {
@@ -506,97 +507,16 @@ describe('MPS: snapshots and edited settings', () => {
 });
 
 describe('MPS: rigid-body coupling', () => {
-  const r = 0.025;
-  const pool = 0.6;
-  const depth = 0.3;
-  const size = [0.3, 0.16, 0.3];
-  const half = size.map((extent) => extent / 2) as [number, number, number];
-  const frames = 240;
-  const averaged = 60;
-
-  /** Mean height of the top particle of each lattice column farther than the box's half width + r from its axis, plus r. */
-  function farLevel(simulation: FluidSimulation): number {
-    const { Position } = simulation;
-    const top = new Map<number, number>();
-    for (const eid of simulation.particles()) {
-      const x = Position.x[eid];
-      const z = Position.z[eid];
-      if (Math.abs(x - pool / 2) < half[0] + r && Math.abs(z - pool / 2) < half[2] + r) continue;
-      const key = Math.round(x / (2 * r)) * 1000 + Math.round(z / (2 * r));
-      top.set(key, Math.max(top.get(key) ?? 0, Position.y[eid]));
-    }
-    let sum = 0;
-    for (const height of top.values()) sum += height;
-    return sum / top.size + r;
-  }
-
-  /**
-   * A 0.6 m x 0.6 m pool 0.3 m deep, with (`density` set) a flat box 0.3 x 0.16 x 0.3 m of that density
-   * over its middle, its bottom on the water at rest, integrated here along y only (held level and
-   * centered): v += J / M - g dt with the impulse J the fluid gave it, plus a dashpot to the world (no
-   * force at rest, so the equilibrium is unchanged) that damps the bobbing (period about 0.6 s) within the
-   * run. Returns the far-field level and the box's bottom, averaged over the last second of four.
-   */
-  function floatBox(density: number | undefined): { level: number; bottom: number; count: number; inside: number } {
-    const simulation = new FluidSimulation({ solver: 'mps', particleRadius: r, capacity: 1024 });
-    const water = simulation.addMaterial({});
-    simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [pool, 1, pool], container: true });
-    simulation.spawnBlock({ min: [0, 0, 0], max: [pool, depth, pool], material: water });
-    const count = simulation.particleCount;
-    let box = -1;
-    let y = depth + half[1];
-    let velocity = 0;
-    const mass = (density ?? 0) * size[0] * size[1] * size[2];
-    const damping = 80; // N s/m, about half the critical damping of the bobbing
-    const dt = simulation.settings.timeStep;
-    const impulse = {
-      impulse: [0, 0, 0] as [number, number, number],
-      angularImpulse: [0, 0, 0] as [number, number, number],
-    };
-    if (density !== undefined) {
-      box = simulation.addCollider({
-        shape: 'box',
-        min: [-half[0], -half[1], -half[2]],
-        max: half,
-        rigidBody: { centerOfMass: [0, 0, 0] },
-      });
-      simulation.setColliderTransform(box, { position: [pool / 2, y, pool / 2], teleport: true });
-    }
-    let level = 0;
-    let bottom = 0;
-    for (let frame = 1; frame <= frames; frame++) {
-      simulation.step();
-      if (box >= 0) {
-        simulation.takeBodyImpulse(box, impulse);
-        velocity = (velocity + impulse.impulse[1] / mass - 9.81 * dt) / (1 + (damping * dt) / mass);
-        y += velocity * dt;
-        simulation.setColliderTransform(box, { position: [pool / 2, y, pool / 2] });
-      }
-      if (frame > frames - averaged) {
-        level += farLevel(simulation) / averaged;
-        bottom += (y - half[1]) / averaged;
-      }
-    }
-    expect(simulation.particleCount).toBe(count);
-    return { level, bottom, count, inside: box >= 0 ? simulation.particlesInsideCollider(box) : 0 };
-  }
-
-  it('a box of half the density of water floats half submerged (within 10%) from the ghost-wall pressure', () => {
-    const blank = floatBox(undefined);
-    const floating = floatBox(500);
+  it('a box of half the density of water floats half submerged (within 10%) from the ghost-wall pressure', async () => {
+    const blank = await floatingBoxRun(undefined, { solver: 'mps' });
+    const floating = await floatingBoxRun(500, { solver: 'mps' });
+    expect(floating.countAtEnd).toBe(floating.count);
     expect(floating.inside).toBe(0);
-    // Archimedes' own measure: the level rise far from the box times the pool's area is the volume the
-    // box displaces (both runs measure the level the same way, so its offset from the true level cancels).
-    const boxVolume = size[0] * size[1] * size[2];
-    const fraction = ((floating.level - blank.level) * pool * pool) / boxVolume;
-    // Geometry: the box's bottom below the true level, with the level's offset calibrated by the blank
-    // run, whose true level is the water's volume (N particles of (2r)^3) over the pool's area.
-    const trueBlank = (blank.count * (2 * r) ** 3) / (pool * pool);
-    const geometric = (floating.level + trueBlank - blank.level - floating.bottom) / size[1];
+    const { displacement, geometric } = submergedFractions(blank, floating);
     console.log(
-      `MPS floating box (density 500 kg/m^3, ${floating.count} particles, last 1 s of 4): submerged fraction by displacement ${fraction.toFixed(3)} (level ${blank.level.toFixed(4)} -> ${floating.level.toFixed(4)} m), by geometry ${geometric.toFixed(3)} (bottom at ${floating.bottom.toFixed(4)} m); expected 0.5`,
+      `MPS floating box (density 500 kg/m^3, ${floating.count} particles, last 1 s of 4): submerged fraction by displacement ${displacement.toFixed(3)} (level ${blank.level.toFixed(4)} -> ${floating.level.toFixed(4)} m), by geometry ${geometric.toFixed(3)} (bottom at ${floating.bottom.toFixed(4)} m); expected 0.5`,
     );
-    expect(Math.abs(fraction / 0.5 - 1)).toBeLessThan(0.1);
+    expect(Math.abs(displacement / 0.5 - 1)).toBeLessThan(0.1);
     expect(Math.abs(geometric / 0.5 - 1)).toBeLessThan(0.1);
   });
 });

@@ -83,6 +83,10 @@ export const scenarios: Record<string, Scenario> = {
   projectionAfterRestore: async (engine) => (await import('./projection')).projectionAfterRestore(engine),
   restingPool: async (engine, args) => (await import('./projection')).restingPoolOnGpu(engine, args),
   determinism: async (engine, args) => (await import('./determinism')).gpuDeterminism(engine, args),
+  floatingBox: async (engine, args) => {
+    const { floatingBoxRun } = await import('../floatingBox');
+    return floatingBoxRun(args.density, { solver: args.solver, backend: 'webgpu', engine });
+  },
   wallSlide: async (engine, args) => {
     const { wallSlide, wallSlideScene } = await import('../wallSlide');
     return wallSlide(wallSlideScene({ backend: 'webgpu', engine }), args.frames);
