@@ -1,6 +1,6 @@
 /**
- * The floating box of the solvers' coupling checks (tests/mps.test.ts, tests/sph.test.ts, and the
- * `floatingBox` scenario of the WebGPU harness page): a 0.6 m x 0.6 m pool 0.3 m deep (r = 2.5 cm), with (when
+ * The floating box of the solvers' coupling checks (tests/mps.test.ts; WCSPH's figures in docs/solvers.md were
+ * measured with it by hand, on WebGPU through the `floatingBox` scenario of the harness page): a 0.6 m x 0.6 m pool 0.3 m deep (r = 2.5 cm), with (when
  * a density is given) a flat box 0.3 x 0.16 x 0.3 m of that density over its middle, its bottom on the water
  * at rest, integrated here along y only (held level and centered): v += J / M - g dt with the impulse J the
  * fluid gave it, plus a dashpot to the world (no force at rest, so the equilibrium is unchanged) that damps

@@ -510,6 +510,7 @@ describe('MPS: rigid-body coupling', () => {
   it('a box of half the density of water floats half submerged (within 10%) from the ghost-wall pressure', async () => {
     const blank = await floatingBoxRun(undefined, { solver: 'mps' });
     const floating = await floatingBoxRun(500, { solver: 'mps' });
+    expect(blank.countAtEnd).toBe(blank.count);
     expect(floating.countAtEnd).toBe(floating.count);
     expect(floating.inside).toBe(0);
     const { displacement, geometric } = submergedFractions(blank, floating);

@@ -186,11 +186,24 @@ describe('the schedule', () => {
     expect(order.lastSubstep).toEqual([...substep, 'boil', 'airFields', 'airDecide', 'writeBack', 'advance']);
   });
 
-  it('gives the WCSPH pass order', () => {
+  it('gives the WCSPH pass order, with and without coupled colliders', () => {
     const order = gpuStepOrder('sph', plan({}));
     const expected = [...SORT, 'sphDensity', 'sphForces', 'collide', 'velocity', 'sphFinish', 'writeBack', 'advance'];
     expect(order.substep).toEqual(expected);
     expect(order.lastSubstep).toEqual(expected);
+    // With coupled colliders: the drift and wall impulses, then the coupled collision and contact response.
+    const coupled = gpuStepOrder('sph', plan({ coupled: true }));
+    expect(coupled.substep).toEqual([
+      ...SORT,
+      'sphDensity',
+      'sphForces',
+      'sphApply',
+      'collideCoupled',
+      'velocityCoupled',
+      'sphFinish',
+      'writeBack',
+      'advance',
+    ]);
   });
 
   it('names only passes that are compiled, each defined once', () => {

@@ -159,8 +159,7 @@ export interface ColliderCommonOptions {
    * Couples the collider with a rigid body: the impulses the fluid gives it (collisions, wall-weight
    * pressure, contact response; Newton's third law) are accumulated in its `BodyCoupling` component, for
    * {@link FluidSimulation.takeBodyImpulse}. The plugin's `addRigidBody` does this for Havok bodies.
-   * Not with `solver: 'sph'` on the WebGPU backend yet (throws {@link FluidError}; the CPU backend couples).
-   * Default: not coupled.
+   * Every solver couples on the CPU backend; PBF and WCSPH on the WebGPU backend. Default: not coupled.
    */
   rigidBody?: RigidBodyCouplingOptions;
   /**

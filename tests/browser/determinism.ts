@@ -52,8 +52,8 @@ async function run(engine: WebGPUEngine, options: DeterminismOptions): Promise<S
   for (let k = 0; k < options.frames; k++) {
     if (k === half) {
       // A drain over a corner takes 160 particles in one step: the removed particles' bucket is longer than
-      // `rankParticles` ranks, so `rankBuckets` orders it; a block spawned after the read-back reuses the
-      // removed ids in the order the GPU wrote them.
+      // `rankParticles` ranks, so `rankBuckets` orders it, and `lastRemoved()` reports them in that order
+      // (left in the atomics' order, the two runs reported different orders). Then a block is spawned.
       drain = simulation.addDrain({ min: [0, 0, 0], max: [0.2, 1, 0.2] });
     }
     if (k === half + 1) {

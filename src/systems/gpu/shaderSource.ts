@@ -15,7 +15,7 @@ export function entrySection(source: string, name: string): string {
 /**
  * How the gathering passes find their neighbours, fixed per solver at creation (see `neighbourMode` in
  * gpu/buffers.ts): `'list'` reads each particle's neighbour list, built once per substep by `neighbourList`
- * (neighbours/lists.wgsl); `'cells'` visits the 27 hashed cells around the particle in every pass (where the
+ * (neighbours/lists.wgsl); `'cells'` visits the 27 cells around the particle (as 9 row ranges of the sorted particles) in every pass (where the
  * lists would not fit the device's storage-buffer limits).
  */
 export type NeighbourMode = 'list' | 'cells';

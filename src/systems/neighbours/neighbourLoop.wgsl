@@ -11,7 +11,7 @@
 // then its neighbours in the order of the cells loop. The expansion follows it with the cells loop for a
 // particle whose list overflowed (the body again; `expandNeighbourLoops` makes it a loop tested at the top
 // that starts past its end for every other particle: SwiftShader runs a branch's code for all lanes, masked,
-// so an `else` holding the 27-cell loop would cost every particle the 27 cells).
+// so an `else` holding the cells loop would cost every particle its 9 rows).
   let listStart = scene.params.neighbourListBase + i * scene.params.neighbourStride + 1u;
   let listLength = neighbourTable[listStart - 1u];
   if (listLength != NEIGHBOUR_OVERFLOW) {
