@@ -19,6 +19,8 @@
  *   and velocity changes against the CPU's on the same input, at the first substep and after three steps.
  * - A dam break on both backends: the same surge front, density error and mean height within stated bounds.
  * - Emitters, a drain, lifetimes and a removal by game code: the same particle count after every step.
+ * - Walls do not hold water up (tests/wallSlide.ts): lumps against a glass and a box face fall as far as lumps
+ *   in the open, as on the CPU (tests/wall-slide.test.ts).
  * - Two-way coupling (tests/browser/coupling.ts): a coupled box and a coupled, rotated mesh collider in a
  *   pool; their linear and angular impulses within 1e-4 of the CPU's over one substep of one iteration,
  *   5e-3 over a default step; pre-stabilisation of particles a teleported body overlaps; every step's
@@ -32,6 +34,8 @@ import type { NeighbourListResult } from './browser/neighbours';
 import type { DamBreakFigures, EmitDrainResult, KernelParityResult, NonFiniteResult } from './browser/parity';
 import type { ProjectionParityResult, ProjectionRestoreResult } from './browser/projection';
 import type { SmokeResult } from './browser/scenarios';
+import type { WallSlideResult } from './wallSlide';
+import { checkWallSlide, WALL_SLIDE_FRAMES } from './wallSlideCheck';
 
 const length = (v: number[]) => Math.hypot(v[0], v[1], v[2]);
 
@@ -254,6 +258,11 @@ describe('WebGPU backend in headless Chromium', () => {
       expect(result.differing).toBe(0);
       expect(result.largestDifference).toBe(0);
     }
+    expect(gpu.consoleErrors).toEqual([]);
+  });
+
+  it('walls do not hold water up: lumps against a glass and a box wall fall as far as lumps in the open', async () => {
+    checkWallSlide(await gpu.run<WallSlideResult>('wallSlide', { frames: WALL_SLIDE_FRAMES }), 'WebGPU');
     expect(gpu.consoleErrors).toEqual([]);
   });
 
