@@ -41,10 +41,12 @@ const WATER_TOP = 0.16;
 const POUR_SECONDS = 4;
 createGlassTank(scene, [-HALF, 0, -HALF], [HALF, HEIGHT, HALF]);
 
+// Screen-space water by default: with two materials the plugin colors it per particle (its diffuse-color
+// pass), so the oil shows as a golden layer on the blue water.
 const fluid = await FluidPlugin.create(scene, {
   particleRadius: small ? 0.02 : 0.0125,
   capacity: small ? 600 : 2400,
-  renderMode: parameters.renderMode ?? 'spheres',
+  renderMode: parameters.renderMode ?? 'fluid',
   colorBy: 'material',
 });
 const simulation = fluid.simulation;
