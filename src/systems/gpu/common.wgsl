@@ -58,6 +58,13 @@ fn rowPart(y: u32, z: u32, x0: u32, part: u32, mask: u32) -> vec3<u32> {
   return vec3<u32>(bucket, bucket + 1u, 0u);
 }
 
+// The (row, part) after `part` of `row` in a row-wise visit: the next part of a wrapped row, else the next
+// row's first (`whole`: rowPart's z, the row was one part).
+fn nextRowPart(row: u32, part: u32, whole: bool) -> vec2<u32> {
+  let next = select(part + 1u, 3u, whole);
+  return select(vec2<u32>(row, next), vec2<u32>(row + 1u, 0u), next == 3u);
+}
+
 // Whether a cell key is in the row whose y and z `row` holds (in bits 8-23, as a key): of the particles of a
 // row's range (rowPart), those of its three cells. (Another cell of the same row cannot share their buckets:
 // a row's cells take consecutive buckets of a table of at least 1024.)

@@ -54,9 +54,9 @@
       }
     }
     continuing {
-      part = select(part + 1u, 3u, range.z == 1u);
-      row = row + select(0u, 1u, part == 3u);
-      part = select(part, 0u, part == 3u);
+      let next = nextRowPart(row, part, range.z == 1u);
+      row = next.x;
+      part = next.y;
       break if row == 9u;
     }
   }

@@ -17,19 +17,15 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let solveI = solve[i];
   let mass = solveI.w * solveI.x;
   let scale = p.timeStep * mass * mass * solveI.y / (solveI.x * solveI.x);
-  var share = 0u;
-  loop {
-    contact[i].pending[share] = vec4<f32>(0.0, 0.0, 0.0, -1.0);
-    if (share < 2u) {
-      let entry = wall[(share + 1u) * p.wallShareOffset + i];
-      if (entry.w >= 0.0 && scale != 0.0) {
-        let slot = u32(entry.w);
-        addBodyImpulse(slot, poseOf(slot, false), scene.colliders[slot].centerOfMass.xyz, scale * entry.xyz, own.xyz);
-      }
-    }
-    continuing {
-      share = share + 1u;
-      break if share >= PENDING_PUSHES;
+  for (var pending = 0u; pending < PENDING_PUSHES; pending = pending + 1u) {
+    contact[i].pending[pending] = vec4<f32>(0.0, 0.0, 0.0, -1.0);
+  }
+  if (scale == 0.0) { return; }
+  for (var share = 1u; share <= 2u; share = share + 1u) {
+    let entry = wall[share * p.wallShareOffset + i];
+    if (entry.w >= 0.0) {
+      let slot = u32(entry.w);
+      addBodyImpulse(slot, poseOf(slot, false), scene.colliders[slot].centerOfMass.xyz, scale * entry.xyz, own.xyz);
     }
   }
 }
