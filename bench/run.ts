@@ -17,6 +17,8 @@
  * WebGPU (`BENCH_GPU_REST=0` skips it) PBF's defaults, with the surface layers and without the projection.
  * `BENCH_BASELINE=../base` (a checkout of an earlier commit with its node_modules) adds the WebGPU dam break
  * of this checkout against that one, interleaved in the same Chromium build, at `BENCH_GPU_COUNTS`.
+ * White water (`BENCH_DIFFUSE=0` skips it): the dam break with and without diffuse particles on the CPU at
+ * `--diffuse-counts 10000,30000` for `--diffuse-frames 150` frames (see `whiteWaterTable`).
  */
 import { availableParallelism, cpus } from 'node:os';
 import {
@@ -688,6 +690,81 @@ function restTable(): void {
   printTable(rows);
 }
 
+/**
+ * White water on the CPU (one thread; `BENCH_DIFFUSE=0` skips it): the dam break of the CPU table at
+ * `--diffuse-counts 10000,30000` particles with `diffuse.capacity` 4 times the count and without white water,
+ * stepped in turn for `--diffuse-frames 150` frames from the release (through the first impact): median and
+ * mean ms per frame of each, the white-water system's median and mean ms, the most diffuse particles and the
+ * diffuse particles generated, and the share the white water added to the mean frame.
+ */
+function whiteWaterTable(): void {
+  const whiteWaterCounts = argument('diffuse-counts', '10000,30000').split(',').map(Number);
+  const whiteWaterFrames = Number(argument('diffuse-frames', '150'));
+  console.log(
+    `\nwhite water on the cpu (one thread): dam break, ${substeps} substeps x ${iterations} iterations, ${whiteWaterFrames} frames from the release, capacity 4 x particles`,
+  );
+  const rows: string[][] = [
+    [
+      'particles',
+      'ms/frame without',
+      'ms/frame with',
+      'mean without',
+      'mean with',
+      'diffuse system',
+      'diffuse mean',
+      'most diffuse',
+      'generated',
+      'added',
+    ],
+  ];
+  const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  for (const count of whiteWaterCounts) {
+    const plain = scene(count);
+    const particleRadius = plain.settings.particleRadius;
+    const withWhiteWater = new FluidSimulation({
+      particleRadius,
+      capacity: plain.settings.capacity,
+      substeps,
+      iterations,
+      threads: 1,
+      diffuse: { capacity: 4 * plain.settings.capacity },
+    });
+    const spacing = 2 * particleRadius;
+    const n = Math.round(Math.cbrt(count));
+    const [nx, ny, nz] = BLOCKS[count] ?? [n, n, Math.max(1, Math.round(count / (n * n)))];
+    const tankMax: [number, number, number] = [4 * nx * spacing, 2 * ny * spacing, nz * spacing];
+    const tank = withWhiteWater.addCollider({ shape: 'box', min: [0, 0, 0], max: tankMax, container: true });
+    spawnDamBreakFluid(withWhiteWater, tank, [nx * spacing, ny * spacing, nz * spacing], false);
+    const without: number[] = [];
+    const withTimes: number[] = [];
+    const system: number[] = [];
+    let most = 0;
+    let generated = 0;
+    for (let frame = 0; frame < whiteWaterFrames; frame++) {
+      plain.step();
+      without.push(plain.stats.stepMilliseconds);
+      withWhiteWater.step();
+      withTimes.push(withWhiteWater.stats.stepMilliseconds);
+      system.push(withWhiteWater.stats.systemMilliseconds.diffuse ?? 0);
+      most = Math.max(most, withWhiteWater.stats.diffuseCount);
+      generated += withWhiteWater.stats.diffuseGeneratedCount;
+    }
+    rows.push([
+      String(withWhiteWater.stats.particleCount),
+      median(without).toFixed(2),
+      median(withTimes).toFixed(2),
+      mean(without).toFixed(2),
+      mean(withTimes).toFixed(2),
+      median(system).toFixed(2),
+      mean(system).toFixed(2),
+      String(most),
+      String(generated),
+      `${((100 * mean(system)) / mean(without)).toFixed(1)}%`,
+    ]);
+  }
+  printTable(rows);
+}
+
 if (process.env.BENCH_SURFACE === '0') console.log('surface table skipped (BENCH_SURFACE=0)');
 else surfaceTable();
 if (process.env.BENCH_CPU === '0') console.log('cpu tables skipped (BENCH_CPU=0)');
@@ -696,5 +773,7 @@ if (process.env.BENCH_SOLVERS === '0') console.log('solver tables skipped (BENCH
 else solverTable();
 if (process.env.BENCH_REST === '0') console.log('resting pool skipped (BENCH_REST=0)');
 else restTable();
+if (process.env.BENCH_DIFFUSE === '0') console.log('white water skipped (BENCH_DIFFUSE=0)');
+else whiteWaterTable();
 if (process.env.BENCH_GPU === '0') console.log('webgpu tables skipped (BENCH_GPU=0)');
 else await gpuTables();

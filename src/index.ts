@@ -19,6 +19,8 @@ export { poly6, spiky, spikyGradient } from './core/kernels';
 export { SOLVERS } from './core/schema';
 export * from './plugin';
 export type { FluidStats } from './systems/context';
+export type { DiffuseOptions } from './systems/diffuse/settings';
+export { DiffuseKind, type DiffuseKindValue, type DiffuseParticles } from './systems/diffuse/state';
 export type { GpuReadback, WebGpuSolver } from './systems/gpu/backend';
 export type { FluidMaterialOptions } from './systems/material';
 export { MPS_DEFAULTS, type MpsSettings } from './systems/mps/settings';

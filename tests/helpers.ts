@@ -43,6 +43,9 @@ export function contextWithParticles(positions: ArrayLike<number>, particleRadiu
     projectionFreeSurface: false,
     backend: 'cpu',
     solver: 'pbf',
+    diffuseCapacity: 0,
+    diffuseSprayNeighbours: 6,
+    diffuseBubbleNeighbours: 20,
     ...resolveSphSettings(undefined, 4 * particleRadius),
   };
   const entityCapacity = n + 3;

@@ -16,6 +16,7 @@ import {
   SurfaceExtractor,
 } from '../src';
 import {
+  DIFFUSE_OPTIONS,
   EMITTER_OPTIONS,
   MATERIAL_OPTIONS,
   MPS_OPTIONS,
@@ -35,6 +36,7 @@ const TABLES: readonly { readonly before: RegExp; readonly rules: Record<string,
   { before: /Settings \(`sph: \{ \.\.\. \}`\)/, rules: SPH_OPTIONS },
   { before: /Settings \(`mps: \{ \.\.\. \}`/, rules: MPS_OPTIONS },
   { before: /Emitter options \(`addEmitter`/, rules: EMITTER_OPTIONS },
+  { before: /White water \(`diffuse: \{ \.\.\. \}`/, rules: DIFFUSE_OPTIONS },
 ];
 
 interface OptionRow {
@@ -118,7 +120,7 @@ describe('the option schema', () => {
       });
     }
     for (const name of Object.keys(RULES)) expect(documented.has(name), `README documents ${name}`).toBe(true);
-    for (const rules of [SPH_OPTIONS, MPS_OPTIONS, EMITTER_OPTIONS]) {
+    for (const rules of [SPH_OPTIONS, MPS_OPTIONS, EMITTER_OPTIONS, DIFFUSE_OPTIONS]) {
       for (const name of Object.keys(rules)) {
         expect(
           rows.some((row) => row.rules === rules && row.names.includes(name)),

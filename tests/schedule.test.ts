@@ -86,6 +86,7 @@ describe('the schedule', () => {
       'velocity',
       'sphFinish',
       'publish',
+      'diffuse',
     ]);
   });
 

@@ -139,6 +139,7 @@ describe('WCSPH options', () => {
       'multiFluid',
       'artificialBuoyancy',
       'publish',
+      'diffuse',
       'boiling',
       'trappedAir',
     ]);

@@ -148,6 +148,54 @@ export interface FluidMaterialStore {
    * [0, 1]. Default 0.2 (a particle alone has about 0.08 with h = 4r; one half in a flat free surface 0.5).
    */
   readonly airDeletionDensity: Float64Array;
+  /**
+   * White water (Ihmsen et al. 2012, "Unified spray, foam and bubbles for particle-based fluids"; on when the
+   * simulation has a `diffuse.capacity`): tau_ta min of the trapped-air potential, in m/s. A particle's
+   * trapped air is sum_j |v_ij| (1 - v_ij . x_ij / (|v_ij| |x_ij|)) (1 - |x_ij| / h) over its neighbours j
+   * (v_ij = v_i - v_j, x_ij = x_i - x_j: fluid moving towards itself); clamped to [min, max] and scaled to
+   * [0, 1] it is I_ta. Range [0, 1e4]. Default 5 (the paper's).
+   */
+  readonly diffuseTrappedAirMin: Float64Array;
+  /** White water: tau_ta max of the trapped-air potential, m/s (above `diffuseTrappedAirMin`). Default 20 (the paper's). */
+  readonly diffuseTrappedAirMax: Float64Array;
+  /**
+   * White water: tau_wc min of the wave-crest potential (dimensionless): the surface curvature
+   * sum_j (1 - n_i . n_j) (1 - |x_ij| / h) over surface neighbours j behind i (x_ji . n_i < 0), n the unit
+   * outward normals of the color field, counted where the particle moves along its normal
+   * (v_i . n_i >= 0.6 |v_i|); clamped and scaled it is I_wc. Range [0, 1e4]. Default 2 (the paper's).
+   */
+  readonly diffuseWaveCrestMin: Float64Array;
+  /** White water: tau_wc max of the wave-crest potential (above `diffuseWaveCrestMin`). Default 8 (the paper's). */
+  readonly diffuseWaveCrestMax: Float64Array;
+  /**
+   * White water: tau_k min of the kinetic energy, per unit mass (|v|^2 / 2, J/kg; the paper's E_k = m |v|^2 / 2
+   * in J, divided by the particle mass so that the thresholds do not depend on the particle size); clamped
+   * and scaled it is I_k, which gates both generation terms. Range [0, 1e6]. Default 0.5 J/kg (1 m/s).
+   */
+  readonly diffuseEnergyMin: Float64Array;
+  /** White water: tau_k max of the kinetic energy per unit mass, J/kg (above `diffuseEnergyMin`). Default 5 J/kg (about 3.2 m/s). */
+  readonly diffuseEnergyMax: Float64Array;
+  /**
+   * White water: k_ta, the diffuse particles a fluid particle generates per second from trapped air at full
+   * potentials: n_d = I_k (k_ta I_ta + k_wc I_wc) dt per step, rounded at random. Range [0, 1e6]. 0 turns
+   * this source off. Default 400.
+   */
+  readonly diffuseTrappedAirRate: Float64Array;
+  /** White water: k_wc, the same from wave crests, per second. Range [0, 1e6]. Default 400. */
+  readonly diffuseWaveCrestRate: Float64Array;
+  /**
+   * White water: k_b, a bubble's buoyancy as a multiple of -g: v += dt (-k_b g) + k_d (v_fluid - v) per step.
+   * Range [0, 100]. Default 2.
+   */
+  readonly diffuseBuoyancy: Float64Array;
+  /** White water: k_d, the fraction of a bubble's velocity difference to the fluid it loses per step. Range [0, 1]. Default 0.5. */
+  readonly diffuseDrag: Float64Array;
+  /** White water: linear air drag of spray in 1/s (v += dt (g - drag v)). Range [0, 100]. Default 0 (ballistic, the paper's). */
+  readonly diffuseSprayDrag: Float64Array;
+  /** White water: shortest lifetime in seconds of a diffuse particle (drawn in [min, max] at birth). Range [0, 1e4]. Default 2. */
+  readonly diffuseLifetimeMin: Float64Array;
+  /** White water: longest lifetime in seconds (at least `diffuseLifetimeMin`). Range [0, 1e4]. Default 5. */
+  readonly diffuseLifetimeMax: Float64Array;
 }
 
 /** Default material values (water). See {@link FluidMaterialStore} for units. */
@@ -204,6 +252,32 @@ export const MATERIAL_DEFAULTS = {
   airDeletionBoundaryThreshold: 1,
   /** Isolated air particle threshold: 0.2 of a full neighbourhood's number density. */
   airDeletionDensity: 0.2,
+  /** White water: tau_ta min 5 m/s, max 20 m/s (Ihmsen et al. 2012). */
+  diffuseTrappedAirMin: 5,
+  /** White water: tau_ta max: 20 m/s. */
+  diffuseTrappedAirMax: 20,
+  /** White water: tau_wc min: 2. */
+  diffuseWaveCrestMin: 2,
+  /** White water: tau_wc max: 8. */
+  diffuseWaveCrestMax: 8,
+  /** White water: tau_k min: 0.5 J/kg. */
+  diffuseEnergyMin: 0.5,
+  /** White water: tau_k max: 5 J/kg. */
+  diffuseEnergyMax: 5,
+  /** White water: k_ta: 400 per second. */
+  diffuseTrappedAirRate: 400,
+  /** White water: k_wc: 400 per second. */
+  diffuseWaveCrestRate: 400,
+  /** White water: bubble buoyancy k_b: 2. */
+  diffuseBuoyancy: 2,
+  /** White water: bubble drag k_d: 0.5. */
+  diffuseDrag: 0.5,
+  /** White water: spray air drag: 0 1/s. */
+  diffuseSprayDrag: 0,
+  /** White water: shortest lifetime: 2 s. */
+  diffuseLifetimeMin: 2,
+  /** White water: longest lifetime: 5 s. */
+  diffuseLifetimeMax: 5,
 } as const;
 
 /**
@@ -244,5 +318,18 @@ export function createFluidMaterialStore(size: number): FluidMaterialStore {
     airDeletionSurfaceThreshold: filled(d.airDeletionSurfaceThreshold),
     airDeletionBoundaryThreshold: filled(d.airDeletionBoundaryThreshold),
     airDeletionDensity: filled(d.airDeletionDensity),
+    diffuseTrappedAirMin: filled(d.diffuseTrappedAirMin),
+    diffuseTrappedAirMax: filled(d.diffuseTrappedAirMax),
+    diffuseWaveCrestMin: filled(d.diffuseWaveCrestMin),
+    diffuseWaveCrestMax: filled(d.diffuseWaveCrestMax),
+    diffuseEnergyMin: filled(d.diffuseEnergyMin),
+    diffuseEnergyMax: filled(d.diffuseEnergyMax),
+    diffuseTrappedAirRate: filled(d.diffuseTrappedAirRate),
+    diffuseWaveCrestRate: filled(d.diffuseWaveCrestRate),
+    diffuseBuoyancy: filled(d.diffuseBuoyancy),
+    diffuseDrag: filled(d.diffuseDrag),
+    diffuseSprayDrag: filled(d.diffuseSprayDrag),
+    diffuseLifetimeMin: filled(d.diffuseLifetimeMin),
+    diffuseLifetimeMax: filled(d.diffuseLifetimeMax),
   };
 }

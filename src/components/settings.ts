@@ -92,4 +92,13 @@ export interface FluidSettings {
   sphCourantNumber: number;
   /** WCSPH: the most substeps one step is split into by the CFL, force and viscous conditions. Fixed at creation. */
   sphMaxSubsteps: number;
+  /**
+   * White water (`diffuse.capacity`): the most live diffuse particles (spray, foam, bubbles); 0 when white water
+   * is off. Fixed at creation.
+   */
+  readonly diffuseCapacity: number;
+  /** White water: a diffuse particle with fewer fluid neighbours within h than this is spray. Default 6. */
+  diffuseSprayNeighbours: number;
+  /** White water: a diffuse particle with more fluid neighbours within h than this is a bubble. Default 20. */
+  diffuseBubbleNeighbours: number;
 }

@@ -91,6 +91,20 @@ export const PROJECTION_OPTIONS = {
   densityRelaxation: { min: 0, max: 1, unit: '', default: 0.2 },
 } as const satisfies Record<string, OptionRule>;
 
+/**
+ * White water's simulation-wide options (`diffuse: { ... }`, live in `settings.diffuse*`; Ihmsen et al. 2012,
+ * "Unified spray, foam and bubbles for particle-based fluids": a diffuse particle is spray below `sprayNeighbours` fluid neighbours within h, a bubble above
+ * `bubbleNeighbours`, foam between).
+ */
+export const DIFFUSE_OPTIONS = {
+  /** Most live diffuse particles (fixed at creation); 0 turns white water off. */
+  capacity: { min: 0, max: 16777216, integer: true, unit: '', default: 0 },
+  /** Fewer fluid neighbours than this: spray. */
+  sprayNeighbours: { min: 0, max: 1000, integer: true, unit: '', default: 6 },
+  /** More fluid neighbours than this: a bubble. */
+  bubbleNeighbours: { min: 0, max: 1000, integer: true, unit: '', default: 20 },
+} as const satisfies Record<string, OptionRule>;
+
 /** Allowed range of a temperature in kelvin (particles, colliders, materials' initial temperature). */
 export const TEMPERATURE_RULE = { min: 0.001, max: 1e6, unit: 'K' } as const satisfies OptionRule;
 
@@ -147,6 +161,32 @@ export const MATERIAL_OPTIONS = {
   airDeletionBoundaryThreshold: { min: 0, max: 100, unit: '' },
   /** Fraction of the rest number density below which an air particle is deleted. */
   airDeletionDensity: { min: 0, max: 1, unit: '' },
+  /** White water: tau_ta min of the trapped-air potential (Ihmsen et al. 2012), m/s. */
+  diffuseTrappedAirMin: { min: 0, max: 10000, unit: 'm/s' },
+  /** White water: tau_ta max of the trapped-air potential, m/s. */
+  diffuseTrappedAirMax: { min: 0, max: 10000, unit: 'm/s' },
+  /** White water: tau_wc min of the wave-crest potential, dimensionless. */
+  diffuseWaveCrestMin: { min: 0, max: 10000, unit: '' },
+  /** White water: tau_wc max of the wave-crest potential. */
+  diffuseWaveCrestMax: { min: 0, max: 10000, unit: '' },
+  /** White water: tau_k min of the kinetic energy, per unit mass, J/kg. */
+  diffuseEnergyMin: { min: 0, max: 1e6, unit: 'J/kg' },
+  /** White water: tau_k max of the kinetic energy, J/kg. */
+  diffuseEnergyMax: { min: 0, max: 1e6, unit: 'J/kg' },
+  /** White water: k_ta of the generation rate, diffuse particles per fluid particle per second at full potentials. */
+  diffuseTrappedAirRate: { min: 0, max: 1e6, unit: '1/s' },
+  /** White water: k_wc of the generation rate. */
+  diffuseWaveCrestRate: { min: 0, max: 1e6, unit: '1/s' },
+  /** White water: k_b of the bubbles' advection, a bubble's buoyancy as a multiple of -g. */
+  diffuseBuoyancy: { min: 0, max: 100, unit: '' },
+  /** White water: k_d of the bubbles' advection, the fraction of a bubble's velocity difference to the fluid removed per step. */
+  diffuseDrag: { min: 0, max: 1, unit: '' },
+  /** White water: linear air drag of spray, 1/s (0: ballistic, as in the paper). */
+  diffuseSprayDrag: { min: 0, max: 100, unit: '1/s' },
+  /** White water: shortest lifetime of a diffuse particle, s. */
+  diffuseLifetimeMin: { min: 0, max: 10000, unit: 's' },
+  /** White water: longest lifetime of a diffuse particle, s. */
+  diffuseLifetimeMax: { min: 0, max: 10000, unit: 's' },
 } as const satisfies Record<string, OptionRule>;
 
 /** The WCSPH solver's settings (`sph: { ... }`, live in `settings.sph*`). */

@@ -14,6 +14,7 @@ import {
   wallWeightTable,
 } from '../core/kernels';
 import { type CouplingWallList, createCouplingWallList, createPendingPushes } from './couple/state';
+import { createDiffuseState, type DiffuseState } from './diffuse/state';
 import { createEntityIds, type EntityIds, type EntityIndex } from './entityIds';
 import type { MpsState } from './mps/data';
 import { createMultiFluidState, type MultiFluidState } from './multifluid/state';
@@ -114,6 +115,20 @@ export interface FluidStats {
    * ran; the stepping thread ran the rest. 0 on one thread.
    */
   workerPartitions: number;
+  /** White water (`diffuse.capacity`): live diffuse particles after the last step (0 when white water is off). */
+  diffuseCount: number;
+  /** Of them, spray (fewer than `settings.diffuseSprayNeighbours` fluid neighbours within h). */
+  diffuseSprayCount: number;
+  /** Of them, foam. */
+  diffuseFoamCount: number;
+  /** Of them, bubbles (more than `settings.diffuseBubbleNeighbours` fluid neighbours). */
+  diffuseBubbleCount: number;
+  /** Diffuse particles generated in the last step (those that found room). */
+  diffuseGeneratedCount: number;
+  /** Diffuse particles the last step would have generated but dropped at the capacity. */
+  diffuseDroppedCount: number;
+  /** Diffuse particles deleted in the last step (lifetime over, or not finite). */
+  diffuseRemovedCount: number;
 }
 
 /** Dense per-material parameters, gathered from the `FluidMaterial` components at the start of a step. */
@@ -397,6 +412,8 @@ export interface SimulationContext {
   readonly coupling: CouplingWallList;
   /** The threads that share the PBF pair loops (parallel/pool.ts); one thread where none can be started. */
   readonly threads: ThreadPool;
+  /** White water's diffuse particles and working arrays (diffuse/state.ts; empty when it is off). */
+  readonly diffuse: DiffuseState;
   /** Duration of the current step (s). */
   frameTimeStep: number;
   /** Duration of one substep (s). */
@@ -616,6 +633,13 @@ export function createSimulationContext(
       projectionIterations: 0,
       threads: 1,
       workerPartitions: 0,
+      diffuseCount: 0,
+      diffuseSprayCount: 0,
+      diffuseFoamCount: 0,
+      diffuseBubbleCount: 0,
+      diffuseGeneratedCount: 0,
+      diffuseDroppedCount: 0,
+      diffuseRemovedCount: 0,
     },
     entityCapacity,
     entityIds: createEntityIds(entityIndex, entityCapacity),
@@ -627,6 +651,7 @@ export function createSimulationContext(
       projectionMaxCells(settings.backend === 'cpu' && settings.solver === 'pbf' ? settings.capacity : 0),
     ),
     coupling: createCouplingWallList(1024),
+    diffuse: createDiffuseState(settings.diffuseCapacity, settings.capacity),
     events: {
       emitters: [],
       drains: [],

@@ -8,6 +8,7 @@ import { type Color3Input, checkColor3, checkInteger, checkKnownKeys, optionName
 import { FluidError } from '../core/errors';
 import { checkOption, MATERIAL_OPTIONS } from '../core/schema';
 import type { MaterialTable } from './context';
+import { checkDiffuseOrder, DIFFUSE_MATERIAL_NAMES, type DiffuseMaterialName } from './diffuse/settings';
 import { MULTI_FLUID_MATERIAL_NAMES } from './multifluid/validate';
 
 /** Names of the numeric multi-fluid material fields (interface color to air deletion thresholds). */
@@ -99,6 +100,35 @@ export interface FluidMaterialOptions {
   airDeletionBoundaryThreshold?: number;
   /** Isolated air particles (section 3.4.2): deleted below this fraction of a full neighbourhood's number density. Range [0, 1]. Default 0.2. */
   airDeletionDensity?: number;
+  /**
+   * White water (Ihmsen et al. 2012; on when the simulation has a `diffuse.capacity`): tau_ta min of the
+   * trapped-air potential in m/s (see `FluidMaterialStore.diffuseTrappedAirMin`). Range [0, 1e4]. Default 5.
+   */
+  diffuseTrappedAirMin?: number;
+  /** White water: tau_ta max in m/s, above the min. Range [0, 1e4]. Default 20. */
+  diffuseTrappedAirMax?: number;
+  /** White water: tau_wc min of the wave-crest potential (dimensionless). Range [0, 1e4]. Default 2. */
+  diffuseWaveCrestMin?: number;
+  /** White water: tau_wc max, above the min. Range [0, 1e4]. Default 8. */
+  diffuseWaveCrestMax?: number;
+  /** White water: tau_k min of the kinetic energy per unit mass |v|^2 / 2 in J/kg. Range [0, 1e6]. Default 0.5. */
+  diffuseEnergyMin?: number;
+  /** White water: tau_k max in J/kg, above the min. Range [0, 1e6]. Default 5. */
+  diffuseEnergyMax?: number;
+  /** White water: k_ta, diffuse particles per fluid particle per second from trapped air at full potentials. Range [0, 1e6]. Default 400. */
+  diffuseTrappedAirRate?: number;
+  /** White water: k_wc, the same from wave crests. Range [0, 1e6]. Default 400. */
+  diffuseWaveCrestRate?: number;
+  /** White water: k_b, a bubble's buoyancy as a multiple of -g. Range [0, 100]. Default 2. */
+  diffuseBuoyancy?: number;
+  /** White water: k_d, the fraction of a bubble's velocity difference to the fluid removed per step. Range [0, 1]. Default 0.5. */
+  diffuseDrag?: number;
+  /** White water: linear air drag of spray in 1/s. Range [0, 100]. Default 0 (ballistic). */
+  diffuseSprayDrag?: number;
+  /** White water: shortest lifetime of a diffuse particle in seconds. Range [0, 1e4]. Default 2. */
+  diffuseLifetimeMin?: number;
+  /** White water: longest lifetime in seconds, at least the shortest. Range [0, 1e4]. Default 5. */
+  diffuseLifetimeMax?: number;
 }
 
 /** The names of {@link FluidMaterialOptions}, checked at run time (`checkKnownKeys`). */
@@ -130,6 +160,7 @@ export const MATERIAL_OPTION_NAMES = optionNames<FluidMaterialOptions>()(
   'airDeletionSurfaceThreshold',
   'airDeletionBoundaryThreshold',
   'airDeletionDensity',
+  ...DIFFUSE_MATERIAL_NAMES,
 );
 
 /** Material values with every default applied and every range checked. */
@@ -177,7 +208,18 @@ export function resolveMaterial(options: FluidMaterialOptions, latticeKernelSum:
     numberDensity: checkBoolean('numberDensity', withDefault<unknown>(options.numberDensity, d.numberDensity)),
     airMaterial: checkInteger('airMaterial', withDefault(options.airMaterial, d.airMaterial), -1, 2 ** 31 - 1),
     ...resolveMultiFluidNumbers(options),
+    ...resolveDiffuseNumbers(options),
   };
+}
+
+/** The white-water options with their defaults, each checked against its rule, and the pairs' order. */
+function resolveDiffuseNumbers(options: FluidMaterialOptions): Record<DiffuseMaterialName, number> {
+  const values = {} as Record<DiffuseMaterialName, number>;
+  for (const name of DIFFUSE_MATERIAL_NAMES) {
+    values[name] = checkOption(name, MATERIAL_OPTIONS[name], withDefault(options[name], MATERIAL_DEFAULTS[name]));
+  }
+  checkDiffuseOrder(values, 'addMaterial');
+  return values;
 }
 
 /** The numeric multi-fluid options with their defaults, each checked against its rule in `MATERIAL_OPTIONS`. */
@@ -223,6 +265,7 @@ export function writeMaterial(store: FluidMaterialStore, eid: number, values: Re
   store.colorGreen[eid] = values.color[1];
   store.colorBlue[eid] = values.color[2];
   for (const name of MULTI_FLUID_MATERIAL_NAMES) store[name][eid] = values[name];
+  for (const name of DIFFUSE_MATERIAL_NAMES) store[name][eid] = values[name];
   store.numberDensity[eid] = values.numberDensity ? 1 : 0;
   store.airMaterial[eid] = values.airMaterial;
 }

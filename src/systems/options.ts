@@ -6,6 +6,7 @@
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import type { FluidBackend, FluidSolver } from '../components';
 import { type Color3Input, optionNames, type QuaternionInput, type Vector3Input } from '../core/checks';
+import type { DiffuseOptions } from './diffuse/settings';
 import type { MpsSettings } from './mps/settings';
 import type { SignedDistanceField } from './sdf/field';
 import type { SphOptions } from './sph/settings';
@@ -100,6 +101,14 @@ export interface FluidSimulationOptions {
    * {@link MpsSettings}). Ignored by the other solvers. Live values: {@link FluidSimulation.mpsSettings}.
    */
   mps?: Partial<MpsSettings>;
+  /**
+   * White water (Ihmsen et al. 2012): spray, foam and bubbles as diffuse particles in their own pool, generated
+   * where air is trapped and at wave crests, advected by the fluid, read through
+   * {@link FluidSimulation.diffuseParticles}; see {@link DiffuseOptions} and the materials' `diffuse*` fields.
+   * Absent or `capacity: 0` (default): off, at no cost. The PBF and WCSPH solvers on the CPU backend: with
+   * `backend: 'webgpu'` or `solver: 'mps'` a capacity throws {@link FluidError}, with `'auto'` it picks the CPU.
+   */
+  diffuse?: DiffuseOptions;
 }
 
 /**
@@ -426,6 +435,7 @@ export const SIMULATION_OPTION_NAMES = optionNames<FluidSimulationOptions>()(
   'sph',
   'projection',
   'mps',
+  'diffuse',
 );
 
 /** The names of {@link ProjectionOptions}. */

@@ -12,6 +12,7 @@ import type { SimulationContext } from './context';
 import { couplePasses } from './couple/gpu';
 import { densitySystem } from './density/cpu';
 import { densityGpuPasses, densityPasses, numberDensityPasses } from './density/gpu';
+import { diffuseSystem } from './diffuse/cpu';
 import { emitSystem } from './emit/cpu';
 import { gatherSystem } from './gather';
 import { bookkeepingPasses } from './gpu/bookkeeping';
@@ -97,6 +98,10 @@ export const pbfSchedule: readonly ScheduleEntry[] = [
     gpu: (plan) => (plan.features.artificialBuoyancy ? ['buoyancy'] : []),
   },
   { name: 'publish', stage: 'step-end', run: publishSystem },
+  // White water (diffuse/cpu.ts), when `diffuse.capacity` is set: after publish, on the final positions and
+  // velocities and the last substep's neighbour lists, before boiling and trapped air change the particles.
+  // CPU backend only for now.
+  { name: 'diffuse', stage: 'step-end', run: diffuseSystem },
   // Boiling (section 4.4) and trapped air (3.4.1-3.4.2), only when in use: after publish, they read the last
   // substep's neighbour lists and positions (still matching the dense list), then change materials, append
   // new air particles and swap-remove deleted ones through the emitters' and drains' paths; the next step's
@@ -147,6 +152,7 @@ export const sphSchedule: readonly ScheduleEntry[] = [
   },
   { name: 'sphFinish', stage: 'substep', run: sphFinishSystem, gpu: () => ['sphFinish'] },
   { name: 'publish', stage: 'step-end', run: publishSystem },
+  { name: 'diffuse', stage: 'step-end', run: diffuseSystem },
 ];
 
 /** The schedule of a solver the WebGPU backend runs (`'pbf'` or `'sph'`). */

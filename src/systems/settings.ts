@@ -17,6 +17,7 @@ import {
   SIMULATION_OPTIONS,
   SOLVERS,
 } from '../core/schema';
+import { resolveDiffuseOptions } from './diffuse/settings';
 import { type MpsSettings, resolveMpsSettings } from './mps/settings';
 import {
   type FluidSimulationOptions,
@@ -137,7 +138,20 @@ export function resolveSimulationOptions(options: FluidSimulationOptions): Resol
       `backend is 'webgpu' but engine is ${engine === undefined ? 'missing' : 'not a WebGPUEngine with compute shaders'}; pass a WebGPUEngine as engine, or use backend 'auto' or 'cpu'`,
     );
   }
-  const backend: FluidBackend = requested === 'cpu' || !computeCapable || solver === 'mps' ? 'cpu' : 'webgpu';
+  const diffuse = resolveDiffuseOptions(options.diffuse);
+  const whiteWater = diffuse.diffuseCapacity > 0;
+  if (whiteWater && solver === 'mps') {
+    throw new FluidError(
+      "diffuse.capacity is set but white water runs with solver 'pbf' or 'sph' only; remove diffuse",
+    );
+  }
+  if (whiteWater && requested === 'webgpu') {
+    throw new FluidError(
+      "diffuse.capacity is set but white water runs on the CPU backend only for now; use backend 'cpu' or 'auto', or remove diffuse",
+    );
+  }
+  const backend: FluidBackend =
+    requested === 'cpu' || !computeCapable || solver === 'mps' || whiteWater ? 'cpu' : 'webgpu';
   const projection = resolveProjectionOptions(options.projection);
   const iterations = checkOption(
     'iterations',
@@ -162,6 +176,7 @@ export function resolveSimulationOptions(options: FluidSimulationOptions): Resol
     solver,
     ...projection,
     ...sphSettings,
+    ...diffuse,
   };
   return { settings, mpsSettings, mirror, engine };
 }

@@ -25,6 +25,7 @@ import {
   takeBodyImpulse,
 } from './collide/entities';
 import { createSimulationContext, type FluidStats, type SimulationContext } from './context';
+import type { DiffuseParticles } from './diffuse/state';
 import {
   addDrainEntity,
   addEmitterEntity,
@@ -213,6 +214,16 @@ export class FluidSimulation {
    */
   get mpsSettings(): MpsSettings | undefined {
     return this.settings.solver === 'mps' ? mpsState(this.context).settings : undefined;
+  }
+
+  /**
+   * White water's diffuse particles (spray, foam and bubbles; see {@link DiffuseParticles} and
+   * {@link FluidSimulationOptions.diffuse}): positions, velocities, kinds, ages and lifetimes of the live ones
+   * at places `0 .. count - 1`, as of the last step. Read-only for game code. Empty (capacity 0) when white
+   * water is off.
+   */
+  get diffuseParticles(): DiffuseParticles {
+    return this.context.diffuse.particles;
   }
 
   /** The solver chosen at creation (see {@link FluidSimulationOptions.solver}); read-only. */

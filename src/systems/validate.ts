@@ -16,6 +16,7 @@ import {
 } from '../core/schema';
 import { SHAPE_NAMES, SHAPES } from './collide/shapes';
 import type { SimulationContext } from './context';
+import { checkDiffuseMaterials, checkDiffuseSettings } from './diffuse/settings';
 import { gatherColliders, gatherMaterials } from './gather';
 import { checkMultiFluidComponents } from './multifluid/validate';
 import { checkFreeSurface } from './settings';
@@ -57,6 +58,7 @@ export function checkLiveSettings(settings: FluidSettings, prefix: string): void
     checkFreeSurface(`${prefix}projectionFreeSurface`, settings.projectionFreeSurface);
   }
   if (settings.solver === 'sph') checkSphSettings(settings);
+  if (settings.diffuseCapacity > 0) checkDiffuseSettings(settings, prefix);
 }
 
 /**
@@ -86,6 +88,7 @@ export function checkComponents(ctx: SimulationContext, particles: boolean): voi
   // Fluid-fluid interaction fields, the particles' Temperature and Color, and the features the WCSPH and
   // MPS solvers do not implement.
   checkMultiFluidComponents(ctx, particles);
+  checkDiffuseMaterials(ctx);
 }
 
 /**

@@ -55,6 +55,12 @@ const PROJECTION_SETTINGS = [
   ['densityRelaxation', 'projectionDensityRelaxation'],
 ] as const;
 
+/** White water's live option names and the settings keys they are saved under. */
+const DIFFUSE_SETTINGS = [
+  ['sprayNeighbours', 'diffuseSprayNeighbours'],
+  ['bubbleNeighbours', 'diffuseBubbleNeighbours'],
+] as const;
+
 /** WCSPH option names and the settings keys they are saved under. */
 const SPH_SETTINGS = [
   ['speedOfSound', 'sphSpeedOfSound'],
@@ -108,6 +114,17 @@ export function snapshotSimulationOptions(decoded: DecodedSnapshot): FluidSimula
     projection.freeSurface = typeof freeSurface === 'boolean' ? freeSurface : false;
     options.projection = projection;
   }
+  // White water's settings (absent from snapshots written before it existed: off). Its diffuse particles are
+  // not saved: a restored simulation starts with none and generates them again.
+  const diffuseCapacity = decoded.settings.get('diffuseCapacity');
+  if (typeof diffuseCapacity === 'number' && diffuseCapacity > 0) {
+    const diffuse: Record<string, number> = { capacity: diffuseCapacity };
+    for (const [option, key] of DIFFUSE_SETTINGS) {
+      const value = decoded.settings.get(key);
+      if (typeof value === 'number') diffuse[option] = value;
+    }
+    options.diffuse = diffuse;
+  }
   // The MPS settings (absent from snapshots of the other solvers and from older ones: the defaults apply).
   if (options.solver === 'mps') options.mps = mpsOptionsFromSnapshot((key) => decoded.settings.get(key));
   return options as FluidSimulationOptions;
@@ -122,7 +139,7 @@ export function savedLiveSettings(ctx: SimulationContext, decoded: DecodedSnapsh
   const settings = result as unknown as Record<string, unknown>;
   for (const [key, value] of decoded.settings) {
     if ((FIXED_SETTINGS as readonly string[]).includes(key) || key === 'backend' || key === 'sphMaxSubsteps') continue;
-    if (key === 'threads') continue;
+    if (key === 'threads' || key === 'diffuseCapacity') continue;
     if (['capacity', 'maxMaterials', 'maxColliders', 'maxEmitters'].includes(key)) continue;
     const current = settings[key];
     if (Array.isArray(current) && Array.isArray(value) && current.length === value.length) {
@@ -327,6 +344,17 @@ export function applySnapshot(ctx: SimulationContext, entityIndex: EntityIndex, 
   const gravity = ctx.settings.gravity;
   for (let axis = 0; axis < 3; axis++) gravity[axis] = savedSettings.gravity[axis];
   Object.assign(ctx.settings, { ...savedSettings, gravity });
+  // White water's diffuse particles are not saved: none after a restore (they are generated again).
+  ctx.diffuse.particles.count = 0;
+  Object.assign(ctx.stats, {
+    diffuseCount: 0,
+    diffuseSprayCount: 0,
+    diffuseFoamCount: 0,
+    diffuseBubbleCount: 0,
+    diffuseGeneratedCount: 0,
+    diffuseDroppedCount: 0,
+    diffuseRemovedCount: 0,
+  });
   // 5. The PBF projection's warm start (a grid larger than this simulation's limit starts cold).
   restoreProjection(ctx, decoded.projection);
   // 6. The MPS solver's settings and warm-start pressures (checked by checkSnapshotFits).
