@@ -36,6 +36,7 @@ type Engine = 'webgl' | 'webgpu';
 interface PageHandle {
   plugin: {
     paused: boolean;
+    whiteWater?: { visible: boolean };
     renderMode: string;
     backend: string;
     particleBuffers: { gpuPositions?: unknown };
@@ -44,7 +45,8 @@ interface PageHandle {
     simulation: {
       particleCount: number;
       solver: string;
-      stats: { stepCount: number };
+      stats: { stepCount: number; diffuseCount: number };
+      diffuseParticles: { capacity: number };
       components: { FluidMaterial: { viscosity: Float64Array } };
     };
   };
@@ -55,6 +57,7 @@ interface PageHandle {
   frames: number;
   ready: boolean;
   projectParticles(): number[];
+  projectDiffuseParticles(): number[];
   particleScreenRadius(): number;
   measure(): Record<string, number>;
 }
@@ -212,11 +215,17 @@ interface ExampleCase {
    * backend yet) lists `['webgl']`.
    */
   engines?: Engine[];
+  /**
+   * White water the page shows with the WebGL2 engine (CPU only for now: off with the WebGPU engine):
+   * `'shown'` has diffuse particles at the end of the run, `'on'` only has room for them. Default: none.
+   */
+  whiteWater?: 'shown' | 'on';
 }
 
 const examples: ExampleCase[] = [
   {
     name: 'pour',
+    whiteWater: 'on',
     frames: 16,
     materials: ['water'],
     async act(page) {
@@ -245,6 +254,7 @@ const examples: ExampleCase[] = [
   {
     name: 'dam-break',
     frames: 10,
+    whiteWater: 'shown',
     materials: ['water'],
     check(_first, last) {
       expect(last.front).toBeGreaterThan(0.9); // the 0.7 m block has run out
@@ -252,6 +262,7 @@ const examples: ExampleCase[] = [
   },
   {
     name: 'knot',
+    whiteWater: 'on',
     frames: 12,
     materials: ['water'],
     check(first, last) {
@@ -273,6 +284,7 @@ const examples: ExampleCase[] = [
     // from 0.52 m: after 0.6 s of simulated time a crate without the water's impulses would lie on the
     // floor (center 0.075 m) and the rock has had time to reach it.
     name: 'pool',
+    whiteWater: 'on',
     frames: 30,
     materials: ['water'],
     // WebGPU in SwiftShader: about 40 steps at two or more frames each, with the screen-space fluid drawn.
@@ -568,6 +580,8 @@ describe('examples in headless Chromium', () => {
                 steps: handle.plugin.simulation.stats.stepCount,
                 backend: handle.plugin.backend,
                 zeroCopy: handle.plugin.particleBuffers.gpuPositions !== undefined,
+                diffuseCapacity: handle.plugin.simulation.diffuseParticles.capacity,
+                diffuseCount: handle.plugin.simulation.stats.diffuseCount,
                 stats: document.getElementById('stats')?.textContent ?? '',
               };
             });
@@ -593,6 +607,7 @@ describe('examples in headless Chromium', () => {
               ...report,
               steps: state.steps,
               backend: state.backend,
+              diffuse: state.diffuseCount,
               first: firstFigures,
               last: state.figures,
             };
@@ -610,6 +625,36 @@ describe('examples in headless Chromium', () => {
             expect(report.fluidFarFromParticles).toBeLessThan(0.1);
             expect(report.changedSinceFirst).toBeGreaterThan(0.003);
             example.check(firstFigures, state.figures, engine);
+            // White water: on with the WebGL2 engine where the page asks for it, off with the WebGPU engine.
+            const whiteWater = engine === 'webgl' ? example.whiteWater : undefined;
+            expect(state.diffuseCapacity > 0).toBe(whiteWater !== undefined);
+            if (whiteWater === 'shown') {
+              // The white water's own pixels: the water hidden (the background shot) with and without the
+              // discs. They sit on the projected diffuse particles, as the water's pixels sit on the fluid's.
+              expect(state.diffuseCount).toBeGreaterThan(0);
+              const diffuse = await page.evaluate(() => {
+                const handle = (window as ExampleWindow).fluidExample as PageHandle;
+                if (handle.plugin.whiteWater) handle.plugin.whiteWater.visible = false;
+                return handle.projectDiffuseParticles();
+              });
+              await waitFrames(page, 2);
+              shots.withoutWhiteWater = await page.screenshot();
+              const white = await compareFrames(
+                page,
+                shots.first,
+                shots.background,
+                shots.withoutWhiteWater,
+                diffuse,
+                state.radius,
+              );
+              console.log(`${label} white water: ${JSON.stringify(white)}`);
+              expect(white.fluidPixels).toBeGreaterThan(100);
+              expect(white.fluidFarFromParticles).toBeLessThan(0.1);
+              await page.evaluate(() => {
+                const plugin = ((window as ExampleWindow).fluidExample as PageHandle).plugin;
+                if (plugin.whiteWater) plugin.whiteWater.visible = true;
+              });
+            }
             if (saveEveryScreenshot) saveShots(label, shots);
             // The debug pane, opened: the page's materials, its backend and the live particle count.
             expect(await clickPaneToggle(page)).toBe(true);

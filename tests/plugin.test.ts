@@ -234,6 +234,58 @@ describe('FluidPlugin debug views', () => {
   });
 });
 
+describe('FluidPlugin white water', () => {
+  it('draws the diffuse particles as one instance each, in every mode but none, with a checked look', async () => {
+    const { scene } = createScene();
+    const plain = await createWaterPlugin(scene, { useDeltaTime: false });
+    expect(plain.whiteWater).toBeUndefined();
+    expect(plain.whiteWaterMesh).toBeUndefined();
+    const fluid = await createWaterPlugin(scene, {
+      useDeltaTime: false,
+      renderMode: 'points',
+      diffuse: { capacity: 100 },
+      whiteWater: { bubbleOpacity: 0.3 },
+    });
+    expect(fluid.whiteWater).toEqual({
+      visible: true,
+      size: 0.05,
+      color: [1, 1, 1],
+      sprayOpacity: 0.9,
+      foamOpacity: 0.85,
+      bubbleOpacity: 0.3,
+    });
+    // Three spray particles high above the water (they fall one step before they are drawn).
+    const pool = fluid.simulation.diffuseParticles;
+    pool.count = 3;
+    for (let d = 0; d < 3; d++) {
+      pool.positionX[d] = 0.5;
+      pool.positionY[d] = 0.9;
+      pool.positionZ[d] = 0.1 * d;
+      pool.lifetime[d] = 3;
+      pool.material[d] = fluid.simulation.components.Particle.material[fluid.simulation.particles()[0]];
+    }
+    scene.render();
+    const mesh = fluid.whiteWaterMesh as Mesh;
+    expect(mesh.isEnabled()).toBe(true);
+    expect(mesh.forcedInstanceCount).toBe(3);
+    fluid.whiteWater!.visible = false;
+    scene.render();
+    expect(mesh.isEnabled()).toBe(false);
+    fluid.whiteWater!.visible = true;
+    fluid.renderMode = 'none';
+    expect(mesh.isEnabled()).toBe(false);
+    fluid.renderMode = 'points';
+    expect(mesh.isEnabled()).toBe(true);
+    await expect(FluidPlugin.create(scene, { diffuse: { capacity: 10 }, whiteWater: { size: -1 } })).rejects.toThrow(
+      /whiteWater\.size is -1/,
+    );
+    await expect(
+      FluidPlugin.create(scene, { diffuse: { capacity: 10 }, whiteWater: { foamOpacity: 2 } }),
+    ).rejects.toThrow(/whiteWater\.foamOpacity is 2; .*\[0, 1\]/);
+    await expect(FluidPlugin.create(scene, { whiteWater: { shade: 1 } as never })).rejects.toThrow(FluidError);
+  });
+});
+
 /** Quaternion [x, y, z, w] of a rotation by `angle` about the unit `axis`, computed without Babylon. */
 function axisAngle(axis: [number, number, number], angle: number): [number, number, number, number] {
   const s = Math.sin(angle / 2);

@@ -23,6 +23,7 @@ import {
   readParameters,
   showStats,
   startExample,
+  whiteWaterOptions,
 } from '../shared/exampleKit';
 
 const parameters = readParameters();
@@ -51,6 +52,8 @@ const fluid = await FluidPlugin.create(scene, {
   capacity: 12000,
   renderMode: parameters.renderMode,
   solver,
+  // White water (spray, foam, bubbles) with PBF and WCSPH; MPS has none.
+  ...(solver === 'mps' ? {} : whiteWaterOptions(parameters, 36000)),
 });
 const water = fluid.simulation.addMaterial({ color: [0.25, 0.55, 0.95] });
 fluid.simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [2.0, 1.2, 0.8], container: true });

@@ -19,6 +19,7 @@ import {
   readParameters,
   showStats,
   startExample,
+  whiteWaterOptions,
 } from '../shared/exampleKit';
 
 const parameters = readParameters();
@@ -49,6 +50,7 @@ const fluid = await FluidPlugin.create(scene, {
   particleRadius: small ? 0.03 : 0.018,
   capacity: small ? 1500 : 9000,
   renderMode: parameters.renderMode,
+  ...whiteWaterOptions(parameters, small ? 4500 : 27000),
 });
 const water = fluid.simulation.addMaterial({ color: [0.25, 0.55, 0.95] });
 fluid.simulation.addCollider({ shape: 'box', min: TANK.min, max: TANK.max, container: true });

@@ -23,6 +23,7 @@ import {
   readParameters,
   showStats,
   startExample,
+  whiteWaterOptions,
 } from '../shared/exampleKit';
 import { enablePoolPhysics, POOL_MAX, POOL_MIN, Pool, WATER_DEPTH } from './poolScene';
 
@@ -44,6 +45,7 @@ const fluid = await FluidPlugin.create(scene, {
   particleRadius: small ? 0.035 : 0.024,
   capacity: small ? 2000 : 6000,
   renderMode: parameters.renderMode,
+  ...whiteWaterOptions(parameters, small ? 6000 : 18000),
 });
 const pool = await Pool.create(scene, fluid);
 

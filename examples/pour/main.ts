@@ -31,6 +31,7 @@ import {
   readParameters,
   showStats,
   startExample,
+  whiteWaterOptions,
 } from '../shared/exampleKit';
 
 const parameters = readParameters();
@@ -81,6 +82,7 @@ const fluid = await FluidPlugin.create(scene, {
   // The surface mesh is extracted on the CPU: every second frame is enough for a pour.
   surfaceUpdateInterval: 2,
   surface: { alpha: 0.55 },
+  ...whiteWaterOptions(parameters, small ? 4500 : 18000),
 });
 const startingMode = fluid.renderMode;
 const water = fluid.simulation.addMaterial({ color: [0.25, 0.55, 0.95] });

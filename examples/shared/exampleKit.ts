@@ -39,6 +39,8 @@ export interface ExampleParameters {
    * isosurface mesh) or `splats` (discs on the surface particles).
    */
   renderMode: FluidRenderMode | undefined;
+  /** `?whiteWater=1` or `?whiteWater=0`: white water on or off (default: on with the WebGL2 engine only). */
+  whiteWater: boolean;
 }
 
 /** Reads the URL switches. */
@@ -51,7 +53,18 @@ export function readParameters(): ExampleParameters {
     particles: query.get('particles') === 'small' ? 'small' : 'full',
     panel: query.get('panel') !== '0',
     renderMode: modes.find((known) => known === mode),
+    whiteWater: query.has('whiteWater') ? query.get('whiteWater') !== '0' : query.get('engine') !== 'webgpu',
   };
+}
+
+/**
+ * The plugin options that give an example white water (spray, foam and bubbles, `diffuse`) with room for
+ * `capacity` diffuse particles, when `parameters.whiteWater` asks for it. White water runs on the CPU backend
+ * only for now: with the WebGPU engine it is off unless `?whiteWater=1` asks for it, and then the simulation
+ * runs on the CPU (the plugin's `'auto'` backend picks it).
+ */
+export function whiteWaterOptions(parameters: ExampleParameters, capacity: number): { diffuse?: { capacity: number } } {
+  return parameters.whiteWater ? { diffuse: { capacity } } : {};
 }
 
 /** Creates the engine named by the URL on the page's `#renderCanvas`, with an opaque canvas. */
@@ -210,6 +223,8 @@ export interface FluidExampleHandle {
    * the particle components (on the WebGPU backend: as of the last readback).
    */
   projectParticles(): number[];
+  /** The same for the white water's diffuse particles (`simulation.diffuseParticles`). */
+  projectDiffuseParticles(): number[];
   /** Screen radius (CSS pixels) of a particle at the camera's target distance. */
   particleScreenRadius(): number;
   /** Example-specific figures (e.g. the water level in the glass). */
@@ -231,6 +246,21 @@ export function startExample(
   const world = Matrix.Identity();
   const projected = new Vector3();
   const point = new Vector3();
+  /** Screen positions (CSS pixels) of the `count` points `place(k)` sets in front of the camera. */
+  const project = (count: number, place: (k: number) => void): number[] => {
+    const canvas = engine.getRenderingCanvas() as HTMLCanvasElement;
+    const viewport = new Viewport(0, 0, canvas.clientWidth, canvas.clientHeight);
+    const transform = scene.getTransformMatrix();
+    const view = camera.getViewMatrix();
+    const result: number[] = [];
+    for (let k = 0; k < count; k++) {
+      place(k);
+      if (Vector3.TransformCoordinates(point, view).z <= camera.minZ) continue;
+      Vector3.ProjectToRef(point, world, transform, viewport, projected);
+      result.push(projected.x, projected.y);
+    }
+    return result;
+  };
   const handle: FluidExampleHandle = {
     plugin,
     pane,
@@ -241,21 +271,13 @@ export function startExample(
     ready: false,
     measure,
     projectParticles() {
-      const canvas = engine.getRenderingCanvas() as HTMLCanvasElement;
-      const width = canvas.clientWidth;
-      const height = canvas.clientHeight;
-      const viewport = new Viewport(0, 0, width, height);
-      const transform = scene.getTransformMatrix();
-      const result: number[] = [];
       const { Position } = plugin.simulation;
-      const view = camera.getViewMatrix();
-      for (const eid of plugin.simulation.particles()) {
-        point.set(Position.x[eid], Position.y[eid], Position.z[eid]);
-        if (Vector3.TransformCoordinates(point, view).z <= camera.minZ) continue;
-        Vector3.ProjectToRef(point, world, transform, viewport, projected);
-        result.push(projected.x, projected.y);
-      }
-      return result;
+      const ids = Array.from(plugin.simulation.particles());
+      return project(ids.length, (k) => point.set(Position.x[ids[k]], Position.y[ids[k]], Position.z[ids[k]]));
+    },
+    projectDiffuseParticles() {
+      const diffuse = plugin.simulation.diffuseParticles;
+      return project(diffuse.count, (k) => point.set(diffuse.positionX[k], diffuse.positionY[k], diffuse.positionZ[k]));
     },
     particleScreenRadius() {
       const canvas = engine.getRenderingCanvas() as HTMLCanvasElement;

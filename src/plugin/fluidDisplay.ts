@@ -5,12 +5,14 @@
  * context is lost.
  */
 
+import type { Camera } from '@babylonjs/core/Cameras/camera.js';
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import type { Observer } from '@babylonjs/core/Misc/observable.js';
 import type { Scene } from '@babylonjs/core/scene.js';
 import { PLUGIN_OPTIONS } from '../core/schema';
 import type { FluidSimulation } from '../systems/simulation';
 import type { ColorMapRanges, FluidColorBy } from './colorMaps';
+import { DiffuseView, type ResolvedWhiteWaterLook } from './diffuseView';
 import { checkPluginOption, type FluidPluginOptions } from './options';
 import { feedGpuColors, feedParticles, type ParticleBuffers } from './particleFeed';
 import { type FluidRenderMode, FluidViews } from './renderers';
@@ -20,7 +22,10 @@ import { checkSurfaceOptions } from './surfaceRenderer';
 export type DisplayOptions = Pick<
   FluidPluginOptions,
   'camera' | 'look' | 'surface' | 'surfaceUpdateInterval' | 'renderingGroupId' | 'layerMask'
->;
+> & {
+  /** The white-water look, checked by the plugin (`resolveWhiteWaterLook`). */
+  readonly whiteWater: ResolvedWhiteWaterLook;
+};
 
 /** The plugin's views, the mode they show and what they are colored by. */
 export class FluidDisplay {
@@ -30,9 +35,13 @@ export class FluidDisplay {
   coloring: FluidColorBy;
   /** The views, each made on first use. */
   readonly views: FluidViews;
+  /** White water's discs, when the simulation has diffuse particles (`diffuse.capacity`). */
+  readonly diffuse: DiffuseView | undefined;
   /** True between the engine's context (device) loss and its restoration: nothing is drawn then. */
   private contextLost = false;
   private readonly contextObservers: Observer<AbstractEngine>[];
+  /** The plugin's `camera` option (else the scene's active camera draws the white water). */
+  private readonly camera: Camera | undefined;
 
   /**
    * Checks the surface options and the surface update interval, makes the views and starts watching the
@@ -49,7 +58,8 @@ export class FluidDisplay {
   ) {
     this.mode = mode;
     this.coloring = coloring;
-    const { camera, look, surface, surfaceUpdateInterval, renderingGroupId, layerMask } = options;
+    const { camera, look, surface, surfaceUpdateInterval, renderingGroupId, layerMask, whiteWater } = options;
+    this.camera = camera;
     const layers = {
       renderingGroupId: renderingGroupId ?? PLUGIN_OPTIONS.renderingGroupId.default,
       layerMask: layerMask ?? PLUGIN_OPTIONS.layerMask.default,
@@ -84,6 +94,8 @@ export class FluidDisplay {
       surfaceSource,
       layers,
     );
+    const diffuse = simulation.diffuseParticles;
+    this.diffuse = diffuse.capacity > 0 ? new DiffuseView(scene, diffuse, whiteWater) : undefined;
     const engine = scene.getEngine();
     this.contextObservers = [
       engine.onContextLostObservable.add(() => {
@@ -118,6 +130,12 @@ export class FluidDisplay {
       feedGpuColors(this.simulation, this.buffers, this.coloring, this.colorRanges, this.scene.getEngine());
     }
     this.views.show(mode, useDiffuseColors);
+    const diffuse = this.diffuse;
+    if (diffuse !== undefined) {
+      diffuse.mesh.renderingGroupId = this.views.renderingGroupId;
+      diffuse.mesh.layerMask = this.views.layerMask;
+      diffuse.update(mode === 'none' ? null : (this.camera ?? this.scene.activeCamera));
+    }
   }
 
   /**
@@ -166,5 +184,6 @@ export class FluidDisplay {
     engine.onContextLostObservable.remove(this.contextObservers[0]);
     engine.onContextRestoredObservable.remove(this.contextObservers[1]);
     this.views.dispose();
+    this.diffuse?.dispose();
   }
 }

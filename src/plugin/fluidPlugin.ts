@@ -15,10 +15,11 @@ import type { Scene } from '@babylonjs/core/scene.js';
 import type { FluidBackend } from '../components/settings';
 import { checkKnownKeys, checkNumber, type Vector3Like } from '../core/checks';
 import { FluidError } from '../core/errors';
-import { PLUGIN_OPTIONS } from '../core/schema';
+import { PLUGIN_OPTIONS, SIMULATION_OPTIONS } from '../core/schema';
 import type { BackendChange, DrainOptions, SpawnOptions } from '../systems/options';
 import { FluidSimulation } from '../systems/simulation';
 import type { ColorMapRanges, FluidColorBy } from './colorMaps';
+import { type ResolvedWhiteWaterLook, resolveWhiteWaterLook } from './diffuseView';
 import { FluidDisplay } from './fluidDisplay';
 import { NodeFollowers } from './followers';
 import {
@@ -166,6 +167,7 @@ export class FluidPlugin {
       surfaceUpdateInterval,
       renderingGroupId,
       layerMask,
+      whiteWater,
       ...simulationOptions
     } = options;
     this.scene = scene;
@@ -183,6 +185,10 @@ export class FluidPlugin {
     const mode = checkRenderMode(renderMode ?? FluidPlugin.defaultRenderMode(scene));
     const coloring = checkColorBy(colorBy ?? 'material');
     const layers = checkViewOptions({ look, renderingGroupId, layerMask });
+    // The discs' default size is the particle radius (a bad radius throws with the simulation's options).
+    const givenRadius = simulationOptions.particleRadius;
+    const radius = typeof givenRadius === 'number' ? givenRadius : SIMULATION_OPTIONS.particleRadius.default;
+    const whiteWaterLook = resolveWhiteWaterLook(whiteWater ?? {}, radius);
     this.simulation = new FluidSimulation({
       ...simulationOptions,
       backend: checkBackend(backend ?? 'auto', engine),
@@ -195,6 +201,7 @@ export class FluidPlugin {
       look,
       surface,
       surfaceUpdateInterval,
+      whiteWater: whiteWaterLook,
       ...layers,
     });
     this.followers = new NodeFollowers(
@@ -397,6 +404,20 @@ export class FluidPlugin {
    */
   get surfaceMesh(): AbstractMesh | undefined {
     return this.display.views.surfaceMesh;
+  }
+
+  /**
+   * The live look of white water (see {@link FluidWhiteWaterLook}; every field set): edit it between frames
+   * (`fluid.whiteWater.visible = false`, `fluid.whiteWater.size = 0.02`); the next frame checks it and a bad
+   * value throws `FluidError` naming it. Undefined when the simulation has no `diffuse.capacity`.
+   */
+  get whiteWater(): ResolvedWhiteWaterLook | undefined {
+    return this.display.diffuse?.look;
+  }
+
+  /** White water's disc mesh (one instance per diffuse particle); undefined without `diffuse.capacity`. */
+  get whiteWaterMesh(): AbstractMesh | undefined {
+    return this.display.diffuse?.mesh;
   }
 
   /** The splat disc mesh (one thin instance per surface particle) while `renderMode` is `'splats'`. */

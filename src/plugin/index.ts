@@ -5,6 +5,7 @@
 
 export type { ColorMapRanges, FluidColorBy } from './colorMaps';
 export { FluidDebugPane, type FluidDebugPaneCorner, type FluidDebugPaneOptions } from './debugPane';
+export type { FluidWhiteWaterLook, ResolvedWhiteWaterLook } from './diffuseView';
 export { FluidPlugin } from './fluidPlugin';
 export type { MeshFieldOptions } from './meshCollider';
 export type {

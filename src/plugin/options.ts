@@ -14,6 +14,7 @@ import { FluidError } from '../core/errors';
 import { allows, BACKEND_CHOICES, checkChoice, type OptionRule, PLUGIN_OPTIONS, rangeText } from '../core/schema';
 import { type EmitterOptions, type FluidSimulationOptions, SIMULATION_OPTION_NAMES } from '../systems/options';
 import type { FluidColorBy } from './colorMaps';
+import type { FluidWhiteWaterLook } from './diffuseView';
 import type { MeshFieldOptions } from './meshCollider';
 import type { FluidLookOptions, FluidRenderMode } from './renderers';
 import type { FluidSurfaceOptions } from './surfaceRenderer';
@@ -115,6 +116,12 @@ export interface FluidPluginOptions extends Omit<FluidSimulationOptions, 'engine
    * scene's active camera), and draws no particle while that camera's `layerMask & layerMask` is 0.
    */
   layerMask?: number;
+  /**
+   * The look of white water (the simulation's `diffuse` option; see {@link FluidWhiteWaterLook}): soft
+   * camera-facing discs for spray, foam and bubbles, drawn in every render mode but `'none'`. Live in
+   * {@link FluidPlugin.whiteWater}.
+   */
+  whiteWater?: FluidWhiteWaterLook;
 }
 
 /** The names of {@link FluidPluginOptions}: the plugin's own and the simulation's (checked by `FluidPlugin.create`). */
@@ -135,6 +142,7 @@ export const PLUGIN_OPTION_NAMES: readonly string[] = [
     'surfaceUpdateInterval',
     'renderingGroupId',
     'layerMask',
+    'whiteWater',
   ),
   ...SIMULATION_OPTION_NAMES.filter((name) => name !== 'engine' && name !== 'backend' && name !== 'gravity'),
 ];
