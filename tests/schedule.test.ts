@@ -70,6 +70,7 @@ function plan(overrides: Partial<GpuPlan>): GpuPlan {
     scanPasses: SCANS,
     neighbourMode: 'list',
     meshes: true,
+    diffuse: false,
     ...overrides,
   };
 }
@@ -215,12 +216,13 @@ describe('the schedule', () => {
       ['pbf', pbfSchedule],
       ['sph', sphSchedule],
     ] as const) {
-      const keys = gpuPassDefinitions(solver).map((definition) => definition.key);
+      const keys = gpuPassDefinitions(solver, true).map((definition) => definition.key);
       expect(new Set(keys).size).toBe(keys.length);
       const compiled = new Set([...keys, ...SCANS]);
       for (const variant of [
         plan({}),
-        plan({ simpleMaterials: false, coupled: true, features: everything, colliderHeat: true }),
+        plan({ simpleMaterials: false, coupled: true, features: everything, colliderHeat: true, diffuse: true }),
+        plan({ meshes: false, diffuse: true }),
       ]) {
         const order = gpuStepOrder(solver, variant);
         for (const key of [...order.substep, ...order.lastSubstep])

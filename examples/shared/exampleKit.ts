@@ -39,7 +39,7 @@ export interface ExampleParameters {
    * isosurface mesh) or `splats` (discs on the surface particles).
    */
   renderMode: FluidRenderMode | undefined;
-  /** `?whiteWater=1` or `?whiteWater=0`: white water on or off (default: on with the WebGL2 engine only). */
+  /** `?whiteWater=0` turns white water off (default: on, where the page has it). */
   whiteWater: boolean;
 }
 
@@ -53,15 +53,13 @@ export function readParameters(): ExampleParameters {
     particles: query.get('particles') === 'small' ? 'small' : 'full',
     panel: query.get('panel') !== '0',
     renderMode: modes.find((known) => known === mode),
-    whiteWater: query.has('whiteWater') ? query.get('whiteWater') !== '0' : query.get('engine') !== 'webgpu',
+    whiteWater: query.get('whiteWater') !== '0',
   };
 }
 
 /**
  * The plugin options that give an example white water (spray, foam and bubbles, `diffuse`) with room for
- * `capacity` diffuse particles, when `parameters.whiteWater` asks for it. White water runs on the CPU backend
- * only for now: with the WebGPU engine it is off unless `?whiteWater=1` asks for it, and then the simulation
- * runs on the CPU (the plugin's `'auto'` backend picks it).
+ * `capacity` diffuse particles, unless `?whiteWater=0` turns it off.
  */
 export function whiteWaterOptions(parameters: ExampleParameters, capacity: number): { diffuse?: { capacity: number } } {
   return parameters.whiteWater ? { diffuse: { capacity } } : {};

@@ -1,12 +1,15 @@
 /**
  * White water's view (docs/white-water.md): the simulation's diffuse particles (spray, foam, bubbles) drawn
- * as soft, depth-tested, camera-facing discs, one instance of a quad per particle. Each frame it writes a
- * position, the kind and a fade (out over the last half second of its lifetime) per particle into one
- * instanced vertex buffer, uploads the live part and draws them with a small shader material (GLSL on
- * WebGL2, WGSL on WebGPU) that takes each kind's opacity from the look. They are ordinary scene meshes: Babylon's screen-space water (`'fluid'` mode)
- * is composited over the scene afterwards and refracts them, so bubbles show through the water.
+ * as soft, depth-tested, camera-facing discs, one instance of a quad per particle, by a small shader material
+ * (GLSL on WebGL2, WGSL on WebGPU) that takes each kind's opacity from the look. Per particle it reads
+ * (x, y, z, 2 kind + fade), the fade going out over the last half second of its lifetime: on the CPU backend
+ * written and uploaded each frame (the live ones), on the WebGPU backend straight from the GPU pool's storage
+ * buffer (every slot; a free slot is moved out of view). They are ordinary scene meshes: Babylon's screen-space
+ * water (`'fluid'` mode) is composited over the scene afterwards and refracts them, so bubbles show through
+ * the water.
  */
 import { VertexBuffer } from '@babylonjs/core/Buffers/buffer.js';
+import type { DataBuffer } from '@babylonjs/core/Buffers/dataBuffer.js';
 import type { Camera } from '@babylonjs/core/Cameras/camera.js';
 import { Constants } from '@babylonjs/core/Engines/constants.js';
 import { ShaderLanguage } from '@babylonjs/core/Materials/shaderLanguage.js';
@@ -17,7 +20,9 @@ import { VertexData } from '@babylonjs/core/Meshes/mesh.vertexData.js';
 import type { Scene } from '@babylonjs/core/scene.js';
 import { type Color3Input, checkColor3, checkKnownKeys, checkNumber, optionNames } from '../core/checks';
 import { FluidError } from '../core/errors';
-import type { DiffuseParticles } from '../systems/diffuse/state';
+import { DIFFUSE_FADE_TIME } from '../systems/diffuse/state';
+import { DiffuseParticle } from '../systems/gpu/structs';
+import type { FluidSimulation } from '../systems/simulation';
 import { uploadParticles } from './vertexBuffers';
 
 /** The look of white water (`whiteWater` of the plugin's options; live in `FluidPlugin.whiteWater`). */
@@ -70,9 +75,6 @@ export function resolveWhiteWaterLook(look: FluidWhiteWaterLook, radius: number)
     bubbleOpacity: opacity('bubbleOpacity', 0.5),
   };
 }
-
-/** Seconds over which a diffuse particle fades out before its lifetime ends. */
-const FADE_TIME = 0.5;
 
 /**
  * The vertex shaders read per particle (x, y, z, 2 kind + fade): the kind (0 spray, 1 foam, 2 bubble) picks
@@ -150,16 +152,24 @@ fn main(input : FragmentInputs) -> FragmentOutputs {
 }
 `;
 
-/** The diffuse particles' discs: one instanced quad, a position and opacity per particle. */
+/**
+ * The diffuse particles' discs: one instanced quad, (x, y, z, 2 kind + fade) per particle. On the CPU backend
+ * from `simulation.diffuseParticles`, uploaded each frame (the live ones); on the WebGPU backend from the pool's
+ * storage buffer itself (its `render` vec4 per slot, written by the advection pass; a free slot draws nothing),
+ * every slot drawn, nothing read back or uploaded.
+ */
 export class DiffuseView {
-  /** The quad mesh, drawn once per live diffuse particle. */
+  /** The quad mesh, drawn once per diffuse particle (per pool slot on the WebGPU backend). */
   readonly mesh: Mesh;
   /** The live look (edits apply from the next frame; checked then). */
   readonly look: ResolvedWhiteWaterLook;
   private readonly material: ShaderMaterial;
-  /** Per particle: x, y, z, opacity. */
+  /** Per particle: x, y, z, 2 kind + fade (the CPU backend's). */
   private readonly data: Float32Array;
-  private readonly instances: VertexBuffer;
+  private readonly cpuInstances: VertexBuffer;
+  /** The vertex buffer over the GPU pool and the storage buffer it reads, while the WebGPU backend runs. */
+  private gpuInstances: VertexBuffer | undefined;
+  private gpuSource: DataBuffer | undefined;
   private readonly right = new Vector3();
   private readonly up = new Vector3();
   private readonly color = new Color3();
@@ -167,7 +177,7 @@ export class DiffuseView {
 
   constructor(
     private readonly scene: Scene,
-    private readonly particles: DiffuseParticles,
+    private readonly simulation: FluidSimulation,
     look: ResolvedWhiteWaterLook,
   ) {
     this.look = look;
@@ -180,9 +190,9 @@ export class DiffuseView {
     this.mesh.isPickable = false;
     this.mesh.alwaysSelectAsActiveMesh = true;
     this.mesh.doNotSyncBoundingInfo = true;
-    this.data = new Float32Array(Math.max(1, particles.capacity) * 4);
-    this.instances = new VertexBuffer(engine, this.data, 'diffuseParticle', true, false, 4, true);
-    this.mesh.setVerticesBuffer(this.instances);
+    this.data = new Float32Array(Math.max(1, simulation.diffuseParticles.capacity) * 4);
+    this.cpuInstances = new VertexBuffer(engine, this.data, 'diffuseParticle', true, false, 4, true);
+    this.mesh.setVerticesBuffer(this.cpuInstances);
     const webgpu = engine.isWebGPU;
     this.material = new ShaderMaterial(
       'fluidWhiteWaterMaterial',
@@ -205,29 +215,36 @@ export class DiffuseView {
   }
 
   /**
-   * Writes the live diffuse particles (positions and opacities) and shows them facing `camera`; hides the
-   * view when the look is not visible, there is no camera or no diffuse particle.
+   * Shows the diffuse particles facing `camera` (the CPU backend's written and uploaded; the WebGPU backend's
+   * bound once); hides the view when the look is not visible, there is no camera or no diffuse particle.
    */
   update(camera: Camera | null | undefined): void {
-    const p = this.particles;
+    const p = this.simulation.diffuseParticles;
     const look = this.look;
-    const count = p.count;
+    const storage = this.simulation.gpuSolver?.storageBuffer('diffuseParticles').getBuffer();
+    const count = storage !== undefined ? p.capacity : p.count;
     if (!look.visible || camera === null || camera === undefined || count === 0) {
       this.mesh.setEnabled(false);
       return;
     }
     const checked = resolveWhiteWaterLook(look, look.size);
-    const data = this.data;
-    for (let d = 0; d < count; d++) {
-      const o = 4 * d;
-      data[o] = p.positionX[d];
-      data[o + 1] = p.positionY[d];
-      data[o + 2] = p.positionZ[d];
-      // Fading out over the last FADE_TIME seconds; just below 1 at most, so that 2 kind + fade keeps the kind.
-      const fade = Math.min(0.999, Math.max(0, (p.lifetime[d] - p.age[d]) / FADE_TIME));
-      data[o + 3] = 2 * p.kind[d] + fade;
+    if (storage !== undefined) {
+      this.bindGpu(storage);
+    } else {
+      this.bindCpu();
+      const data = this.data;
+      for (let d = 0; d < count; d++) {
+        const o = 4 * d;
+        data[o] = p.positionX[d];
+        data[o + 1] = p.positionY[d];
+        data[o + 2] = p.positionZ[d];
+        // Fading out over the last DIFFUSE_FADE_TIME seconds; just below 1 at most, so that 2 kind + fade keeps
+        // the kind (the GPU's advection writes the same, diffuse/diffuse.wgsl).
+        const fade = Math.min(0.999, Math.max(0, (p.lifetime[d] - p.age[d]) / DIFFUSE_FADE_TIME));
+        data[o + 3] = 2 * p.kind[d] + fade;
+      }
+      uploadParticles(this.scene.getEngine(), this.cpuInstances, data, 4, count);
     }
-    uploadParticles(this.scene.getEngine(), this.instances, data, 4, count);
     // The camera's right and up axes in world space: the first two columns of the view matrix's rotation.
     const view = camera.getViewMatrix().m;
     this.right.set(view[0], view[4], view[8]);
@@ -243,6 +260,37 @@ export class DiffuseView {
     this.mesh.setEnabled(true);
   }
 
+  /** Draws from the GPU pool `storage` (its `render` vec4s): a vertex buffer over it, made once per buffer. */
+  private bindGpu(storage: DataBuffer): void {
+    if (this.gpuSource === storage && this.gpuInstances !== undefined) return;
+    this.gpuInstances?.dispose();
+    const floats = DiffuseParticle.size / 4;
+    // One reference to the storage buffer for the vertex buffer (released when it is disposed).
+    storage.references++;
+    this.gpuInstances = new VertexBuffer(
+      this.scene.getEngine(),
+      storage,
+      'diffuseParticle',
+      false,
+      false,
+      floats,
+      true,
+      DiffuseParticle.offsets.render / 4,
+      4,
+    );
+    this.gpuSource = storage;
+    this.mesh.setVerticesBuffer(this.gpuInstances);
+  }
+
+  /** Draws from the CPU buffer again (after a lost device the CPU backend runs). */
+  private bindCpu(): void {
+    if (this.gpuInstances === undefined) return;
+    this.gpuInstances.dispose();
+    this.gpuInstances = undefined;
+    this.gpuSource = undefined;
+    this.mesh.setVerticesBuffer(this.cpuInstances);
+  }
+
   /** Hides the discs (render mode `'none'`). */
   hide(): void {
     this.mesh.setEnabled(false);
@@ -251,6 +299,7 @@ export class DiffuseView {
   dispose(): void {
     this.mesh.dispose();
     this.material.dispose();
-    this.instances.dispose();
+    this.cpuInstances.dispose();
+    this.gpuInstances?.dispose();
   }
 }

@@ -94,8 +94,8 @@ export class FluidDisplay {
       surfaceSource,
       layers,
     );
-    const diffuse = simulation.diffuseParticles;
-    this.diffuse = diffuse.capacity > 0 ? new DiffuseView(scene, diffuse, whiteWater) : undefined;
+    this.diffuse =
+      simulation.diffuseParticles.capacity > 0 ? new DiffuseView(scene, simulation, whiteWater) : undefined;
     const engine = scene.getEngine();
     this.contextObservers = [
       engine.onContextLostObservable.add(() => {

@@ -105,8 +105,8 @@ export interface FluidSimulationOptions {
    * White water (Ihmsen et al. 2012): spray, foam and bubbles as diffuse particles in their own pool, generated
    * where air is trapped and at wave crests, advected by the fluid, read through
    * {@link FluidSimulation.diffuseParticles}; see {@link DiffuseOptions} and the materials' `diffuse*` fields.
-   * Absent or `capacity: 0` (default): off, at no cost. The PBF and WCSPH solvers on the CPU backend: with
-   * `backend: 'webgpu'` or `solver: 'mps'` a capacity throws {@link FluidError}, with `'auto'` it picks the CPU.
+   * Absent or `capacity: 0` (default): off, at no cost. The PBF and WCSPH solvers on both backends; with
+   * `solver: 'mps'` a capacity throws {@link FluidError}.
    */
   diffuse?: DiffuseOptions;
 }

@@ -13,6 +13,7 @@ import { couplePasses } from './couple/gpu';
 import { densitySystem } from './density/cpu';
 import { densityGpuPasses, densityPasses, numberDensityPasses } from './density/gpu';
 import { diffuseSystem } from './diffuse/cpu';
+import { diffuseGpuPasses, diffusePasses } from './diffuse/gpu';
 import { emitSystem } from './emit/cpu';
 import { gatherSystem } from './gather';
 import { bookkeepingPasses } from './gpu/bookkeeping';
@@ -98,10 +99,10 @@ export const pbfSchedule: readonly ScheduleEntry[] = [
     gpu: (plan) => (plan.features.artificialBuoyancy ? ['buoyancy'] : []),
   },
   { name: 'publish', stage: 'step-end', run: publishSystem },
-  // White water (diffuse/cpu.ts), when `diffuse.capacity` is set: after publish, on the final positions and
-  // velocities and the last substep's neighbour lists, before boiling and trapped air change the particles.
-  // CPU backend only for now.
-  { name: 'diffuse', stage: 'step-end', run: diffuseSystem },
+  // White water (diffuse/cpu.ts, diffuse/gpu.ts), when `diffuse.capacity` is set: after publish, on the final
+  // positions and velocities and the last substep's neighbour lists, before boiling and trapped air change
+  // the particles; on the GPU in the last substep before the write-back.
+  { name: 'diffuse', stage: 'step-end', run: diffuseSystem, gpu: diffuseGpuPasses },
   // Boiling (section 4.4) and trapped air (3.4.1-3.4.2), only when in use: after publish, they read the last
   // substep's neighbour lists and positions (still matching the dense list), then change materials, append
   // new air particles and swap-remove deleted ones through the emitters' and drains' paths; the next step's
@@ -152,7 +153,7 @@ export const sphSchedule: readonly ScheduleEntry[] = [
   },
   { name: 'sphFinish', stage: 'substep', run: sphFinishSystem, gpu: () => ['sphFinish'] },
   { name: 'publish', stage: 'step-end', run: publishSystem },
-  { name: 'diffuse', stage: 'step-end', run: diffuseSystem },
+  { name: 'diffuse', stage: 'step-end', run: diffuseSystem, gpu: diffuseGpuPasses },
 ];
 
 /** The schedule of a solver the WebGPU backend runs (`'pbf'` or `'sph'`). */
@@ -185,8 +186,11 @@ export function cpuSystemsOf(schedule: readonly ScheduleEntry[]): readonly Fluid
   return systems;
 }
 
-/** Every GPU pass a simulation of `solver` compiles (the schedule's keys, the head and tail of a step). */
-export function gpuPassDefinitions(solver: FluidSolver): readonly PassDefinition[] {
+/**
+ * Every GPU pass a simulation of `solver` compiles (the schedule's keys, the head and tail of a step); white
+ * water's only with `whiteWater` (a simulation with a `diffuse.capacity`).
+ */
+export function gpuPassDefinitions(solver: FluidSolver, whiteWater = false): readonly PassDefinition[] {
   const common = [
     ...bookkeepingPasses,
     ...predictPasses,
@@ -196,6 +200,7 @@ export function gpuPassDefinitions(solver: FluidSolver): readonly PassDefinition
     ...collidePasses,
     ...couplePasses,
     ...velocityPasses,
+    ...(whiteWater ? diffusePasses : []),
   ];
   return solver === 'sph'
     ? [...common, ...sphPasses]

@@ -145,13 +145,7 @@ export function resolveSimulationOptions(options: FluidSimulationOptions): Resol
       "diffuse.capacity is set but white water runs with solver 'pbf' or 'sph' only; remove diffuse",
     );
   }
-  if (whiteWater && requested === 'webgpu') {
-    throw new FluidError(
-      "diffuse.capacity is set but white water runs on the CPU backend only for now; use backend 'cpu' or 'auto', or remove diffuse",
-    );
-  }
-  const backend: FluidBackend =
-    requested === 'cpu' || !computeCapable || solver === 'mps' || whiteWater ? 'cpu' : 'webgpu';
+  const backend: FluidBackend = requested === 'cpu' || !computeCapable || solver === 'mps' ? 'cpu' : 'webgpu';
   const projection = resolveProjectionOptions(options.projection);
   const iterations = checkOption(
     'iterations',

@@ -87,6 +87,7 @@ export const scenarios: Record<string, Scenario> = {
     const { floatingBoxRun } = await import('../floatingBox');
     return floatingBoxRun(args.density, { solver: args.solver, backend: 'webgpu', engine });
   },
+  diffuseParity: async (engine, args) => (await import('./diffuse')).diffuseParity(engine, args?.steps),
   wallSlide: async (engine, args) => {
     const { wallSlide, wallSlideScene } = await import('../wallSlide');
     return wallSlide(wallSlideScene({ backend: 'webgpu', engine }), args.frames);

@@ -11,7 +11,8 @@
  *      gradient, which points the same way), else none; the curvature sum_j (1 - n_i . n_j) w over surface
  *      neighbours behind it (x_ji . n_i < 0), counted where it moves along its normal (v^_i . n_i >= 0.6),
  *      clamped and scaled into I_wc;
- *    - n_d = I_k (k_ta I_ta + k_wc I_wc) dt new particles, rounded up with probability its fraction, placed
+ *    - n_d = I_k (k_ta I_ta + k_wc I_wc) dt new particles (at most DIFFUSE_MOST_PER_PARTICLE), rounded up with
+ *      probability its fraction, placed
  *      in the cylinder of radius r around the particle's path over the step, x_d = x_i + r_d (cos t e1 +
  *      sin t e2) + u dt v_i, with velocity v_i + r_d (cos t e1 + sin t e2) (the paper's, in its units).
  *    The clamp is Phi(I, min, max) = (min(I, max) - min(I, min)) / (max - min). The random numbers come from a
@@ -29,13 +30,13 @@
 import { fluidSideDistance } from '../collide/cpu';
 import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
 import { hashCell } from '../neighbours/cpu';
-import { DiffuseKind, type DiffuseState } from './state';
-
-/** Distance of the weighted neighbour centre, as a fraction of h, beyond which a fluid particle is on the surface. */
-export const SURFACE_OFFSET = 0.1;
-
-/** v^ . n^ from which a surface particle moves along its normal (the paper's delta^vn). */
-export const ALONG_NORMAL = 0.6;
+import {
+  DIFFUSE_ALONG_NORMAL,
+  DIFFUSE_MOST_PER_PARTICLE,
+  DIFFUSE_SURFACE_OFFSET,
+  DiffuseKind,
+  type DiffuseState,
+} from './state';
 
 /** A 32-bit integer hash (the "lowbias32" mix of Wellons): the white water's random numbers. */
 export function hash32(value: number): number {
@@ -184,11 +185,19 @@ function sampleFluid(ctx: SimulationContext, state: DiffuseState, x: number, y: 
     const lx = cx - grid.origin[0];
     const ly = cy - grid.origin[1];
     const lz = cz - grid.origin[2];
-    if (lx >= 1 && ly >= 1 && lz >= 1 && lx < nx - 1 && ly < ny - 1 && lz < nz - 1) {
+    // A point in the margin (or one cell beyond it) still reaches the fluid's outer cells; the margin's cells
+    // are empty, so the rows are clipped to the box.
+    if (lx >= 0 && ly >= 0 && lz >= 0 && lx < nx && ly < ny && lz < nz) {
+      const firstX = Math.max(0, lx - 1);
+      const lastX = Math.min(nx - 1, lx + 1);
       for (let dz = -1; dz <= 1; dz++) {
+        const rowZ = lz + dz;
+        if (rowZ < 0 || rowZ >= nz) continue;
         for (let dy = -1; dy <= 1; dy++) {
-          const first = lx - 1 + nx * (ly + dy + ny * (lz + dz));
-          sampleRange(ctx, state, cellStart[first], cellStart[first + 3], x, y, z);
+          const rowY = ly + dy;
+          if (rowY < 0 || rowY >= ny) continue;
+          const row = nx * (rowY + ny * rowZ);
+          sampleRange(ctx, state, cellStart[row + firstX], cellStart[row + lastX + 1], x, y, z);
         }
       }
     }
@@ -413,7 +422,7 @@ export function computePotentials(ctx: SimulationContext, state: DiffuseState): 
     }
   }
   // The outward unit normals: from the neighbours' weighted centre to the particle, at the surface only.
-  const surfaceOffset = SURFACE_OFFSET * h;
+  const surfaceOffset = DIFFUSE_SURFACE_OFFSET * h;
   for (let i = 0; i < n; i++) {
     const total = weightSum[i];
     const ox = normalX[i];
@@ -465,10 +474,10 @@ export function computePotentials(ctx: SimulationContext, state: DiffuseState): 
 /** The generator's state: a counter hashed per draw. */
 let randomState = 0;
 
-/** The next uniform random number in [0, 1). */
+/** The next uniform random number in [0, 1): 24 bits of the hash, exact in float32 as on the GPU. */
 function nextRandom(): number {
   randomState = hash32(randomState + 0x9e3779b9);
-  return randomState / 4294967296;
+  return (randomState >>> 8) / 16777216;
 }
 
 /** Generates the new diffuse particles of this step (see the file's comment, item 2). */
@@ -501,13 +510,13 @@ function generateDiffuse(ctx: SimulationContext, state: DiffuseState): void {
     const air = potentialClamp(trappedAir[i], store.diffuseTrappedAirMin[eid], store.diffuseTrappedAirMax[eid]);
     const alongNormal = (vx * normalX[i] + vy * normalY[i] + vz * normalZ[i]) / speed;
     const crest =
-      alongNormal >= ALONG_NORMAL
+      alongNormal >= DIFFUSE_ALONG_NORMAL
         ? potentialClamp(curvature[i], store.diffuseWaveCrestMin[eid], store.diffuseWaveCrestMax[eid])
         : 0;
     const expected = energy * (store.diffuseTrappedAirRate[eid] * air + store.diffuseWaveCrestRate[eid] * crest) * dt;
     if (!(expected > 0)) continue;
     randomState = hash32(s.entity[i] ^ stepSeed);
-    const count = Math.floor(expected + nextRandom());
+    const count = Math.min(DIFFUSE_MOST_PER_PARTICLE, Math.floor(expected + nextRandom()));
     if (count === 0) continue;
     // An orthonormal pair e1, e2 across the velocity.
     const ux = vx / speed;

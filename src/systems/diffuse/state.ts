@@ -4,6 +4,24 @@
  * `diffuse.capacity` particles (nothing when white water is off). Imports nothing of the simulation.
  */
 
+/**
+ * Distance of a fluid particle's weighted neighbour centre, as a fraction of h, beyond which it is on the surface
+ * (0.3 at a flat surface, about 0 inside); then the outward normal points from that centre to it.
+ */
+export const DIFFUSE_SURFACE_OFFSET = 0.1;
+
+/** v^ . n^ from which a surface particle moves along its normal (the paper's delta^vn of the wave crests). */
+export const DIFFUSE_ALONG_NORMAL = 0.6;
+
+/** Seconds over which a diffuse particle fades out before its lifetime ends (what the views draw). */
+export const DIFFUSE_FADE_TIME = 0.5;
+
+/**
+ * Most diffuse particles one fluid particle generates in one step (its n_d is clamped to it): at the default
+ * rates a fluid particle makes at most 400 / 60 = 6.7 a step; the bound keeps a GPU thread's loop short.
+ */
+export const DIFFUSE_MOST_PER_PARTICLE = 64;
+
 /** The kinds of diffuse particles (`DiffuseParticles.kind`), by their number of fluid neighbours within h. */
 export const DiffuseKind = {
   /** Fewer than `settings.diffuseSprayNeighbours` fluid neighbours: ballistic, under gravity (and air drag). */

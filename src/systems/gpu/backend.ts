@@ -56,6 +56,7 @@ import type { PassSize } from './passes';
 import { PassLists } from './passLists';
 import {
   decodeAirEvents,
+  decodeDiffuse,
   decodeParticles,
   decodeRemoved,
   decodeState,
@@ -70,6 +71,8 @@ import {
   BodyImpulseAccumulator,
   type BufferName,
   bodyImpulseQuanta,
+  DIFFUSE_COUNTERS,
+  DiffuseParticle,
   Params,
   ParticleInfo,
   SCAN_WORKGROUP_SIZE,
@@ -194,6 +197,7 @@ export class WebGpuSolver {
         groupsOf: (size) => this.groupsOf(size),
       },
       settings.solver,
+      settings.diffuseCapacity > 0,
     );
     this.passes = compiled.passes;
     this.passLists = new PassLists(this.passes, compiled.scanPasses, settings.solver, this.neighbourMode);
@@ -233,6 +237,8 @@ export class WebGpuSolver {
         return () => Math.ceil(this.bucketLength / SCAN_WORKGROUP_SIZE);
       case 'cells':
         return () => Math.ceil(this.projectionCells / WORKGROUP_SIZE);
+      case 'diffuse':
+        return () => Math.ceil(this.ctx.settings.diffuseCapacity / WORKGROUP_SIZE);
     }
   }
 
@@ -514,7 +520,13 @@ export class WebGpuSolver {
       // While a step's diffusion or heat passes changed them since the newest completed copy, whatever the
       // features are now (one may have been switched off meanwhile).
       if (this.attributesDirty) copies.copy('attributes', this.ctx.entityCapacity * 16);
+      // White water's pool, mirrored into `simulation.diffuseParticles` with the particles.
+      if (this.ctx.settings.diffuseCapacity > 0) {
+        copies.copy('diffuseParticles', this.ctx.settings.diffuseCapacity * DiffuseParticle.size);
+      }
     }
+    // White water's counters of the last step, with every readback (the stats).
+    if (this.ctx.settings.diffuseCapacity > 0) copies.copy('diffuseCounters', DIFFUSE_COUNTERS.words * 4);
     // Trapped air and boiling: the event words and the candidates, with every readback (as the removed ids)
     // that takes them (see `AirEventBook.takeEvents`).
     if (this.air.takeEvents(this.stepsRecorded)) {
@@ -552,7 +564,8 @@ export class WebGpuSolver {
       bodyGenerations: bodies.generations,
       bodyImpulses: bodies.impulses,
     };
-    const counters = { count, removed, nonFinite, diffusionLimitedSubsteps, projectionIterations };
+    const diffuse = decodeDiffuse(mapped, copies);
+    const counters = { count, removed, nonFinite, diffusionLimitedSubsteps, projectionIterations, ...diffuse };
     if (!request.particles) return { ...counters, ...coupling, ...air };
     // The caller applies the particles at once (gpu/systems.ts, applyReadback).
     this.particlesReadAtStep = Math.max(this.particlesReadAtStep, atStep);

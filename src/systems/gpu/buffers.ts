@@ -17,6 +17,8 @@ import {
   AIR_EVENTS,
   BodyImpulseAccumulator,
   Contact,
+  DIFFUSE_COUNTERS,
+  DiffuseParticle,
   defineScene,
   ParticleInfo,
   ParticleRecord,
@@ -142,7 +144,9 @@ export function solverSizes(ctx: SimulationContext): SolverSizes {
       accumulatorBytes +
       ctx.entityCapacity * 16 +
       (AIR_EVENTS.header + 2 * airLimit) * 4 +
-      airLimit * 32,
+      airLimit * 32 +
+      DIFFUSE_COUNTERS.words * 4 +
+      settings.diffuseCapacity * DiffuseParticle.size,
   };
 }
 
@@ -217,5 +221,11 @@ export function createStorageBuffers(
   make('projectionCell', sizes.projectionCells * ProjectionCell.size);
   make('projectionFace', 3 * sizes.projectionCells * ProjectionFace.size);
   make('projectionParticle', 3 * vec4);
+  // White water (diffuse/diffuse.wgsl), sized only when it is on: the pool (also the view's vertex buffer),
+  // two vec4s per sorted place, the counters.
+  const whiteWater = ctx.settings.diffuseCapacity > 0;
+  make('diffuseParticles', ctx.settings.diffuseCapacity * DiffuseParticle.size, VERTEX_STORAGE_FLAGS);
+  make('diffuseFields', whiteWater ? capacity * 32 : 32);
+  make('diffuseCounters', DIFFUSE_COUNTERS.words * 4);
   return buffers;
 }

@@ -84,13 +84,14 @@ function addPass(
 }
 
 /**
- * Compiles every pass of `solver`'s schedule (gpu/passes.ts; the definitions live in each folder's `gpu.ts`),
+ * Compiles every pass of `solver`'s schedule (gpu/passes.ts; the definitions live in each folder's `gpu.ts`;
+ * white water's only with `whiteWater`),
  * and the scan levels of the neighbour search: buckets -> sums1 -> sums2 ... until one block covers the data
  * (their number depends on the capacity).
  */
-export function compilePasses(target: PassTarget, solver: FluidSolver): CompiledPasses {
+export function compilePasses(target: PassTarget, solver: FluidSolver, whiteWater: boolean): CompiledPasses {
   const passes: Record<string, Pass> = {};
-  for (const definition of gpuPassDefinitions(solver)) {
+  for (const definition of gpuPassDefinitions(solver, whiteWater)) {
     let aliases: Record<string, StorageBuffer> | undefined;
     for (const [name, buffer] of Object.entries(definition.aliases ?? {})) {
       aliases = { ...aliases, [name]: target.buffers[buffer as BufferName] };

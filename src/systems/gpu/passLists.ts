@@ -92,6 +92,7 @@ export class PassLists {
       colliderHeat: features.colliderHeat && ctx.colliders.count > 0,
       scanPasses: this.scanPasses,
       neighbourMode: this.neighbourMode,
+      diffuse: ctx.settings.diffuseCapacity > 0,
     });
   }
 

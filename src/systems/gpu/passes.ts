@@ -10,10 +10,11 @@ import type { Access, BufferName } from './structs';
 
 /**
  * How many workgroups a pass dispatches, decided when it is dispatched: one thread per live particle, one
- * workgroup, one thread per queued edit or append, one per hash bucket (the scan's clear), or one per cell of
- * the projection's largest grid (`projectionMaxCells`; the passes return past the grid's cells).
+ * workgroup, one thread per queued edit or append, one per hash bucket (the scan's clear), one per cell of
+ * the projection's largest grid (`projectionMaxCells`; the passes return past the grid's cells), or one per
+ * slot of white water's pool (`diffuse.capacity`).
  */
-export type PassSize = 'particles' | 'one' | 'edits' | 'appends' | 'buckets' | 'cells';
+export type PassSize = 'particles' | 'one' | 'edits' | 'appends' | 'buckets' | 'cells' | 'diffuse';
 
 /** A storage buffer a pass binds, and how. */
 export type PassBinding = readonly [BufferName, Access];
@@ -81,6 +82,8 @@ export interface GpuPlan {
   readonly scanPasses: readonly string[];
   /** How the gathering passes find neighbours: `'list'` adds the `neighbourList` pass after the sort. */
   readonly neighbourMode: NeighbourMode;
+  /** White water is on (`diffuse.capacity` above 0): its passes in the last substep. */
+  readonly diffuse: boolean;
 }
 
 /** The passes of one schedule entry in a step of `plan`, in order. */

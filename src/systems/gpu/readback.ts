@@ -71,6 +71,32 @@ export interface GpuReadback {
    * passes, whether or not the features are still on).
    */
   readonly airEventsRead: boolean;
+  /**
+   * White water (diffuse/diffuse.wgsl), when it is on (else undefined): the `DIFFUSE_COUNTERS` words of the
+   * last step before the readback.
+   */
+  readonly diffuseCounters?: Uint32Array;
+  /**
+   * With a particle readback and white water on: the pool, `DiffuseParticle` records (16 words each, as
+   * float32; its `info` words read through {@link GpuReadback.diffuseWords}).
+   */
+  readonly diffusePool?: Float32Array;
+  /** The same memory as `diffusePool` read as words (the kind and material slot of `info`). */
+  readonly diffuseWords?: Uint32Array;
+}
+
+/** The white-water part of a {@link GpuReadback}. */
+export type DiffuseReadback = Pick<GpuReadback, 'diffuseCounters' | 'diffusePool' | 'diffuseWords'>;
+
+/** White water's counters and pool in the copy, where it copied them. */
+export function decodeDiffuse(mapped: ArrayBuffer, copies: StagingCopy): DiffuseReadback {
+  const countersAt = copies.at('diffuseCounters');
+  const poolAt = copies.at('diffuseParticles');
+  return {
+    diffuseCounters: countersAt ? new Uint32Array(mapped, countersAt[0], countersAt[1] / 4) : undefined,
+    diffusePool: poolAt ? new Float32Array(mapped, poolAt[0], poolAt[1] / 4) : undefined,
+    diffuseWords: poolAt ? new Uint32Array(mapped, poolAt[0], poolAt[1] / 4) : undefined,
+  };
 }
 
 /** The air part of a {@link GpuReadback}. */

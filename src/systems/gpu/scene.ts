@@ -2,6 +2,7 @@
  * The scene buffer of the WebGPU backend (gpu/structs.ts `defineScene`): parameters, materials, colliders,
  * drains and every substep's collider poses, written from the simulation context before each step.
  */
+
 import {
   COINCIDENT_OFFSET,
   poly6Coefficient,
@@ -12,6 +13,7 @@ import {
 } from '../../core/kernels';
 import { colliderPoseSystem } from '../collide/cpu';
 import { COLLIDER_FRAME_STRIDE, POSE_SIZE, type SimulationContext, selfWeight } from '../context';
+import { DIFFUSE_MATERIAL_NAMES } from '../diffuse/settings';
 import { SURFACE_EXIT_COSINE } from '../multifluid/air';
 import { DIFFUSION_STABILITY, MAX_DIFFUSION_PARTS, TENSION_NORMAL_THRESHOLD } from '../multifluid/interaction';
 import { isThinCoupledBody } from '../projection/grid';
@@ -130,6 +132,11 @@ export function writeParams(ctx: SimulationContext, scene: StructLayout, words: 
   // closedFaceMass (transfer.ts) without the rigid-fluid bodies, which the GPU's projection does not have.
   const lightest = lightestRestDensity(ctx.materials.inverseRestDensity, ctx.materials.count);
   f[P('projectionClosedMass')] = ctx.materials.count > 0 ? CLOSED_FACE_MASS * lightest * h ** 3 : 0;
+  // White water (diffuse/diffuse.wgsl): the step count seeds the random numbers as on the CPU (diffuse/cpu.ts).
+  u[P('diffuseCapacity')] = settings.diffuseCapacity;
+  u[P('diffuseSprayNeighbours')] = settings.diffuseSprayNeighbours;
+  u[P('diffuseBubbleNeighbours')] = settings.diffuseBubbleNeighbours;
+  u[P('diffuseStep')] = ctx.stats.stepCount;
 }
 
 /**
@@ -180,6 +187,7 @@ export function writeMaterials(ctx: SimulationContext, scene: StructLayout, word
     f[word(Material, 'airDeletionBoundaryThreshold', base)] = store.airDeletionBoundaryThreshold[eid];
     f[word(Material, 'airDeletionDensity', base)] = store.airDeletionDensity[eid];
     f[word(Material, 'restDensity', base)] = store.restDensity[eid];
+    for (const name of DIFFUSE_MATERIAL_NAMES) f[word(Material, name, base)] = store[name][eid];
     largestDiffusivity = Math.max(largestDiffusivity, store.diffusivity[eid], store.colorDiffusivity[eid]);
     if (m.vorticity[slot] > 0) anyVorticity = 1;
   }

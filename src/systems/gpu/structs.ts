@@ -8,6 +8,12 @@ import { WALL_WEIGHT_SAMPLES } from '../../core/kernels';
 import { EXTRA_PROJECTIONS, MAXIMUM_MARCH_STEPS } from '../collide/constants';
 import { PENDING_PUSHES } from '../couple/state';
 import {
+  DIFFUSE_ALONG_NORMAL,
+  DIFFUSE_FADE_TIME,
+  DIFFUSE_MOST_PER_PARTICLE,
+  DIFFUSE_SURFACE_OFFSET,
+} from '../diffuse/state';
+import {
   BODY_SURFACE_REACH,
   CellType,
   FaceKind,
@@ -142,6 +148,12 @@ export const Params = defineStruct('Params', [
   ['projectionRelaxation', 'f32'],
   ['projectionFullVolume', 'f32'],
   ['projectionClosedMass', 'f32'],
+  // White water (diffuse/diffuse.wgsl; see `FluidSettings.diffuse*`): the pool's capacity, the neighbour counts
+  // that classify spray and bubbles, and the step count that seeds the generation's random numbers.
+  ['diffuseCapacity', 'u32'],
+  ['diffuseSprayNeighbours', 'u32'],
+  ['diffuseBubbleNeighbours', 'u32'],
+  ['diffuseStep', 'u32'],
 ]);
 
 /** Per-material solver values (see `MaterialTable`). */
@@ -187,6 +199,20 @@ export const Material = defineStruct('Material', [
   ['airDeletionBoundaryThreshold', 'f32'],
   ['airDeletionDensity', 'f32'],
   ['restDensity', 'f32'],
+  // White water (see the `FluidMaterial` fields of the same names).
+  ['diffuseTrappedAirMin', 'f32'],
+  ['diffuseTrappedAirMax', 'f32'],
+  ['diffuseWaveCrestMin', 'f32'],
+  ['diffuseWaveCrestMax', 'f32'],
+  ['diffuseEnergyMin', 'f32'],
+  ['diffuseEnergyMax', 'f32'],
+  ['diffuseTrappedAirRate', 'f32'],
+  ['diffuseWaveCrestRate', 'f32'],
+  ['diffuseBuoyancy', 'f32'],
+  ['diffuseDrag', 'f32'],
+  ['diffuseSprayDrag', 'f32'],
+  ['diffuseLifetimeMin', 'f32'],
+  ['diffuseLifetimeMax', 'f32'],
 ]);
 
 /**
@@ -236,6 +262,34 @@ export const FieldInfo = defineStruct('FieldInfo', [
   ['origin', 'vec4<f32>'],
   ['counts', 'vec4<u32>'],
 ]);
+
+/**
+ * A slot of white water's pool on the GPU (diffuse/diffuse.wgsl): position and age (s), velocity and lifetime
+ * (s; 0: a free slot), what the view draws (position, 2 kind + fade, see `DIFFUSE_FADE_TIME`; all 0 for a free
+ * slot), and (kind, material slot, 0, 0).
+ */
+export const DiffuseParticle = defineStruct('DiffuseParticle', [
+  ['position', 'vec4<f32>'],
+  ['velocity', 'vec4<f32>'],
+  ['render', 'vec4<f32>'],
+  ['info', 'vec4<u32>'],
+]);
+
+/**
+ * The `diffuseCounters` words (diffuse/diffuse.wgsl): the ring's next index (kept between steps), then this
+ * step's diffuse particles generated, dropped (their slot in the ring was still live), deleted, and the live
+ * ones of each kind after the step.
+ */
+export const DIFFUSE_COUNTERS = {
+  head: 0,
+  generated: 1,
+  dropped: 2,
+  removed: 3,
+  spray: 4,
+  foam: 5,
+  bubble: 6,
+  words: 8,
+} as const;
 
 /** Per-particle bookkeeping: entity id, material slot, age (s) and lifetime (s; 0 = forever, < 0 = removed). */
 export const ParticleInfo = defineStruct('ParticleInfo', [
@@ -511,6 +565,11 @@ export const BUFFER_TYPES = {
   projectionCell: 'array<ProjectionCell>',
   projectionFace: 'array<ProjectionFace>',
   projectionParticle: 'array<vec4<f32>>',
+  // White water (diffuse/diffuse.wgsl): the pool, per sorted place two vec4s ((outward normal or 0, trapped
+  // air), (entity id and material slot as bits, 0, 0)), and the counters (`DIFFUSE_COUNTERS`).
+  diffuseParticles: 'array<DiffuseParticle>',
+  diffuseFields: 'array<vec4<f32>>',
+  diffuseCounters: 'array<atomic<u32>>',
 } as const;
 
 /** Name of a bindable buffer. */
@@ -533,6 +592,7 @@ export function structDeclarations(scene: StructLayout): string {
     ProjectionGrid,
     ProjectionCell,
     ProjectionFace,
+    DiffuseParticle,
     scene,
   ]
     .map((s) => s.wgsl)
@@ -584,6 +644,17 @@ export function passSource(
     `const FACE_OPEN: i32 = ${FaceKind.open};`,
     `const FLUID_CELL_FILL: f32 = ${FLUID_CELL_FILL.toFixed(6)};`,
     `const THIN_WALL_NORMAL: f32 = ${THIN_WALL_NORMAL.toFixed(6)};`,
+    `const DIFFUSE_HEAD: u32 = ${DIFFUSE_COUNTERS.head}u;`,
+    `const DIFFUSE_GENERATED: u32 = ${DIFFUSE_COUNTERS.generated}u;`,
+    `const DIFFUSE_DROPPED: u32 = ${DIFFUSE_COUNTERS.dropped}u;`,
+    `const DIFFUSE_REMOVED: u32 = ${DIFFUSE_COUNTERS.removed}u;`,
+    `const DIFFUSE_SPRAY: u32 = ${DIFFUSE_COUNTERS.spray}u;`,
+    `const DIFFUSE_FOAM: u32 = ${DIFFUSE_COUNTERS.foam}u;`,
+    `const DIFFUSE_BUBBLE: u32 = ${DIFFUSE_COUNTERS.bubble}u;`,
+    `const DIFFUSE_SURFACE_OFFSET: f32 = ${DIFFUSE_SURFACE_OFFSET.toFixed(6)};`,
+    `const DIFFUSE_ALONG_NORMAL: f32 = ${DIFFUSE_ALONG_NORMAL.toFixed(6)};`,
+    `const DIFFUSE_FADE_TIME: f32 = ${DIFFUSE_FADE_TIME.toFixed(6)};`,
+    `const DIFFUSE_MOST_PER_PARTICLE: u32 = ${DIFFUSE_MOST_PER_PARTICLE}u;`,
     // The collider shape codes: SHAPE_BOX = ColliderShape.box, ...
     ...Object.entries(ColliderShape).map(([name, code]) => `const SHAPE_${name.toUpperCase()}: u32 = ${code}u;`),
   ].join('\n');

@@ -15,7 +15,7 @@ import type { SimulationContext } from '../context';
 import { createParticle, destroyParticle } from '../entities';
 import type { MirrorMode } from '../options';
 import type { GpuReadback, WebGpuSolver } from './backend';
-import { BODY_IMPULSE_COMPONENTS, TEMPERATURE_REFERENCE } from './structs';
+import { BODY_IMPULSE_COMPONENTS, DIFFUSE_COUNTERS, DiffuseParticle, TEMPERATURE_REFERENCE } from './structs';
 
 /** The WebGPU backend's state in the simulation context. */
 export interface GpuContext {
@@ -81,6 +81,48 @@ export function gpuPublishSystem(ctx: SimulationContext, gpu: GpuContext): void 
   commitColliderPoses(ctx);
 }
 
+/**
+ * White water's counters into the stats, and with a particle readback its pool into
+ * `simulation.diffuseParticles` (the live slots in slot order, each kind and material as the CPU keeps them).
+ */
+function applyDiffuse(ctx: SimulationContext, result: GpuReadback): void {
+  const counters = result.diffuseCounters;
+  if (counters) {
+    const stats = ctx.stats;
+    stats.diffuseGeneratedCount = counters[DIFFUSE_COUNTERS.generated];
+    stats.diffuseDroppedCount = counters[DIFFUSE_COUNTERS.dropped];
+    stats.diffuseRemovedCount = counters[DIFFUSE_COUNTERS.removed];
+    stats.diffuseSprayCount = counters[DIFFUSE_COUNTERS.spray];
+    stats.diffuseFoamCount = counters[DIFFUSE_COUNTERS.foam];
+    stats.diffuseBubbleCount = counters[DIFFUSE_COUNTERS.bubble];
+    stats.diffuseCount = stats.diffuseSprayCount + stats.diffuseFoamCount + stats.diffuseBubbleCount;
+  }
+  const pool = result.diffusePool;
+  const words = result.diffuseWords;
+  if (!pool || !words) return;
+  const particles = ctx.diffuse.particles;
+  const stride = DiffuseParticle.size / 4;
+  const info = DiffuseParticle.offsets.info / 4;
+  let count = 0;
+  for (let slot = 0; slot < particles.capacity; slot++) {
+    const o = slot * stride;
+    const lifetime = pool[o + 7];
+    if (!(lifetime > 0)) continue;
+    particles.positionX[count] = pool[o];
+    particles.positionY[count] = pool[o + 1];
+    particles.positionZ[count] = pool[o + 2];
+    particles.age[count] = pool[o + 3];
+    particles.velocityX[count] = pool[o + 4];
+    particles.velocityY[count] = pool[o + 5];
+    particles.velocityZ[count] = pool[o + 6];
+    particles.lifetime[count] = lifetime;
+    particles.kind[count] = words[o + info];
+    particles.material[count] = ctx.materials.entity[words[o + info + 1]];
+    count++;
+  }
+  particles.count = count;
+}
+
 /** Writes a readback's results to the bookkeeping, the components and the stats. */
 export function applyReadback(ctx: SimulationContext, gpu: GpuContext, result: GpuReadback): void {
   const s = ctx.solver;
@@ -106,6 +148,7 @@ export function applyReadback(ctx: SimulationContext, gpu: GpuContext, result: G
   ctx.stats.projectionIterations = result.projectionIterations;
   reportLimitedDiffusion(ctx, result.diffusionLimitedSubsteps);
   applyAirEvents(ctx, gpu, result);
+  applyDiffuse(ctx, result);
   // (After a non-finite step, returned above, the impulses are dropped with the GPU state.)
   addBodyImpulses(ctx, gpu, result);
   const { position, velocity, info, infoFloat, solve, attributes } = result;
