@@ -18,7 +18,8 @@
  * `BENCH_BASELINE=../base` (a checkout of an earlier commit with its node_modules) adds the WebGPU dam break
  * of this checkout against that one, interleaved in the same Chromium build, at `BENCH_GPU_COUNTS`.
  * White water (`BENCH_DIFFUSE=0` skips it): the dam break with and without diffuse particles on the CPU at
- * `--diffuse-counts 10000,30000` for `--diffuse-frames 150` frames (see `whiteWaterTable`).
+ * `--diffuse-counts 10000,30000` for `--diffuse-frames 150` frames (see `whiteWaterTable`), and on WebGPU at
+ * `BENCH_GPU_DIFFUSE_COUNTS=10000` (empty: skipped; see `gpuWhiteWaterTable`).
  */
 import { availableParallelism, cpus } from 'node:os';
 import {
@@ -368,6 +369,50 @@ function solverTable(): void {
   );
 }
 
+/**
+ * White water on WebGPU (`BENCH_GPU_DIFFUSE_COUNTS=10000`, empty: skipped): the dam break with
+ * `diffuse.capacity` 4 times the particles and without, twice each, interleaved: ms per frame and the GPU ms of
+ * the four white-water passes per frame (timestamp queries, where the adapter has them). The bench's frames
+ * are the first of the dam break, before its impact: the pool is nearly empty, and the advection runs over
+ * every slot anyway.
+ */
+async function gpuWhiteWaterTable(
+  gpu: Awaited<ReturnType<typeof openGpuPage>>,
+  counts: readonly number[],
+  gpuFrames: number,
+): Promise<void> {
+  console.log('\nwebgpu white water (diffuse.capacity 4 x particles, against none; two runs each, interleaved):');
+  const rows: string[][] = [
+    ['particles', 'ms/frame without', 'ms/frame with', 'white-water passes GPU ms', 'of the GPU frame', 'passes'],
+  ];
+  for (const count of counts) {
+    const args = { counts: [count], substeps, iterations, frames: Math.max(3, Math.ceil(gpuFrames / 2)) };
+    const plain: BenchResult['rows'][number][] = [];
+    const white: BenchResult['rows'][number][] = [];
+    for (let round = 0; round < 2; round++) {
+      plain.push((await gpu.run<BenchResult>('bench', args)).rows[0]);
+      white.push((await gpu.run<BenchResult>('bench', { ...args, diffuse: 4 })).rows[0]);
+    }
+    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+    const passes = ['diffuseBegin', 'diffuseFields', 'diffuseGenerate', 'diffuseAdvect'];
+    const gpuMs = white.map((row) =>
+      passes.reduce((sum, name) => sum + (row.gpuPassMilliseconds?.[name] ?? Number.NaN), 0),
+    );
+    const total = white.map((row) => row.gpuPassMilliseconds?.total ?? Number.NaN);
+    rows.push([
+      String(white[0].particles),
+      mean(plain.map((row) => row.frameMilliseconds)).toFixed(1),
+      mean(white.map((row) => row.frameMilliseconds)).toFixed(1),
+      mean(gpuMs).toFixed(2),
+      `${((100 * mean(gpuMs)) / mean(total)).toFixed(1)}%`,
+      passes
+        .map((name) => `${name} ${mean(white.map((row) => row.gpuPassMilliseconds?.[name] ?? Number.NaN)).toFixed(2)}`)
+        .join(', '),
+    ]);
+  }
+  printTable(rows);
+}
+
 /** The WebGPU tables: the page's 'bench' scenario in headless Chromium. */
 async function gpuTables(): Promise<void> {
   const gpuCounts = (process.env.BENCH_GPU_COUNTS ?? '10000,30000,100000').split(',').map(Number);
@@ -416,6 +461,11 @@ async function gpuTables(): Promise<void> {
         gpuFrames,
       );
     }
+    const whiteWaterCounts = (process.env.BENCH_GPU_DIFFUSE_COUNTS ?? '10000')
+      .split(',')
+      .filter((count) => count !== '')
+      .map(Number);
+    if (whiteWaterCounts.length > 0) await gpuWhiteWaterTable(gpu, whiteWaterCounts, gpuFrames);
     if (process.env.BENCH_GPU_REST !== '0' && process.env.BENCH_REST !== '0') await gpuRestTable(gpu);
     const baseline = process.env.BENCH_BASELINE;
     if (baseline) await gpuComparisonTable(gpu, baseline, gpuCounts, gpuFrames);

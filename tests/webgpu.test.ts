@@ -23,7 +23,8 @@
  *   in the open, as on the CPU (tests/wall-slide.test.ts).
  * - White water (tests/browser/diffuse.ts): a dam break's state at its impact restored on both backends; over 8
  *   steps the GPU generates within 1 diffuse particle per step of the CPU's (721 in all) and its spray, foam
- *   and bubbles stay within 1.4% of the CPU's; every diffuse particle the GPU mirrors is inside the tank.
+ *   and bubbles stay within 1.4% of the CPU's; every diffuse particle the GPU mirrors is inside the tank; a
+ *   restore empties the GPU's pool; with room for 64 the pool fills and the rest is dropped (356 in 6 steps).
  * - Two-way coupling (tests/browser/coupling.ts): a coupled box and a coupled, rotated mesh collider in a
  *   pool; their linear and angular impulses within 1e-4 of the CPU's over one substep of one iteration,
  *   5e-3 over a default step; pre-stabilisation of particles a teleported body overlaps; every step's
@@ -294,6 +295,12 @@ describe('WebGPU backend in headless Chromium', () => {
     const last = result.gpu[result.gpu.length - 1];
     expect(result.gpuMirrored).toBe(last.spray + last.foam + last.bubble);
     expect(result.gpuOutside).toBe(0);
+    console.log(
+      `white water: after a restore ${result.restoredMirrored} (${result.restoredGenerated} made by its step); 64 slots: at most ${result.smallPoolMirrored}, ${result.smallPoolDropped} dropped`,
+    );
+    expect(result.restoredMirrored).toBeLessThanOrEqual(result.restoredGenerated);
+    expect(result.smallPoolMirrored).toBe(64);
+    expect(result.smallPoolDropped).toBeGreaterThan(100);
     expect(gpu.consoleErrors).toEqual([]);
   });
 

@@ -161,7 +161,7 @@ export interface FluidMaterialStore {
   /**
    * White water: tau_wc min of the wave-crest potential (dimensionless): the surface curvature
    * sum_j (1 - n_i . n_j) (1 - |x_ij| / h) over surface neighbours j behind i (x_ji . n_i < 0), n the unit
-   * outward normals of the color field, counted where the particle moves along its normal
+   * outward normals (from the neighbours' weighted centre to the particle, see diffuse/cpu.ts), counted where the particle moves along its normal
    * (v_i . n_i >= 0.6 |v_i|); clamped and scaled it is I_wc. Range [0, 1e4]. Default 2 (the paper's).
    */
   readonly diffuseWaveCrestMin: Float64Array;

@@ -97,8 +97,11 @@ export const PROJECTION_OPTIONS = {
  * `bubbleNeighbours`, foam between).
  */
 export const DIFFUSE_OPTIONS = {
-  /** Most live diffuse particles (fixed at creation); 0 turns white water off. */
-  capacity: { min: 0, max: 16777216, integer: true, unit: '', default: 0 },
+  /**
+   * Most live diffuse particles (fixed at creation); 0 turns white water off. At most 2,097,152: the WebGPU
+   * pool's 64-byte slots then fill one storage binding of WebGPU's default limit (128 MiB).
+   */
+  capacity: { min: 0, max: 2097152, integer: true, unit: '', default: 0 },
   /** Fewer fluid neighbours than this: spray. */
   sprayNeighbours: { min: 0, max: 1000, integer: true, unit: '', default: 6 },
   /** More fluid neighbours than this: a bubble. */

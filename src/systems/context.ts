@@ -14,7 +14,7 @@ import {
   wallWeightTable,
 } from '../core/kernels';
 import { type CouplingWallList, createCouplingWallList, createPendingPushes } from './couple/state';
-import { createDiffuseState, type DiffuseState } from './diffuse/state';
+import { createDiffuseState, type DiffuseState, emptyDiffuseStats } from './diffuse/state';
 import { createEntityIds, type EntityIds, type EntityIndex } from './entityIds';
 import type { MpsState } from './mps/data';
 import { createMultiFluidState, type MultiFluidState } from './multifluid/state';
@@ -633,13 +633,7 @@ export function createSimulationContext(
       projectionIterations: 0,
       threads: 1,
       workerPartitions: 0,
-      diffuseCount: 0,
-      diffuseSprayCount: 0,
-      diffuseFoamCount: 0,
-      diffuseBubbleCount: 0,
-      diffuseGeneratedCount: 0,
-      diffuseDroppedCount: 0,
-      diffuseRemovedCount: 0,
+      ...emptyDiffuseStats(),
     },
     entityCapacity,
     entityIds: createEntityIds(entityIndex, entityCapacity),

@@ -219,8 +219,8 @@ export class FluidSimulation {
   /**
    * White water's diffuse particles (spray, foam and bubbles; see {@link DiffuseParticles} and
    * {@link FluidSimulationOptions.diffuse}): positions, velocities, kinds, ages and lifetimes of the live ones
-   * at places `0 .. count - 1`, as of the last step. Read-only for game code. Empty (capacity 0) when white
-   * water is off.
+   * at places `0 .. count - 1`, as of the last step (on the WebGPU backend: of the last particle readback).
+   * Read-only for game code. Empty (capacity 0) when white water is off.
    */
   get diffuseParticles(): DiffuseParticles {
     return this.context.diffuse.particles;

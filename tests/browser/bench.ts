@@ -32,6 +32,11 @@ export interface BenchArguments {
   multiFluid?: boolean;
   /** `false`: PBF without the coarse pressure projection (for comparing its cost). Default on. */
   projection?: boolean;
+  /**
+   * White water with room for this many diffuse particles per fluid particle (`diffuse.capacity`); its passes
+   * show among the passes. Default 0: off.
+   */
+  diffuse?: number;
 }
 
 /** One particle count's medians. */
@@ -150,6 +155,7 @@ function damBreak(
   iterations: number,
   multiFluid: boolean,
   projection = true,
+  diffuse = 0,
 ): FluidSimulation {
   const particleRadius = 0.025;
   const spacing = 2 * particleRadius;
@@ -164,6 +170,7 @@ function damBreak(
     substeps,
     iterations,
     ...(projection ? {} : { projection: false as const }),
+    ...(diffuse > 0 ? { diffuse: { capacity: Math.ceil(diffuse * nx * ny * nz) } } : {}),
   });
   const width = nx * spacing;
   const tank = simulation.addCollider({
@@ -306,6 +313,7 @@ export async function benchScenario(engine: WebGPUEngine, args: BenchArguments):
       args.iterations,
       args.multiFluid ?? false,
       args.projection,
+      args.diffuse,
     );
     try {
       await simulation.ready();

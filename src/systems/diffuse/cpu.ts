@@ -185,8 +185,8 @@ function sampleFluid(ctx: SimulationContext, state: DiffuseState, x: number, y: 
     const lx = cx - grid.origin[0];
     const ly = cy - grid.origin[1];
     const lz = cz - grid.origin[2];
-    // A point in the margin (or one cell beyond it) still reaches the fluid's outer cells; the margin's cells
-    // are empty, so the rows are clipped to the box.
+    // A point in the margin still reaches the fluid's outer cells (a point beyond it reaches none); the
+    // margin's cells are empty, so the rows are clipped to the box.
     if (lx >= 0 && ly >= 0 && lz >= 0 && lx < nx && ly < ny && lz < nz) {
       const firstX = Math.max(0, lx - 1);
       const lastX = Math.min(nx - 1, lx + 1);
@@ -480,7 +480,7 @@ function nextRandom(): number {
   return (randomState >>> 8) / 16777216;
 }
 
-/** Generates the new diffuse particles of this step (see the file's comment, item 2). */
+/** Generates the new diffuse particles of this step (see the file's comment, item 1). */
 function generateDiffuse(ctx: SimulationContext, state: DiffuseState): void {
   const stats = ctx.stats;
   stats.diffuseGeneratedCount = 0;

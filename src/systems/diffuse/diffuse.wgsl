@@ -1,15 +1,16 @@
 // White water on the WebGPU backend (Ihmsen et al. 2012), mirroring diffuse/cpu.ts; see its file comment for
 // the method. Four entry points, in the last substep before the write-back, on the final positions
 // (sortedPredicted) and velocities (delta) of the last sort:
-// - `begin` (one thread): zeroes the step's counters (the ring's next index stays).
+// - `begin` (one thread): zeroes the step's counters (the free stack stays).
 // - `fields` (per fluid particle): the outward normal (from the neighbours' weighted centre, 0 inside) and the
 //   trapped-air sum, and the particle's entity id and material slot, into `diffuseFields`.
 // - `generate` (per fluid particle): the potentials, the count n_d (the random numbers hash the entity id and
-//   the step count exactly as the CPU does), and each new diffuse particle written into the slot the ring's
-//   next index gives (`diffuseCounters[DIFFUSE_HEAD]`, modulo the capacity); a slot still live drops it.
+//   the step count exactly as the CPU does), and each new diffuse particle written into a slot popped from the
+//   stack of free slots (`diffuseCounters` from word DIFFUSE_STACK, DIFFUSE_FREE of them); none left drops it.
+//   Only `generate` pops and only `advect` pushes, in passes of their own, so the stack needs no lock.
 // - `advect` (per pool slot): classification by the fluid neighbours within h (the cells around the point),
-//   the motion of its kind, the colliders, ageing, deletion (lifetime 0 frees the slot) and what the view
-//   draws (`render`: position, 2 kind + fade; 0 for a free slot), counted per kind.
+//   the motion of its kind, the colliders, ageing, deletion (lifetime 0, and the slot pushed on the free
+//   stack) and what the view draws (`render`: position, 2 kind + fade; 0 for a free slot), counted per kind.
 
 // lowbias32 (as hash32 in diffuse/cpu.ts).
 fn diffuseHash(value: u32) -> u32 {
@@ -131,15 +132,19 @@ fn generate(@builtin(global_invocation_id) id: vec3<u32>) {
   var made = 0u;
   loop {
     if (made >= count) { break; }
-    let place = atomicAdd(&diffuseCounters[DIFFUSE_HEAD], 1u) % p.diffuseCapacity;
-    if (diffuseParticles[place].velocity.w > 0.0) {
+    // Pop a free slot. Below an empty stack the count wraps or reaches 0: put it back, and drop the particle.
+    let free = atomicSub(&diffuseCounters[DIFFUSE_FREE], 1u);
+    if (free == 0u || free > p.diffuseCapacity) {
+      atomicAdd(&diffuseCounters[DIFFUSE_FREE], 1u);
       atomicAdd(&diffuseCounters[DIFFUSE_DROPPED], 1u);
     } else {
+      let place = atomicLoad(&diffuseCounters[DIFFUSE_STACK + free - 1u]);
       let across = p.particleRadius * sqrt(nextRandom());
       let angle = 6.283185307179586 * nextRandom();
       let along = nextRandom() * p.frameTimeStep * speed;
       let offset = across * cos(angle) * e1 + across * sin(angle) * e2;
-      let lifetime = m.diffuseLifetimeMin + lifetimeSpan * nextRandom();
+      // A lifetime of 0 (both bounds 0) still needs a live slot until the advection deletes it and frees it.
+      let lifetime = max(m.diffuseLifetimeMin + lifetimeSpan * nextRandom(), 1.0e-30);
       let x = xi + offset + along * u;
       diffuseParticles[place] = DiffuseParticle(
         vec4<f32>(x, 0.0),
@@ -234,6 +239,8 @@ fn advect(@builtin(global_invocation_id) id: vec3<u32>) {
   if (age >= lifetime || any(exponents) || any(velocityExponents)) {
     diffuseParticles[d] = DiffuseParticle(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<u32>(0u));
     atomicAdd(&diffuseCounters[DIFFUSE_REMOVED], 1u);
+    let top = atomicAdd(&diffuseCounters[DIFFUSE_FREE], 1u);
+    atomicStore(&diffuseCounters[DIFFUSE_STACK + top], d);
     return;
   }
   let fade = min(0.999, max(0.0, (lifetime - age) / DIFFUSE_FADE_TIME));

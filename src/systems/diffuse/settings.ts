@@ -13,14 +13,14 @@ import type { SimulationContext } from '../context';
 /** Options of white water (`diffuse` in `new FluidSimulation(options)`); the per-fluid settings are in the materials. */
 export interface DiffuseOptions {
   /**
-   * Most live diffuse particles (spray, foam and bubbles), fixed at creation. Range [0, 16777216]. Default 0:
+   * Most live diffuse particles (spray, foam and bubbles), fixed at creation. Range [0, 2097152]. Default 0:
    * white water off (no memory, no cost). At capacity new diffuse particles are dropped
    * (`stats.diffuseDroppedCount`), never an error.
    */
   capacity?: number;
   /**
-   * A diffuse particle with fewer fluid particles than this within the kernel radius h is spray (ballistic).
-   * Range [0, 1000]. Default 6 (the paper's).
+   * A diffuse particle with fewer fluid particles than this within the kernel radius h is spray (ballistic);
+   * above `bubbleNeighbours` this test still comes first. Range [0, 1000]. Default 6 (the paper's).
    */
   sprayNeighbours?: number;
   /**

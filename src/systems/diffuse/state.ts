@@ -38,8 +38,9 @@ export type DiffuseKindValue = (typeof DiffuseKind)[keyof typeof DiffuseKind];
 /**
  * The diffuse particles of white water (Ihmsen et al. 2012), readable by game code through
  * `FluidSimulation.diffuseParticles`: structure-of-arrays, the live particles at places `0 .. count - 1` (the
- * order changes when particles die: the last one takes a dead one's place). Written by the white-water
- * system at the end of each step; read them between steps, write nothing.
+ * order changes when particles die: the last one takes a dead one's place). On the CPU backend written by the
+ * white-water system at the end of each step; on the WebGPU backend a mirror of the GPU's pool, written by
+ * particle readbacks (the `mirror` option, `simulation.readback()`). Read them between steps, write nothing.
  */
 export interface DiffuseParticles {
   /** The most live diffuse particles (`diffuse.capacity`; 0 when white water is off). */
@@ -72,14 +73,20 @@ export interface DiffuseParticles {
 export interface DiffuseState {
   /** The diffuse particles. */
   readonly particles: DiffuseParticles;
-  /** Per fluid particle (sorted place): the unit outward surface normal, 0 inside the fluid. */
+  /**
+   * Per fluid particle (sorted place), x of the unit outward surface normal, 0 inside the fluid (while the
+   * potentials are summed: of the weighted offset to the neighbours).
+   */
   readonly normalX: Float64Array;
+  /** y of the same. */
   readonly normalY: Float64Array;
+  /** z of the same. */
   readonly normalZ: Float64Array;
-  /** Per fluid particle: sum of the weights (1 - r / h) of its neighbours, then the centre offset's scale. */
+  /** Per fluid particle: the sum of its neighbours' weights (1 - r / h). */
   readonly weightSum: Float64Array;
-  /** Per fluid particle: the trapped-air sum, then the curvature sum. */
+  /** Per fluid particle: the trapped-air sum (m/s). */
   readonly trappedAir: Float64Array;
+  /** Per fluid particle: the curvature sum of the wave crests (dimensionless). */
   readonly curvature: Float64Array;
   /** The fluid's hash grid (cells of size h) for the diffuse particles' neighbours: bucket starts. */
   readonly cellStart: Int32Array;
@@ -138,5 +145,18 @@ export function createDiffuseState(capacity: number, fluidCapacity: number): Dif
     cellOf: new Int32Array(fluid),
     tableMask: tableSize - 1,
     grid: { dense: false, origin: new Int32Array(3), dims: new Int32Array(3) },
+  };
+}
+
+/** The white-water figures of `FluidStats`, all 0: at creation, and after a restore (which drops the particles). */
+export function emptyDiffuseStats() {
+  return {
+    diffuseCount: 0,
+    diffuseSprayCount: 0,
+    diffuseFoamCount: 0,
+    diffuseBubbleCount: 0,
+    diffuseGeneratedCount: 0,
+    diffuseDroppedCount: 0,
+    diffuseRemovedCount: 0,
   };
 }

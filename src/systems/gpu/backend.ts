@@ -38,7 +38,7 @@ import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { FluidError } from '../../core/errors';
 import type { SimulationContext } from '../context';
 import { type AirCandidates, AirEventBook } from './airEvents';
-import { BUFFER_ALIASES, createStorageBuffers, neighbourMode, solverSizes } from './buffers';
+import { BUFFER_ALIASES, createStorageBuffers, freeDiffusePool, neighbourMode, solverSizes } from './buffers';
 import {
   compilePasses,
   dispatchPass,
@@ -581,6 +581,12 @@ export class WebGpuSolver {
    */
   resetParticles(): void {
     this.buffers.state.update(new Uint32Array(State.size / 4));
+    // White water's pool starts empty again (a restore drops the diffuse particles, as on the CPU).
+    const diffuseCapacity = this.ctx.settings.diffuseCapacity;
+    if (diffuseCapacity > 0) {
+      this.buffers.diffuseParticles.update(new Uint8Array(diffuseCapacity * DiffuseParticle.size));
+      this.buffers.diffuseCounters.update(freeDiffusePool(diffuseCapacity));
+    }
     this.removedRead = false;
     this.impulses.drop();
     // Air candidates and events of the abandoned GPU state are dropped.

@@ -151,6 +151,17 @@ export function solverSizes(ctx: SimulationContext): SolverSizes {
 }
 
 /**
+ * The `diffuseCounters` words of an empty pool of `capacity` slots (`DIFFUSE_COUNTERS`): every slot free, on
+ * the stack in order (slot 0 popped first), the step's counts 0.
+ */
+export function freeDiffusePool(capacity: number): Uint32Array {
+  const words = new Uint32Array(DIFFUSE_COUNTERS.words + capacity);
+  words[DIFFUSE_COUNTERS.free] = capacity;
+  for (let slot = 0; slot < capacity; slot++) words[DIFFUSE_COUNTERS.words + slot] = capacity - 1 - slot;
+  return words;
+}
+
+/**
  * Names under which a binding sees another buffer (the same `StorageBuffer` object in the buffer record;
  * counted and disposed once, under the buffer's own name): the atomic bindings, and `neighbourTable`, the
  * buckets with the neighbour lists after them, as the neighbour loops read them.
@@ -226,6 +237,7 @@ export function createStorageBuffers(
   const whiteWater = ctx.settings.diffuseCapacity > 0;
   make('diffuseParticles', ctx.settings.diffuseCapacity * DiffuseParticle.size, VERTEX_STORAGE_FLAGS);
   make('diffuseFields', whiteWater ? capacity * 32 : 32);
-  make('diffuseCounters', DIFFUSE_COUNTERS.words * 4);
+  make('diffuseCounters', (DIFFUSE_COUNTERS.words + ctx.settings.diffuseCapacity) * 4);
+  buffers.diffuseCounters.update(freeDiffusePool(ctx.settings.diffuseCapacity));
   return buffers;
 }

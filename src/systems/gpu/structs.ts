@@ -265,7 +265,7 @@ export const FieldInfo = defineStruct('FieldInfo', [
 
 /**
  * A slot of white water's pool on the GPU (diffuse/diffuse.wgsl): position and age (s), velocity and lifetime
- * (s; 0: a free slot), what the view draws (position, 2 kind + fade, see `DIFFUSE_FADE_TIME`; all 0 for a free
+ * (s; 0: a free slot, whose index is on the free stack of `diffuseCounters`), what the view draws (position, 2 kind + fade, see `DIFFUSE_FADE_TIME`; all 0 for a free
  * slot), and (kind, material slot, 0, 0).
  */
 export const DiffuseParticle = defineStruct('DiffuseParticle', [
@@ -276,12 +276,13 @@ export const DiffuseParticle = defineStruct('DiffuseParticle', [
 ]);
 
 /**
- * The `diffuseCounters` words (diffuse/diffuse.wgsl): the ring's next index (kept between steps), then this
- * step's diffuse particles generated, dropped (their slot in the ring was still live), deleted, and the live
- * ones of each kind after the step.
+ * The `diffuseCounters` words (diffuse/diffuse.wgsl): the free slots on the stack (kept between steps), then
+ * this step's diffuse particles generated, dropped (no free slot), deleted, and the live ones of each kind after
+ * the step; from word `words` on, the stack of free slots (`capacity` words; the first `free` hold the free
+ * slots' indices).
  */
 export const DIFFUSE_COUNTERS = {
-  head: 0,
+  free: 0,
   generated: 1,
   dropped: 2,
   removed: 3,
@@ -644,7 +645,8 @@ export function passSource(
     `const FACE_OPEN: i32 = ${FaceKind.open};`,
     `const FLUID_CELL_FILL: f32 = ${FLUID_CELL_FILL.toFixed(6)};`,
     `const THIN_WALL_NORMAL: f32 = ${THIN_WALL_NORMAL.toFixed(6)};`,
-    `const DIFFUSE_HEAD: u32 = ${DIFFUSE_COUNTERS.head}u;`,
+    `const DIFFUSE_FREE: u32 = ${DIFFUSE_COUNTERS.free}u;`,
+    `const DIFFUSE_STACK: u32 = ${DIFFUSE_COUNTERS.words}u;`,
     `const DIFFUSE_GENERATED: u32 = ${DIFFUSE_COUNTERS.generated}u;`,
     `const DIFFUSE_DROPPED: u32 = ${DIFFUSE_COUNTERS.dropped}u;`,
     `const DIFFUSE_REMOVED: u32 = ${DIFFUSE_COUNTERS.removed}u;`,

@@ -102,19 +102,22 @@ function applyDiffuse(ctx: SimulationContext, result: GpuReadback): void {
   if (!pool || !words) return;
   const particles = ctx.diffuse.particles;
   const stride = DiffuseParticle.size / 4;
+  const position = DiffuseParticle.offsets.position / 4;
+  const velocity = DiffuseParticle.offsets.velocity / 4;
   const info = DiffuseParticle.offsets.info / 4;
   let count = 0;
   for (let slot = 0; slot < particles.capacity; slot++) {
     const o = slot * stride;
-    const lifetime = pool[o + 7];
+    // (x, y, z, age), (vx, vy, vz, lifetime); lifetime 0: a free slot.
+    const lifetime = pool[o + velocity + 3];
     if (!(lifetime > 0)) continue;
-    particles.positionX[count] = pool[o];
-    particles.positionY[count] = pool[o + 1];
-    particles.positionZ[count] = pool[o + 2];
-    particles.age[count] = pool[o + 3];
-    particles.velocityX[count] = pool[o + 4];
-    particles.velocityY[count] = pool[o + 5];
-    particles.velocityZ[count] = pool[o + 6];
+    particles.positionX[count] = pool[o + position];
+    particles.positionY[count] = pool[o + position + 1];
+    particles.positionZ[count] = pool[o + position + 2];
+    particles.age[count] = pool[o + position + 3];
+    particles.velocityX[count] = pool[o + velocity];
+    particles.velocityY[count] = pool[o + velocity + 1];
+    particles.velocityZ[count] = pool[o + velocity + 2];
     particles.lifetime[count] = lifetime;
     particles.kind[count] = words[o + info];
     particles.material[count] = ctx.materials.entity[words[o + info + 1]];

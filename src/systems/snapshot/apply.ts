@@ -8,6 +8,7 @@ import type { FluidSettings, FluidSolver } from '../../components';
 import { FluidError } from '../../core/errors';
 import { checkOption, choiceText, SIMULATION_OPTIONS, SOLVERS } from '../../core/schema';
 import type { SimulationContext } from '../context';
+import { emptyDiffuseStats } from '../diffuse/state';
 import { restoreFreedIds } from '../entityIds';
 import { resolveMpsSettings } from '../mps/settings';
 import { mpsOptionsFromSnapshot, restoreMpsState } from '../mps/state';
@@ -346,15 +347,7 @@ export function applySnapshot(ctx: SimulationContext, entityIndex: EntityIndex, 
   Object.assign(ctx.settings, { ...savedSettings, gravity });
   // White water's diffuse particles are not saved: none after a restore (they are generated again).
   ctx.diffuse.particles.count = 0;
-  Object.assign(ctx.stats, {
-    diffuseCount: 0,
-    diffuseSprayCount: 0,
-    diffuseFoamCount: 0,
-    diffuseBubbleCount: 0,
-    diffuseGeneratedCount: 0,
-    diffuseDroppedCount: 0,
-    diffuseRemovedCount: 0,
-  });
+  Object.assign(ctx.stats, emptyDiffuseStats());
   // 5. The PBF projection's warm start (a grid larger than this simulation's limit starts cold).
   restoreProjection(ctx, decoded.projection);
   // 6. The MPS solver's settings and warm-start pressures (checked by checkSnapshotFits).
