@@ -272,6 +272,13 @@ describe('FluidPlugin white water', () => {
     scene.render();
     expect(mesh.isEnabled()).toBe(false);
     fluid.whiteWater!.visible = true;
+    // A bad live value is reported by the frame (never thrown into the render loop), naming it.
+    const errors: string[] = [];
+    fluid.onErrorObservable.add((error) => errors.push(error.message));
+    fluid.whiteWater!.sprayOpacity = 3;
+    scene.render();
+    expect(errors.some((message) => /whiteWater\.sprayOpacity is 3/.test(message))).toBe(true);
+    fluid.whiteWater!.sprayOpacity = 0.9;
     fluid.renderMode = 'none';
     expect(mesh.isEnabled()).toBe(false);
     fluid.renderMode = 'points';

@@ -76,6 +76,26 @@ export function resolveWhiteWaterLook(look: FluidWhiteWaterLook, radius: number)
   };
 }
 
+/** True when `value` is an opacity in [0, 1]. */
+function opacity(value: number): boolean {
+  return value >= 0 && value <= 1;
+}
+
+/** True when every value of the live `look` is in its range (checked each frame without allocating). */
+function lookInRange(look: ResolvedWhiteWaterLook): boolean {
+  const color = look.color;
+  if (!Array.isArray(color) || color.length !== 3) return false;
+  for (let channel = 0; channel < 3; channel++) if (!(color[channel] >= 0 && color[channel] <= 1)) return false;
+  return (
+    opacity(look.sprayOpacity) &&
+    opacity(look.foamOpacity) &&
+    opacity(look.bubbleOpacity) &&
+    typeof look.visible === 'boolean' &&
+    look.size > 0 &&
+    look.size <= 100
+  );
+}
+
 /**
  * The vertex shaders read per particle (x, y, z, 2 kind + fade): the kind (0 spray, 1 foam, 2 bubble) picks
  * the opacity, the fade in [0, 1] scales it; a particle with no opacity (a free slot) is moved out of view.
@@ -227,7 +247,11 @@ export class DiffuseView {
       this.mesh.setEnabled(false);
       return;
     }
-    const checked = resolveWhiteWaterLook(look, look.size);
+    if (!lookInRange(look)) {
+      // A bad value throws, naming it; a Color3 or Color4 given for `color` becomes its tuple.
+      look.color = resolveWhiteWaterLook(look, look.size).color;
+    }
+    const checked = look;
     if (storage !== undefined) {
       this.bindGpu(storage);
     } else {
