@@ -181,7 +181,11 @@ function sampleFluid(ctx: SimulationContext, state: DiffuseState, x: number, y: 
   sample.velocityZ = 0;
   if (grid.dense) {
     // The 27 cells as 9 rows of three consecutive cells (x fastest): one range of entries per row.
-    const [nx, ny, nz] = grid.dims;
+    // Indexed, not destructured: this runs for every diffuse particle, and destructuring would iterate.
+    const dims = grid.dims;
+    const nx = dims[0];
+    const ny = dims[1];
+    const nz = dims[2];
     const lx = cx - grid.origin[0];
     const ly = cy - grid.origin[1];
     const lz = cz - grid.origin[2];
