@@ -15,6 +15,7 @@ import { Color3, Color4 } from '@babylonjs/core/Maths/math.color.js';
 import { Quaternion, Vector3 } from '@babylonjs/core/Maths/math.vector.js';
 import { CreateBox } from '@babylonjs/core/Meshes/Builders/boxBuilder.js';
 import { TransformNode } from '@babylonjs/core/Meshes/transformNode.js';
+import { Observable } from '@babylonjs/core/Misc/observable.js';
 import { Scene } from '@babylonjs/core/scene.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -467,12 +468,20 @@ describe('renderingGroupId and layerMask', () => {
 
   it("hide the screen-space water from a camera whose layerMask excludes the plugin's", async () => {
     // Babylon's FluidRenderer needs float render targets, which a NullEngine lacks: a stand-in records what
-    // the view asks of it (the plugin's code path is the same).
+    // the view asks of it (the plugin's code path is the same). The water's anisotropic particles (the
+    // default) put their own render object in the stand-in's entry; its count is read from there.
     const { scene, camera } = createScene();
-    let particlesDrawn = -1;
+    let standInDrawn = -1;
     const target = { camera, environmentMap: null as unknown, fluidColor: undefined as Color3 | undefined };
     const renderObject = {
-      object: { vertexBuffers: {}, setNumParticles: (count: number) => (particlesDrawn = count) },
+      object: {
+        vertexBuffers: {},
+        priority: 0,
+        onParticleSizeChanged: new Observable<unknown>(),
+        setNumParticles: (count: number) => {
+          standInDrawn = count;
+        },
+      } as { vertexBuffers: object; setNumParticles(count: number): void; numParticles?: number },
       targetRenderer: target,
     };
     const standIn = {
@@ -496,14 +505,18 @@ describe('renderingGroupId and layerMask', () => {
     const water = fluid.simulation.addMaterial({});
     fluid.simulation.spawnBlock({ min: [0, 0, 0], max: [0.3, 0.3, 0.3], material: water });
     scene.render();
+    // The count the render object draws: the anisotropic particles' (numParticles), else the stand-in's.
+    const drawn = () => renderObject.object.numParticles ?? standInDrawn;
+
+    expect(fluid.fluidRenderObject?.object.getClassName?.()).toBe('EllipsoidParticles');
     expect(fluid.particleBuffers.count).toBeGreaterThan(0);
-    expect(particlesDrawn).toBe(0);
+    expect(drawn()).toBe(0);
     expect([target.fluidColor?.r, target.fluidColor?.g, target.fluidColor?.b]).toEqual([0.1, 0.2, 0.3]);
     fluid.layerMask = 0x0fffffff;
     scene.render();
-    expect(particlesDrawn).toBe(fluid.particleBuffers.count);
+    expect(drawn()).toBe(fluid.particleBuffers.count);
     camera.layerMask = 0x10000000;
     scene.render();
-    expect(particlesDrawn).toBe(0);
+    expect(drawn()).toBe(0);
   });
 });

@@ -27,6 +27,7 @@ import {
   createGlassTank,
   createOrbitCamera,
   createStudioScene,
+  lookOptions,
   readParameters,
   showStats,
   startExample,
@@ -58,6 +59,7 @@ burnerMesh.material = burnerMaterial;
 
 const particleRadius = small ? 0.012 : 0.01;
 const fluid = await FluidPlugin.create(scene, {
+  ...lookOptions(parameters),
   particleRadius,
   capacity: small ? 800 : 1500,
   iterations: 4,

@@ -20,6 +20,7 @@ import {
   createGlassTank,
   createOrbitCamera,
   createStudioScene,
+  lookOptions,
   readParameters,
   showStats,
   startExample,
@@ -48,6 +49,7 @@ stoneMaterial.diffuseColor = new Color3(0.55, 0.5, 0.45);
 stone.material = stoneMaterial;
 
 const fluid = await FluidPlugin.create(scene, {
+  ...lookOptions(parameters),
   particleRadius: small ? 0.04 : 0.025,
   capacity: 12000,
   renderMode: parameters.renderMode,

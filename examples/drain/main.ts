@@ -14,6 +14,7 @@ import {
   createGlassTank,
   createOrbitCamera,
   createStudioScene,
+  lookOptions,
   readParameters,
   showStats,
   startExample,
@@ -38,6 +39,7 @@ dark.specularColor = new Color3(0.3, 0.3, 0.3);
 plughole.material = dark;
 
 const fluid = await FluidPlugin.create(scene, {
+  ...lookOptions(parameters),
   particleRadius: small ? 0.035 : 0.022,
   capacity: small ? 2000 : 9000,
   renderMode: parameters.renderMode,

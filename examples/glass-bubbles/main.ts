@@ -25,6 +25,7 @@ import {
   createGlassTank,
   createOrbitCamera,
   createStudioScene,
+  lookOptions,
   readParameters,
   showStats,
   startExample,
@@ -48,6 +49,7 @@ createGlassTank(scene, [-HALF, 0, -HALF], [HALF, HEIGHT, HALF]);
 const particleRadius = small ? 0.012 : 0.01;
 const capacity = small ? 1200 : 2500;
 const fluid = await FluidPlugin.create(scene, {
+  ...lookOptions(parameters),
   particleRadius,
   capacity,
   iterations: 4,

@@ -16,6 +16,7 @@ import {
   createGlassTank,
   createOrbitCamera,
   createStudioScene,
+  lookOptions,
   readParameters,
   showStats,
   startExample,
@@ -47,6 +48,7 @@ bronze.specularColor = new Color3(0.6, 0.5, 0.4);
 knot.material = bronze;
 
 const fluid = await FluidPlugin.create(scene, {
+  ...lookOptions(parameters),
   particleRadius: small ? 0.03 : 0.018,
   capacity: small ? 1500 : 9000,
   renderMode: parameters.renderMode,

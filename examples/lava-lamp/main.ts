@@ -43,6 +43,7 @@ import {
   createGlassTank,
   createOrbitCamera,
   createStudioScene,
+  lookOptions,
   readParameters,
   showStats,
   startExample,
@@ -90,6 +91,7 @@ capMesh.position.y = PLATE + 0.02;
 capMesh.material = capMaterial;
 
 const fluid = await FluidPlugin.create(scene, {
+  ...lookOptions(parameters),
   particleRadius,
   capacity: small ? 1100 : 6000,
   projection: { freeSurface: false },

@@ -21,6 +21,7 @@ import {
   createGlassTank,
   createOrbitCamera,
   createStudioScene,
+  lookOptions,
   readParameters,
   showStats,
   startExample,
@@ -44,6 +45,7 @@ createGlassTank(scene, [-HALF, 0, -HALF], [HALF, HEIGHT, HALF]);
 // Screen-space water by default: with two materials the plugin colors it per particle (its diffuse-color
 // pass), so the oil shows as a golden layer on the blue water.
 const fluid = await FluidPlugin.create(scene, {
+  ...lookOptions(parameters),
   particleRadius: small ? 0.02 : 0.0125,
   capacity: small ? 600 : 2400,
   renderMode: parameters.renderMode ?? 'fluid',

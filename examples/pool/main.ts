@@ -19,6 +19,7 @@ import {
   createGlassTank,
   createOrbitCamera,
   createStudioScene,
+  lookOptions,
   orbitWithRightButton,
   readParameters,
   showStats,
@@ -42,6 +43,7 @@ const havok = await HavokPhysics({ locateFile: () => havokWasmUrl });
 enablePoolPhysics(scene, havok);
 
 const fluid = await FluidPlugin.create(scene, {
+  ...lookOptions(parameters),
   particleRadius: small ? 0.035 : 0.024,
   capacity: small ? 2000 : 6000,
   renderMode: parameters.renderMode,

@@ -27,6 +27,7 @@ import {
   createEngine,
   createGlassMaterial,
   createStudioScene,
+  lookOptions,
   orbitWithRightButton,
   readParameters,
   showStats,
@@ -76,6 +77,7 @@ metal.specularColor = new Color3(0.9, 0.9, 0.9);
 pipe.material = metal;
 
 const fluid = await FluidPlugin.create(scene, {
+  ...lookOptions(parameters),
   particleRadius: small ? 0.015 : 0.01,
   capacity: small ? 1500 : 6000,
   renderMode: surfaceMode ?? parameters.renderMode,

@@ -24,7 +24,7 @@ import { CreateGround } from '@babylonjs/core/Meshes/Builders/groundBuilder';
 import type { Mesh } from '@babylonjs/core/Meshes/mesh';
 import '@babylonjs/core/Rendering/edgesRenderer';
 import { Scene } from '@babylonjs/core/scene';
-import { FluidDebugPane, type FluidPlugin, type FluidRenderMode } from '../../src';
+import { FluidDebugPane, type FluidLookOptions, type FluidPlugin, type FluidRenderMode } from '../../src';
 
 /** URL switches of every example. */
 export interface ExampleParameters {
@@ -41,6 +41,8 @@ export interface ExampleParameters {
   renderMode: FluidRenderMode | undefined;
   /** `?whiteWater=0` turns white water off (default: on, where the page has it). */
   whiteWater: boolean;
+  /** `?anisotropy=0` draws the screen-space water from spheres instead of anisotropic particles (default: on). */
+  anisotropy: boolean;
 }
 
 /** Reads the URL switches. */
@@ -54,6 +56,7 @@ export function readParameters(): ExampleParameters {
     panel: query.get('panel') !== '0',
     renderMode: modes.find((known) => known === mode),
     whiteWater: query.get('whiteWater') !== '0',
+    anisotropy: query.get('anisotropy') !== '0',
   };
 }
 
@@ -63,6 +66,14 @@ export function readParameters(): ExampleParameters {
  */
 export function whiteWaterOptions(parameters: ExampleParameters, capacity: number): { diffuse?: { capacity: number } } {
   return parameters.whiteWater ? { diffuse: { capacity } } : {};
+}
+
+/**
+ * The plugin's `look` for an example: the defaults (anisotropic particles), or spheres with `?anisotropy=0`,
+ * over the example's own `look` fields.
+ */
+export function lookOptions(parameters: ExampleParameters, look: FluidLookOptions = {}): { look: FluidLookOptions } {
+  return { look: parameters.anisotropy ? look : { ...look, anisotropy: false } };
 }
 
 /** Creates the engine named by the URL on the page's `#renderCanvas`, with an opaque canvas. */

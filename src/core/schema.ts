@@ -249,6 +249,24 @@ export const PLUGIN_OPTIONS = {
   layerMask: { min: 0, max: 4294967295, integer: true, unit: '', default: 268435455 },
 } as const satisfies Record<string, OptionRule>;
 
+/**
+ * The anisotropic particles of the `'fluid'` render mode (`look.anisotropy: { ... }`; Yu and Turk 2013,
+ * "Reconstructing surfaces of particle-based fluids using anisotropic kernels"): each particle is
+ * drawn as an ellipsoid from the principal axes of its neighbours' weighted covariance, around a smoothed centre.
+ */
+export const ANISOTROPY_OPTIONS = {
+  /** The paper's lambda: how far a drawn centre moves from the particle to its neighbours' weighted mean. */
+  smoothing: { min: 0, max: 1, unit: '', default: 0.5 },
+  /** The paper's k_r: the longest axis at most this many times the shortest. */
+  maxStretch: { min: 1, max: 16, unit: '', default: 4 },
+  /** The paper's N_epsilon: fewer neighbours within h than this draws the particle as a sphere. */
+  minNeighbours: { min: 0, max: 1000, integer: true, unit: '', default: 1 },
+  /** The paper's k_n: such a sphere's radius, in drawn particle radii. */
+  isolatedScale: { min: 0, minExclusive: true, max: 1, unit: '', default: 1 },
+  /** Each particle is drawn stretched along its velocity over this many steps of travel (motion blur). */
+  motionStretch: { min: 0, max: 10, unit: 'steps', default: 1 },
+} as const satisfies Record<string, OptionRule>;
+
 /** The numeric options of `addCollider` that live on in the `Collider` component (checked before each step too). */
 export const COLLIDER_OPTIONS = {
   /** Coulomb friction coefficient. */

@@ -10,12 +10,14 @@ import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import type { Observer } from '@babylonjs/core/Misc/observable.js';
 import type { Scene } from '@babylonjs/core/scene.js';
 import { PLUGIN_OPTIONS } from '../core/schema';
+import type { ResolvedAnisotropy } from '../systems/ellipsoids/settings';
 import type { FluidSimulation } from '../systems/simulation';
 import type { ColorMapRanges, FluidColorBy } from './colorMaps';
 import { DiffuseView, type ResolvedWhiteWaterLook } from './diffuseView';
 import { checkPluginOption, type FluidPluginOptions } from './options';
-import { feedGpuColors, feedParticles, type ParticleBuffers } from './particleFeed';
+import { feedEllipsoids, feedGpuColors, feedParticles, type ParticleBuffers } from './particleFeed';
 import { type FluidRenderMode, FluidViews } from './renderers';
+import { drawnDiameter, resolveLookAnisotropy } from './screenSpaceFluidView';
 import { checkSurfaceOptions } from './surfaceRenderer';
 
 /** The plugin's options the display is made from (besides the render mode and coloring, checked first). */
@@ -42,6 +44,10 @@ export class FluidDisplay {
   private readonly contextObservers: Observer<AbstractEngine>[];
   /** The plugin's `camera` option (else the scene's active camera draws the white water). */
   private readonly camera: Camera | undefined;
+  /** The water's anisotropic particles (`look.anisotropy`), undefined for spheres. */
+  private readonly anisotropy: ResolvedAnisotropy | undefined;
+  /** The water's drawn particle radius (m). */
+  private readonly drawnRadius: number;
 
   /**
    * Checks the surface options and the surface update interval, makes the views and starts watching the
@@ -60,6 +66,8 @@ export class FluidDisplay {
     this.coloring = coloring;
     const { camera, look, surface, surfaceUpdateInterval, renderingGroupId, layerMask, whiteWater } = options;
     this.camera = camera;
+    this.anisotropy = resolveLookAnisotropy(look ?? {});
+    this.drawnRadius = drawnDiameter(2 * simulation.settings.particleRadius, look ?? {}) / 2;
     const layers = {
       renderingGroupId: renderingGroupId ?? PLUGIN_OPTIONS.renderingGroupId.default,
       layerMask: layerMask ?? PLUGIN_OPTIONS.layerMask.default,
@@ -128,6 +136,10 @@ export class FluidDisplay {
     const useDiffuseColors = mode === 'fluid' && (this.coloring !== 'material' || !this.singleMaterial());
     if (fed && onGpu && FluidViews.needsParticleColors(mode, useDiffuseColors)) {
       feedGpuColors(this.simulation, this.buffers, this.coloring, this.colorRanges, this.scene.getEngine());
+    }
+    const anisotropy = this.anisotropy;
+    if (mode === 'fluid' && anisotropy !== undefined) {
+      feedEllipsoids(this.simulation, this.buffers, anisotropy, this.drawnRadius, this.scene.getEngine());
     }
     this.views.show(mode, useDiffuseColors);
     const diffuse = this.diffuse;

@@ -17,6 +17,7 @@ import type { FluidColorBy } from './colorMaps';
 import type { FluidWhiteWaterLook } from './diffuseView';
 import type { MeshFieldOptions } from './meshCollider';
 import type { FluidLookOptions, FluidRenderMode } from './renderers';
+import { resolveLookAnisotropy } from './screenSpaceFluidView';
 import type { FluidSurfaceOptions } from './surfaceRenderer';
 
 /**
@@ -231,6 +232,7 @@ export function checkViewOptions(options: Pick<FluidPluginOptions, 'look' | 'ren
     throw new FluidError(`look is ${String(look)}; it must be an object`);
   }
   if (options.look?.color !== undefined) checkColor3('look.color', options.look.color);
+  if (options.look !== undefined) resolveLookAnisotropy(options.look);
   return {
     renderingGroupId: checkRenderingGroupId(options.renderingGroupId ?? PLUGIN_OPTIONS.renderingGroupId.default),
     layerMask: checkPluginOption('layerMask', options.layerMask ?? PLUGIN_OPTIONS.layerMask.default),

@@ -10,6 +10,8 @@
 import type { DataBuffer } from '@babylonjs/core/Buffers/dataBuffer.js';
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
+import { GpuEllipsoids } from '../systems/ellipsoids/gpu';
+import { ELLIPSOID_FLOATS, type ResolvedAnisotropy } from '../systems/ellipsoids/settings';
 import type { WebGpuSolver } from '../systems/gpu/backend';
 import type { FluidSimulation } from '../systems/simulation';
 import { type ColorMapRanges, DENSITY_STOPS, type FluidColorBy, SPEED_STOPS, writeColorMap } from './colorMaps';
@@ -54,6 +56,16 @@ export interface ParticleBuffers {
    * and on the CPU backend.
    */
   gpuColors: GpuParticleColors | undefined;
+  /**
+   * CPU backend: the anisotropic particles' ellipsoids of the `count` particles to draw (`ELLIPSOID_FLOATS`
+   * floats each, in the order of `ids`), written by `feedEllipsoids`; undefined until the water first needs them.
+   */
+  ellipsoids: Float32Array | undefined;
+  /**
+   * WebGPU backend: the ellipsoid pass and its output buffer (in the order of `gpuPositions`), made by the first
+   * `feedEllipsoids` for the current solver; undefined before and on the CPU backend.
+   */
+  gpuEllipsoids: GpuEllipsoids | undefined;
 }
 
 /** Allocates the buffers for `capacity` particles (no matrices yet). */
@@ -72,6 +84,8 @@ export function createParticleBuffers(capacity: number): ParticleBuffers {
     steppedCount: 0,
     stepsRecorded: 0,
     gpuColors: undefined,
+    ellipsoids: undefined,
+    gpuEllipsoids: undefined,
   };
 }
 
@@ -116,10 +130,12 @@ export function feedParticles(
     buffers.gpuPositions = solver.positionBuffer.getBuffer();
     buffers.count = gpuDrawCount(simulation, solver, buffers);
     if (buffers.gpuColors !== undefined && buffers.gpuColors.solver !== solver) releaseGpuColors(buffers);
+    if (buffers.gpuEllipsoids !== undefined && buffers.gpuEllipsoids.solver !== solver) releaseGpuEllipsoids(buffers);
     return buffers.count;
   }
   buffers.gpuPositions = undefined;
   releaseGpuColors(buffers);
+  releaseGpuEllipsoids(buffers);
   const count = Math.min(simulation.particleCount, buffers.capacity);
   const ids = simulation.particleCount <= buffers.capacity ? simulation.particles(buffers.ids) : buffers.ids;
   const { Position } = simulation.components;
@@ -226,4 +242,37 @@ export function feedGpuColors(
 export function releaseGpuColors(buffers: ParticleBuffers): void {
   buffers.gpuColors?.dispose();
   buffers.gpuColors = undefined;
+}
+
+/**
+ * After `feedParticles`, for the screen-space water's anisotropic particles: the ellipsoids of the
+ * `buffers.count` particles to draw (drawn radius `radius`, m; `anisotropy` resolved). CPU backend: written into
+ * `buffers.ellipsoids` by the simulation's `writeEllipsoids`. WebGPU backend: the GPU pass recorded into
+ * `buffers.gpuEllipsoids` when a step ran since (once per frame at most; made by the first call for a solver).
+ * Nothing is read back; nothing is made per frame.
+ */
+export function feedEllipsoids(
+  simulation: FluidSimulation,
+  buffers: ParticleBuffers,
+  anisotropy: ResolvedAnisotropy,
+  radius: number,
+  engine: AbstractEngine,
+): void {
+  const solver = simulation.gpuSolver;
+  if (solver !== undefined) {
+    if (!engine.isWebGPU) return;
+    if (buffers.gpuEllipsoids !== undefined && buffers.gpuEllipsoids.solver !== solver) releaseGpuEllipsoids(buffers);
+    buffers.gpuEllipsoids ??= new GpuEllipsoids(engine as WebGPUEngine, solver, buffers.capacity);
+    const timeStep = simulation.settings.timeStep;
+    buffers.gpuEllipsoids.update(anisotropy, radius, timeStep, buffers.count, buffers.stepsRecorded);
+    return;
+  }
+  buffers.ellipsoids ??= new Float32Array(Math.max(1, buffers.capacity) * ELLIPSOID_FLOATS);
+  simulation.writeEllipsoids(buffers.ellipsoids, buffers.ids, buffers.count, radius, anisotropy);
+}
+
+/** Disposes the ellipsoid pass of a former solver (the water binds the new one's buffer). */
+export function releaseGpuEllipsoids(buffers: ParticleBuffers): void {
+  buffers.gpuEllipsoids?.dispose();
+  buffers.gpuEllipsoids = undefined;
 }

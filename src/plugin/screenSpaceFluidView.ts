@@ -17,6 +17,7 @@ import type {
 } from '@babylonjs/core/Rendering/fluidRenderer/fluidRenderer.js';
 import '@babylonjs/core/Rendering/fluidRenderer/fluidRenderer.js';
 import type { BaseTexture } from '@babylonjs/core/Materials/Textures/baseTexture.js';
+import type { FluidRenderingObject } from '@babylonjs/core/Rendering/fluidRenderer/fluidRenderingObject.js';
 import type { FluidRenderingObjectCustomParticles } from '@babylonjs/core/Rendering/fluidRenderer/fluidRenderingObjectCustomParticles.js';
 import type { Scene } from '@babylonjs/core/scene.js';
 // Babylon's fluid renderer loads its shaders lazily, and some of them (the blur passes' fragments, the
@@ -43,6 +44,8 @@ import '@babylonjs/core/ShadersWGSL/fluidRenderingRender.fragment.js';
 import '@babylonjs/core/ShadersWGSL/fluidRenderingStandardBlur.fragment.js';
 import '@babylonjs/core/ShadersWGSL/postprocess.vertex.js';
 import { type Color3Input, checkColor3 } from '../core/checks';
+import { type AnisotropyOptions, type ResolvedAnisotropy, resolveAnisotropy } from '../systems/ellipsoids/settings';
+import { EllipsoidParticles } from './ellipsoidParticles';
 import type { ParticleBuffers } from './particleFeed';
 import { createSkyTexture } from './sky';
 import { gpuColorBuffer, storageColors, storagePositions, uploadParticles } from './vertexBuffers';
@@ -66,10 +69,32 @@ export interface FluidLookOptions {
   /** Drawn particle diameter as a multiple of the particle spacing (2r). Default 1.6. */
   particleSizeFactor?: number;
   /**
+   * Draw each particle as the ellipsoid of its neighbourhood (Yu and Turk 2013; see {@link AnisotropyOptions}):
+   * flat along the free surface, long along a thin stream, so the water's surface is smooth and a jet is one
+   * stream instead of a string of beads. `false` draws spheres (Babylon's own particle shaders). Fixed when the
+   * water is made. Default `true` (the defaults of {@link AnisotropyOptions}).
+   */
+  anisotropy?: boolean | AnisotropyOptions;
+  /**
    * Cube texture the surface reflects (Fresnel). Default: the scene's `environmentTexture`, or, when the
    * scene has none, a generated sky (blue zenith, bright horizon, dim ground). `null`: no reflection.
    */
   environmentMap?: BaseTexture | null;
+}
+
+/**
+ * The water's anisotropic particles as `look.anisotropy` asks (checked: a {@link FluidError} names a bad
+ * field), or undefined for spheres (`false`).
+ */
+export function resolveLookAnisotropy(look: FluidLookOptions): ResolvedAnisotropy | undefined {
+  const anisotropy: unknown = look.anisotropy;
+  if (anisotropy === false) return undefined;
+  return resolveAnisotropy(anisotropy === true ? undefined : (anisotropy as AnisotropyOptions | undefined));
+}
+
+/** The drawn particle diameter of the water: the particle spacing times `look.particleSizeFactor` (default 1.6). */
+export function drawnDiameter(particleDiameter: number, look: FluidLookOptions): number {
+  return particleDiameter * (look.particleSizeFactor ?? 1.6);
 }
 
 /** The screen-space water view. */
@@ -83,6 +108,10 @@ export class ScreenSpaceFluidView {
   private diffuse = false;
   private sky: BaseTexture | undefined;
   private readonly restoreObserver: Observer<AbstractEngine>;
+  /** True when the water draws anisotropic particles (`look.anisotropy` is not false). */
+  private readonly anisotropic: boolean;
+  /** On the GPU: the ellipsoid storage buffer the anisotropic particles' vertex buffers read (if any). */
+  private ellipsoidSource: DataBuffer | undefined;
 
   constructor(
     private readonly scene: Scene,
@@ -95,6 +124,7 @@ export class ScreenSpaceFluidView {
     private readonly layerMask: () => number = () => 0x0fffffff,
   ) {
     this.fluidRenderer = scene.enableFluidRenderer() as FluidRenderer;
+    this.anisotropic = look.anisotropy !== false;
     this.restoreObserver = scene.getEngine().onContextRestoredObservable.add(() => this.rebuildSky());
   }
 
@@ -127,6 +157,7 @@ export class ScreenSpaceFluidView {
       this.camera,
     );
     const look = this.look;
+    if (this.anisotropic) renderObject.object = this.ellipsoidObject(renderObject.object);
     const object = renderObject.object;
     if (storage !== undefined) {
       const vertexBuffers = (object as FluidRenderingObjectCustomParticles).vertexBuffers;
@@ -135,7 +166,8 @@ export class ScreenSpaceFluidView {
     }
     this.source = storage;
     this.colorSource = undefined;
-    object.particleSize = this.particleDiameter * (look.particleSizeFactor ?? 1.6);
+    this.ellipsoidSource = undefined;
+    object.particleSize = drawnDiameter(this.particleDiameter, look);
     object.particleThicknessAlpha = look.particleThickness ?? 0.04;
     const target = renderObject.targetRenderer;
     const color = look.color === undefined ? this.defaultColor() : checkColor3('look.color', look.color);
@@ -167,6 +199,25 @@ export class ScreenSpaceFluidView {
   }
 
   /**
+   * Puts anisotropic particles in place of the render object `original` that `addCustomParticles` made (with
+   * the same buffers: the CPU color buffer, or the GPU's placeholder). `original` stays only to relay size
+   * changes to the renderer, which listens to it.
+   */
+  private ellipsoidObject(original: FluidRenderingObject): EllipsoidParticles {
+    const buffers = this.buffers;
+    const object = new EllipsoidParticles(
+      this.scene,
+      buffers.gpuPositions === undefined ? { color: buffers.colors } : {},
+      0,
+    );
+    object.priority = original.priority;
+    object.onParticleSizeChanged.add(() => original.onParticleSizeChanged.notifyObservers(original));
+    const placeholders = (original as FluidRenderingObjectCustomParticles).vertexBuffers;
+    for (const name in placeholders) placeholders[name].dispose();
+    return object;
+  }
+
+  /**
    * Uploads the first `buffers.count` particles; `useDiffuseColors` renders the per-particle colors. On the
    * GPU (`buffers.gpuPositions` set) nothing is uploaded: the render object reads the storage buffer (and,
    * with `useDiffuseColors`, the GPU color buffer), and is made again only when that buffer changes (a new
@@ -183,10 +234,21 @@ export class ScreenSpaceFluidView {
     const object = this.renderObject.object;
     const count = this.buffers.count;
     if (storage !== undefined && useDiffuseColors) this.bindGpuColors(object as FluidRenderingObjectCustomParticles);
+    const engine = this.scene.getEngine();
+    if (object instanceof EllipsoidParticles) {
+      const ellipsoids = this.buffers.gpuEllipsoids?.buffer.getBuffer();
+      if (storage !== undefined && ellipsoids !== undefined && ellipsoids !== this.ellipsoidSource) {
+        object.bindStorage(engine, ellipsoids);
+        this.ellipsoidSource = ellipsoids;
+      }
+      const data = this.buffers.ellipsoids;
+      if (storage === undefined && data !== undefined)
+        object.uploadEllipsoids(engine, data, count, this.buffers.capacity);
+    }
     if (storage === undefined) {
       const buffers = object.vertexBuffers;
-      const engine = this.scene.getEngine();
-      uploadParticles(engine, buffers.position, this.buffers.positions, 3, count);
+      if (!(object instanceof EllipsoidParticles))
+        uploadParticles(engine, buffers.position, this.buffers.positions, 3, count);
       if (useDiffuseColors) uploadParticles(engine, buffers.color, this.buffers.colors, 4, count);
     }
     (object as FluidRenderingObjectCustomParticles).setNumParticles(this.seenByCamera() ? count : 0);
@@ -227,6 +289,7 @@ export class ScreenSpaceFluidView {
     this.renderObject = undefined;
     this.source = undefined;
     this.colorSource = undefined;
+    this.ellipsoidSource = undefined;
   }
 
   dispose(): void {

@@ -211,6 +211,14 @@ export type PermutableArray = Float64Array | Int32Array | Uint32Array | Uint16Ar
 export interface SolverState {
   /** Live particles in the arrays. */
   count: number;
+  /**
+   * The particles at the end of the last step (`publishSystem`; 0 before the first and after a restore): the
+   * half neighbour lists of its last substep cover places 0 to `listedCount - 1`, and their final positions and
+   * velocities are in the arrays until the next step. Particles created since are appended after them, and
+   * one destroyed since gives its place to the last (whose arrays then hold the destroyed one's values); the
+   * anisotropic particles read them between steps and check each place (ellipsoids/cpu.ts).
+   */
+  listedCount: number;
   /** Entity id of the particle at each place; the order follows the last cell sort (spatial locality). */
   readonly entity: Uint32Array;
   /** Place of each particle entity id in `entity`, -1 for non-particles. */
@@ -474,6 +482,7 @@ export function createSolverState(capacity: number, entityCapacity: number, shar
   const pairCapacity = Math.max(1024, capacity * 24);
   return {
     count: 0,
+    listedCount: 0,
     placeOfEntity,
     ...sorted,
     sortedArrays: Object.values(sorted),

@@ -34,6 +34,7 @@ export function publishSystem(ctx: SimulationContext): void {
   }
   commitColliderPoses(ctx);
   updateDensityStats(ctx);
+  s.listedCount = n;
 }
 
 /**

@@ -13,7 +13,7 @@ import {
   type FluidSolver,
   type Vector3Store,
 } from '../components';
-import { checkKnownKeys } from '../core/checks';
+import { checkInteger, checkKnownKeys, checkNumber } from '../core/checks';
 import { FluidCapacityError, FluidError } from '../core/errors';
 import { checkChoice, checkOption, MIRROR_MODES, SIMULATION_OPTIONS } from '../core/schema';
 import { countParticlesInside } from './collide/cpu';
@@ -26,6 +26,8 @@ import {
 } from './collide/entities';
 import { createSimulationContext, type FluidStats, type SimulationContext } from './context';
 import type { DiffuseParticles } from './diffuse/state';
+import { computeEllipsoids, createEllipsoidScratch } from './ellipsoids/cpu';
+import { type AnisotropyOptions, ELLIPSOID_FLOATS, resolveAnisotropy } from './ellipsoids/settings';
 import {
   addDrainEntity,
   addEmitterEntity,
@@ -306,6 +308,41 @@ export class FluidSimulation {
   get internalContext(): SimulationContext {
     return this.context;
   }
+
+  /**
+   * Writes, for the first `count` particle entity ids of `ids`, the ellipsoid the screen-space water draws
+   * each as (Yu and Turk 2013; see {@link AnisotropyOptions} and docs/rendering.md, "Anisotropic particles"):
+   * `ELLIPSOID_FLOATS` (16) floats per particle into `target`, in the order of `ids`: the drawn centre (x, y,
+   * z, 0) in metres, then the three semi-axes as vectors (x, y, z, 0), longest first. An interior particle is a
+   * sphere of radius `radius` (m); a particle at a free surface is flattened along its normal, one in a thin
+   * stream stretched along it, each keeping that sphere's volume. Computed from the last step's neighbour lists
+   * and positions (a particle added since is a sphere at its position). CPU backend only: on the WebGPU backend
+   * the plugin computes them on the GPU (a {@link FluidError} here). Allocates nothing once warm.
+   */
+  writeEllipsoids(
+    target: Float32Array,
+    ids: Uint32Array,
+    count: number,
+    radius: number,
+    anisotropy?: AnisotropyOptions,
+  ): void {
+    if (this.gpuContext !== undefined) {
+      throw new FluidError('writeEllipsoids runs on the CPU backend; on WebGPU the plugin computes them on the GPU');
+    }
+    checkInteger('writeEllipsoids: count', count, 0, ids.length);
+    if (target.length < ELLIPSOID_FLOATS * count) {
+      throw new FluidError(
+        `writeEllipsoids: target has length ${target.length}; ${count} particles need ${ELLIPSOID_FLOATS * count}`,
+      );
+    }
+    checkNumber('writeEllipsoids: radius', radius, Number.MIN_VALUE, 1e6);
+    const options = resolveAnisotropy(anisotropy, 'writeEllipsoids: anisotropy', this.ellipsoidOptions);
+    computeEllipsoids(this.context, options, radius, ids, count, target, this.ellipsoidScratch);
+  }
+
+  /** The scratch arrays and resolved options of `writeEllipsoids` (made once). */
+  private readonly ellipsoidScratch = createEllipsoidScratch();
+  private readonly ellipsoidOptions = resolveAnisotropy(undefined);
 
   /** The WebGPU solver while it runs the steps (rendering binds its position buffer); undefined on the CPU. */
   get gpuSolver(): WebGpuSolver | undefined {

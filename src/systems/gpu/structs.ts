@@ -276,6 +276,21 @@ export const DiffuseParticle = defineStruct('DiffuseParticle', [
 ]);
 
 /**
+ * The parameters of the anisotropic particles' pass (ellipsoids/ellipsoids.wgsl, see ellipsoids/gpu.ts): the
+ * places to write, the drawn radius R (m), the paper's lambda, 1 / k_r, N_epsilon and k_n, and the motion
+ * stretch's half time s dt / 2 (s; see `AnisotropyOptions`).
+ */
+export const EllipsoidParams = defineStruct('EllipsoidParams', [
+  ['count', 'u32'],
+  ['radius', 'f32'],
+  ['smoothing', 'f32'],
+  ['inverseStretch', 'f32'],
+  ['minNeighbours', 'u32'],
+  ['isolatedScale', 'f32'],
+  ['stretchTime', 'f32'],
+]);
+
+/**
  * The `diffuseCounters` words (diffuse/diffuse.wgsl): the free slots on the stack (kept between steps), then
  * this step's diffuse particles generated, dropped (no free slot), deleted, and the live ones of each kind after
  * the step; from word `words` on, the stack of free slots (`capacity` words; the first `free` hold the free
@@ -571,6 +586,10 @@ export const BUFFER_TYPES = {
   diffuseParticles: 'array<DiffuseParticle>',
   diffuseFields: 'array<vec4<f32>>',
   diffuseCounters: 'array<atomic<u32>>',
+  // The anisotropic particles (ellipsoids/ellipsoids.wgsl; not the solver's: ellipsoids/gpu.ts owns them): the
+  // pass's parameters, and per draw place `ELLIPSOID_FLOATS` / 4 vec4s (the centre, then the shape matrix).
+  ellipsoidParams: 'EllipsoidParams',
+  ellipsoids: 'array<vec4<f32>>',
 } as const;
 
 /** Name of a bindable buffer. */
@@ -594,6 +613,7 @@ export function structDeclarations(scene: StructLayout): string {
     ProjectionCell,
     ProjectionFace,
     DiffuseParticle,
+    EllipsoidParams,
     scene,
   ]
     .map((s) => s.wgsl)

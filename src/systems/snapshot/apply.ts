@@ -307,6 +307,7 @@ export function applySnapshot(ctx: SimulationContext, entityIndex: EntityIndex, 
   s.entity.set(decoded.particles);
   for (let place = 0; place < decoded.particles.length; place++) s.placeOfEntity[decoded.particles[place]] = place;
   s.count = decoded.particles.length;
+  s.listedCount = 0;
   const m = ctx.materials;
   m.slotOfEntity.fill(-1);
   m.entity.set(decoded.materials);

@@ -1,0 +1,261 @@
+/**
+ * The screen-space water's anisotropic particles (docs/rendering.md, "Anisotropic particles"): a render object of
+ * Babylon's `FluidRenderer` that draws each particle into the depth and thickness passes as the ellipsoid the
+ * simulation computed for it (Yu and Turk 2013; systems/ellipsoids/), instead of a sphere. Each particle is one
+ * camera-facing quad around its ellipsoid; the fragment shader casts the pixel's ray into the ellipsoid and
+ * writes the depth of the front hit (depth pass) or the chord through it (thickness pass). Babylon's blur,
+ * diffuse-color and composition passes are unchanged. GLSL (WebGL2) and WGSL (WebGPU), registered in Babylon's
+ * shader store under their own names.
+ *
+ * Its vertex buffers read `ELLIPSOID_FLOATS` floats per particle: `position` (the drawn centre), `shape0` and
+ * `shape1` (the shape matrix), as instanced attributes over one buffer: on the CPU backend a dynamic vertex buffer
+ * the view uploads the simulation's `writeEllipsoids` output into; on WebGPU the storage buffer the GPU pass
+ * writes (systems/ellipsoids/gpu.ts), so nothing is uploaded or read back per frame.
+ */
+import { Buffer, VertexBuffer } from '@babylonjs/core/Buffers/buffer.js';
+import type { DataBuffer } from '@babylonjs/core/Buffers/dataBuffer.js';
+import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
+import { ShaderStore } from '@babylonjs/core/Engines/shaderStore.js';
+import { EffectWrapper } from '@babylonjs/core/Materials/effectRenderer.js';
+import { FluidRenderingObjectCustomParticles } from '@babylonjs/core/Rendering/fluidRenderer/fluidRenderingObjectCustomParticles.js';
+import type { Scene } from '@babylonjs/core/scene.js';
+import { ELLIPSOID_FLOATS } from '../systems/ellipsoids/settings';
+
+/** The attributes of an ellipsoid: name, offset (floats) in its `ELLIPSOID_FLOATS`, size (floats). */
+const ELLIPSOID_ATTRIBUTES = [
+  ['position', 0, 3],
+  ['shape0', 4, 4],
+  ['shape1', 8, 2],
+] as const;
+
+// The vertex shader of both passes. The shape matrix M in view space (R M R^T, R the view's rotation) and its
+// inverse (from its cofactors; M is symmetric positive definite), whose rows the fragment shader dots the ray
+// with; the ellipsoid's half extents along the view axes, sqrt(M_xx), sqrt(M_yy), sqrt(M_zz); and a quad in
+// front of the ellipsoid (at its nearest depth) covering its perspective image: a side of the box that lies
+// wholly off the view axis is scaled toward it by the ratio of the nearest to the farthest depth. M = 0 (a place
+// the solver no longer fills) puts the quad outside the clip volume.
+const GLSL_VERTEX = `attribute vec3 position;attribute vec2 offset;attribute vec4 shape0;attribute vec2 shape1;
+uniform mat4 view;uniform mat4 projection;
+varying vec3 viewPos;varying vec3 centre;varying vec3 inverse0;varying vec3 inverse1;varying vec3 inverse2;
+#ifdef FLUIDRENDERING_RHS
+#define FORWARD -1.0
+#else
+#define FORWARD 1.0
+#endif
+void main(void) {
+mat3 rotation=mat3(view);
+mat3 m=rotation*mat3(shape0.x,shape0.y,shape0.z,shape0.y,shape0.w,shape1.x,shape0.z,shape1.x,shape1.y)*transpose(rotation);
+float c00=m[1][1]*m[2][2]-m[1][2]*m[1][2];float c01=m[0][2]*m[1][2]-m[0][1]*m[2][2];float c02=m[0][1]*m[1][2]-m[0][2]*m[1][1];
+float c11=m[0][0]*m[2][2]-m[0][2]*m[0][2];float c12=m[0][1]*m[0][2]-m[0][0]*m[1][2];float c22=m[0][0]*m[1][1]-m[0][1]*m[0][1];
+float det=m[0][0]*c00+m[0][1]*c01+m[0][2]*c02;float inverseDet=det>0.0?1.0/det:0.0;
+inverse0=vec3(c00,c01,c02)*inverseDet;inverse1=vec3(c01,c11,c12)*inverseDet;inverse2=vec3(c02,c12,c22)*inverseDet;
+vec3 extent=sqrt(max(vec3(m[0][0],m[1][1],m[2][2]),vec3(0.0)));
+centre=(view*vec4(position,1.0)).xyz;
+float front=FORWARD*centre.z-extent.z;
+float scale=(projection[2][3]!=0.0&&front>0.0)?front/(front+2.0*extent.z):1.0;
+vec2 high=centre.xy+extent.xy;vec2 low=centre.xy-extent.xy;
+high=mix(high*scale,high,step(0.0,high));low=mix(low,low*scale,step(0.0,low));
+viewPos=vec3(mix(low,high,offset),FORWARD*front);
+gl_Position=det>0.0?projection*vec4(viewPos,1.0):vec4(0.0,0.0,2.0,1.0);
+}
+`;
+
+// The pixel's ray x = origin + t direction (from the eye, or along the view axis for an orthographic
+// projection) against (x - c)^T M^-1 (x - c) = 1: a t^2 + 2 b t + (p^T M^-1 p - 1) = 0, p = origin - c, so
+// t = (-b -+ sqrt(discriminant)) / a.
+const GLSL_RAY = `uniform mat4 projection;
+varying vec3 viewPos;varying vec3 centre;varying vec3 inverse0;varying vec3 inverse1;varying vec3 inverse2;
+#ifdef FLUIDRENDERING_RHS
+#define FORWARD -1.0
+#else
+#define FORWARD 1.0
+#endif
+`;
+const GLSL_HIT = `bool perspective=projection[2][3]!=0.0;
+vec3 origin=perspective?vec3(0.0):viewPos;vec3 direction=perspective?normalize(viewPos):vec3(0.0,0.0,FORWARD);
+vec3 p=origin-centre;vec3 q=vec3(dot(inverse0,direction),dot(inverse1,direction),dot(inverse2,direction));
+vec3 qp=vec3(dot(inverse0,p),dot(inverse1,p),dot(inverse2,p));
+float a=dot(direction,q);float b=dot(p,q);float discriminant=b*b-a*(dot(p,qp)-1.0);if (discriminant<0.0||a<=0.0) discard;
+`;
+
+const GLSL_DEPTH = `${GLSL_RAY}void main(void) {
+${GLSL_HIT}vec3 hit=origin+direction*((-b-sqrt(discriminant))/a);vec4 clip=projection*vec4(hit,1.0);
+#ifdef WEBGPU
+gl_FragDepth=clip.z/clip.w;
+#else
+gl_FragDepth=(clip.z/clip.w)*0.5+0.5;
+#endif
+glFragColor=vec4(FORWARD*hit.z,0.,0.,1.);
+}
+`;
+
+// Thickness: the chord through the ellipsoid over the drawn diameter (a sphere of the drawn size gives
+// Babylon's sqrt(1 - r^2) at the pixel).
+const GLSL_THICKNESS = `${GLSL_RAY}uniform float particleAlpha;uniform vec2 size;void main(void) {
+${GLSL_HIT}float chord=2.0*sqrt(discriminant)/a;glFragColor=vec4(vec3(particleAlpha*chord/size.x),1.0);
+}
+`;
+
+const WGSL_VERTEX = `attribute position: vec3f;attribute offset: vec2f;attribute shape0: vec4f;attribute shape1: vec2f;
+uniform view: mat4x4f;uniform projection: mat4x4f;
+varying viewPos: vec3f;varying centre: vec3f;varying inverse0: vec3f;varying inverse1: vec3f;varying inverse2: vec3f;
+#ifdef FLUIDRENDERING_RHS
+const FORWARD: f32=-1.0;
+#else
+const FORWARD: f32=1.0;
+#endif
+@vertex
+fn main(input: VertexInputs)->FragmentInputs {
+let rotation=mat3x3f(uniforms.view[0].xyz,uniforms.view[1].xyz,uniforms.view[2].xyz);
+let s0=vertexInputs.shape0;let s1=vertexInputs.shape1;
+let m=rotation*mat3x3f(s0.x,s0.y,s0.z,s0.y,s0.w,s1.x,s0.z,s1.x,s1.y)*transpose(rotation);
+let c00=m[1][1]*m[2][2]-m[1][2]*m[1][2];let c01=m[0][2]*m[1][2]-m[0][1]*m[2][2];let c02=m[0][1]*m[1][2]-m[0][2]*m[1][1];
+let c11=m[0][0]*m[2][2]-m[0][2]*m[0][2];let c12=m[0][1]*m[0][2]-m[0][0]*m[1][2];let c22=m[0][0]*m[1][1]-m[0][1]*m[0][1];
+let det=m[0][0]*c00+m[0][1]*c01+m[0][2]*c02;let inverseDet=select(0.0,1.0/det,det>0.0);
+vertexOutputs.inverse0=vec3f(c00,c01,c02)*inverseDet;vertexOutputs.inverse1=vec3f(c01,c11,c12)*inverseDet;vertexOutputs.inverse2=vec3f(c02,c12,c22)*inverseDet;
+let extent=sqrt(max(vec3f(m[0][0],m[1][1],m[2][2]),vec3f(0.0)));
+let c=(uniforms.view*vec4f(vertexInputs.position,1.0)).xyz;
+vertexOutputs.centre=c;
+let front=FORWARD*c.z-extent.z;
+let scale=select(1.0,front/(front+2.0*extent.z),uniforms.projection[2][3]!=0.0&&front>0.0);
+var high=c.xy+extent.xy;var low=c.xy-extent.xy;
+high=mix(high*scale,high,step(vec2f(0.0),high));low=mix(low,low*scale,step(vec2f(0.0),low));
+let corner=vec3f(mix(low,high,vertexInputs.offset),FORWARD*front);
+vertexOutputs.viewPos=corner;
+vertexOutputs.position=select(vec4f(0.0,0.0,2.0,1.0),uniforms.projection*vec4f(corner,1.0),det>0.0);
+}
+`;
+
+const WGSL_RAY = `uniform projection: mat4x4f;
+varying viewPos: vec3f;varying centre: vec3f;varying inverse0: vec3f;varying inverse1: vec3f;varying inverse2: vec3f;
+#ifdef FLUIDRENDERING_RHS
+const FORWARD: f32=-1.0;
+#else
+const FORWARD: f32=1.0;
+#endif
+`;
+const WGSL_HIT = `let perspective=uniforms.projection[2][3]!=0.0;
+let origin=select(input.viewPos,vec3f(0.0),perspective);let direction=select(vec3f(0.0,0.0,FORWARD),normalize(input.viewPos),perspective);
+let p=origin-input.centre;let q=vec3f(dot(input.inverse0,direction),dot(input.inverse1,direction),dot(input.inverse2,direction));
+let qp=vec3f(dot(input.inverse0,p),dot(input.inverse1,p),dot(input.inverse2,p));
+let a=dot(direction,q);let b=dot(p,q);let discriminant=b*b-a*(dot(p,qp)-1.0);if (discriminant<0.0||a<=0.0) {discard;}
+`;
+
+const WGSL_DEPTH = `${WGSL_RAY}@fragment
+fn main(input: FragmentInputs)->FragmentOutputs {
+${WGSL_HIT}let hit=origin+direction*((-b-sqrt(discriminant))/a);let clip=uniforms.projection*vec4f(hit,1.0);
+fragmentOutputs.fragDepth=clip.z/clip.w;
+fragmentOutputs.color=vec4f(FORWARD*hit.z,0.,0.,1.);
+}
+`;
+
+const WGSL_THICKNESS = `${WGSL_RAY}uniform particleAlpha: f32;uniform size: vec2f;@fragment
+fn main(input: FragmentInputs)->FragmentOutputs {
+${WGSL_HIT}let chord=2.0*sqrt(discriminant)/a;fragmentOutputs.color=vec4f(vec3f(uniforms.particleAlpha*chord/uniforms.size.x),1.0);
+}
+`;
+
+/** Registers the shaders in Babylon's shader store (once). */
+function registerShaders(): void {
+  const glsl = ShaderStore.ShadersStore;
+  const wgsl = ShaderStore.ShadersStoreWGSL;
+  glsl.fluidEllipsoidVertexShader ??= GLSL_VERTEX;
+  glsl.fluidEllipsoidDepthPixelShader ??= GLSL_DEPTH;
+  glsl.fluidEllipsoidThicknessPixelShader ??= GLSL_THICKNESS;
+  wgsl.fluidEllipsoidVertexShader ??= WGSL_VERTEX;
+  wgsl.fluidEllipsoidDepthPixelShader ??= WGSL_DEPTH;
+  wgsl.fluidEllipsoidThicknessPixelShader ??= WGSL_THICKNESS;
+}
+
+/**
+ * A `FluidRenderer` render object that draws anisotropic particles: Babylon's custom-particles object with its
+ * depth and thickness effects replaced by the ellipsoid shaders above (its diffuse-color pass is Babylon's, at
+ * the drawn centres). Its vertex buffers are set by {@link bindEllipsoidBuffers}.
+ */
+export class EllipsoidParticles extends FluidRenderingObjectCustomParticles {
+  /** The CPU backend's upload buffer (undefined on WebGPU, where the vertex buffers read the GPU's). */
+  private upload: Buffer | undefined;
+
+  /** `buffers`: any buffers besides the ellipsoids' (the CPU backend's per-particle `color`). */
+  constructor(scene: Scene, buffers: Record<string, Float32Array>, numberOfParticles: number) {
+    super(scene, buffers, numberOfParticles);
+    registerShaders();
+  }
+
+  override getClassName(): string {
+    return 'EllipsoidParticles';
+  }
+
+  /** Replaces Babylon's sphere depth and thickness effects by the ellipsoid ones. */
+  protected override _createEffects(): void {
+    super._createEffects();
+    this._depthEffectWrapper?.dispose(false);
+    this._thicknessEffectWrapper?.dispose(false);
+    const attributeNames = ['position', 'offset', 'shape0', 'shape1'];
+    const defines = this._scene.useRightHandedSystem ? ['#define FLUIDRENDERING_RHS'] : [];
+    const effect = (fragmentShader: string, uniformNames: string[]) =>
+      new EffectWrapper({
+        engine: this._engine,
+        useShaderStore: true,
+        vertexShader: 'fluidEllipsoid',
+        fragmentShader,
+        attributeNames,
+        uniformNames,
+        samplerNames: [],
+        defines,
+        shaderLanguage: this._shaderLanguage,
+      });
+    this._depthEffectWrapper = effect('fluidEllipsoidDepth', ['view', 'projection', 'size', 'particleRadius']);
+    this._thicknessEffectWrapper = effect('fluidEllipsoidThickness', ['view', 'projection', 'size', 'particleAlpha']);
+  }
+
+  /**
+   * CPU backend: uploads the first `count` ellipsoids of `data` (`ELLIPSOID_FLOATS` each), making the upload
+   * buffer and its vertex buffers for `capacity` particles on first use.
+   */
+  uploadEllipsoids(engine: AbstractEngine, data: Float32Array, count: number, capacity: number): void {
+    if (this.upload === undefined) {
+      const upload = new Buffer(
+        engine,
+        new Float32Array(Math.max(1, capacity) * ELLIPSOID_FLOATS),
+        true,
+        ELLIPSOID_FLOATS,
+        false,
+        true,
+      );
+      const created: Record<string, VertexBuffer> = {};
+      for (const [name, offset, size] of ELLIPSOID_ATTRIBUTES)
+        created[name] = upload.createVertexBuffer(name, offset, size, ELLIPSOID_FLOATS, true);
+      this.replaceBuffers(created);
+      this.upload = upload;
+    }
+    if (count > 0) this.upload.updateDirectly(data, 0, count);
+  }
+
+  /** WebGPU backend: points the ellipsoid vertex buffers at `storage` (the GPU pass's output). */
+  bindStorage(engine: AbstractEngine, storage: DataBuffer): void {
+    const created: Record<string, VertexBuffer> = {};
+    for (const [name, offset, size] of ELLIPSOID_ATTRIBUTES) {
+      storage.references++;
+      created[name] = new VertexBuffer(engine, storage, name, false, false, ELLIPSOID_FLOATS, true, offset, size);
+    }
+    this.replaceBuffers(created);
+    this.upload?.dispose();
+    this.upload = undefined;
+  }
+
+  /** Puts `created` in place of the vertex buffers of the same names (disposing those). */
+  private replaceBuffers(created: Record<string, VertexBuffer>): void {
+    const buffers = this.vertexBuffers;
+    for (const name in created) {
+      buffers[name]?.dispose();
+      buffers[name] = created[name];
+    }
+  }
+
+  override dispose(): void {
+    super.dispose();
+    this.upload?.dispose();
+    this.upload = undefined;
+  }
+}

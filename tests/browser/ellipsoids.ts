@@ -1,0 +1,424 @@
+/**
+ * The anisotropic particles in the browser (systems/ellipsoids/, plugin/ellipsoidParticles.ts), for
+ * tests/ellipsoids-webgpu.test.ts:
+ *
+ * - `ellipsoidParity`: a settled pool with a block dropped into it, saved on the CPU and restored into a CPU and a
+ *   WebGPU simulation, each stepped once; the GPU pass's ellipsoids (read back, place -> entity through `info`)
+ *   against `writeEllipsoids` on the CPU, particle by particle, as the sign-free matrix sum_k a_k a_k^T of the
+ *   semi-axes and the centre.
+ * - `ellipsoidRendering`: the water drawn by the plugin, with and without `look.anisotropy`, on WebGPU (GPU and
+ *   CPU backends) and WebGL2 (CPU backend, a second engine on its own canvas): the unblurred and blurred depth
+ *   textures of Babylon's fluid renderer read back, measuring a thin jet's gaps along its axis and a resting
+ *   pool's roughness (second differences of the depth across its top).
+ */
+import { FreeCamera } from '@babylonjs/core/Cameras/freeCamera.js';
+import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
+import { Engine } from '@babylonjs/core/Engines/engine.js';
+import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
+import type { BaseTexture } from '@babylonjs/core/Materials/Textures/baseTexture.js';
+import { Vector3 } from '@babylonjs/core/Maths/math.vector.js';
+import { Scene } from '@babylonjs/core/scene.js';
+import { FluidError, FluidSimulation } from '../../src';
+import { FluidPlugin } from '../../src/plugin';
+import { GpuEllipsoids } from '../../src/systems/ellipsoids/gpu';
+import { ELLIPSOID_FLOATS, resolveAnisotropy } from '../../src/systems/ellipsoids/settings';
+import { ParticleInfo } from '../../src/systems/gpu/structs';
+
+const R = 0.03;
+
+/** The pool of the parity check: 0.6 x 0.6 m, settled, with a block dropped into it (saved mid-fall). */
+function parityScene(): Uint8Array {
+  const simulation = new FluidSimulation({ particleRadius: R, capacity: 3000 });
+  const water = simulation.addMaterial({});
+  simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [0.72, 1, 0.72], container: true });
+  simulation.spawnBlock({ min: [0, 0, 0], max: [0.72, 0.24, 0.72], material: water });
+  for (let k = 0; k < 30; k++) simulation.step();
+  simulation.spawnBlock({ min: [0.24, 0.42, 0.24], max: [0.48, 0.6, 0.48], material: water });
+  for (let k = 0; k < 12; k++) simulation.step();
+  return simulation.snapshot();
+}
+
+/** Result of {@link ellipsoidParity}. */
+export interface EllipsoidParityResult {
+  particles: number;
+  /** Largest |centre GPU - centre CPU| (m). */
+  centreDifference: number;
+  /** Largest |M_gpu - M_cpu| (max over entries) / R^2, M the shape matrix. */
+  shapeDifference: number;
+  /** Particles whose shape differs by more than 1e-3 R^2, and the 99th percentile of the difference. */
+  shapeMismatches: number;
+  shapePercentile99: number;
+  /** Largest |x_GPU - x_CPU| after the step (m): the states the two computations start from. */
+  positionDifference: number;
+  /** The message of the FluidError `writeEllipsoids` throws on the WebGPU backend ('' when it does not throw). */
+  refusal: string;
+  /** Among the CPU's ellipsoids: how many are spheres (M = R^2 I, the velocity aside: stretch off here). */
+  spheres: number;
+  drawnRadius: number;
+}
+
+/** The shape matrix M of the ellipsoid at `o` (xx, xy, xz, yy, yz, zz). */
+function shape(data: Float32Array, o: number): Float32Array {
+  return data.subarray(o + 4, o + 10);
+}
+
+export async function ellipsoidParity(engine: WebGPUEngine): Promise<EllipsoidParityResult> {
+  const saved = parityScene();
+  const cpu = FluidSimulation.fromSnapshot(saved);
+  const gpu = FluidSimulation.fromSnapshot(saved, { backend: 'webgpu', engine });
+  try {
+    await gpu.ready();
+    cpu.step();
+    gpu.step();
+    await gpu.readback();
+    const solver = gpu.gpuSolver;
+    if (solver === undefined) throw new Error('no WebGPU solver');
+    const radius = 1.6 * R;
+    const options = resolveAnisotropy({ motionStretch: 0 });
+    const count = gpu.particleCount;
+    const pass = new GpuEllipsoids(engine, solver, gpu.settings.capacity);
+    while (!pass.isReady()) await new Promise((resolve) => setTimeout(resolve, 5));
+    engine.beginFrame();
+    if (!pass.update(options, radius, gpu.settings.timeStep, count, 1))
+      throw new Error('the ellipsoid pass did not run');
+    engine.endFrame();
+    const view = await pass.buffer.read(0, count * ELLIPSOID_FLOATS * 4, undefined, true);
+    const gpuData = new Float32Array(
+      view.buffer.slice(view.byteOffset, view.byteOffset + count * ELLIPSOID_FLOATS * 4),
+    );
+    const infoView = await solver.storageBuffer('info').read(0, count * ParticleInfo.size, undefined, true);
+    const info = new Uint32Array(
+      infoView.buffer.slice(infoView.byteOffset, infoView.byteOffset + count * ParticleInfo.size),
+    );
+    pass.dispose();
+    let refusal = '';
+    try {
+      gpu.writeEllipsoids(new Float32Array(ELLIPSOID_FLOATS), gpu.particles(), 1, radius);
+    } catch (error) {
+      refusal = error instanceof FluidError ? error.message : `not a FluidError: ${String(error)}`;
+    }
+    const ids = cpu.particles();
+    const cpuData = new Float32Array(ids.length * ELLIPSOID_FLOATS);
+    cpu.writeEllipsoids(cpuData, ids, ids.length, radius, { motionStretch: 0 });
+    const cpuPlace = new Map<number, number>();
+    for (let place = 0; place < ids.length; place++) cpuPlace.set(ids[place], place);
+    const entityWord = ParticleInfo.offsets.entity / 4;
+    let centreDifference = 0;
+    let shapeDifference = 0;
+    let shapeMismatches = 0;
+    const differences: number[] = [];
+    for (let place = 0; place < count; place++) {
+      const entity = info[(place * ParticleInfo.size) / 4 + entityWord];
+      const other = cpuPlace.get(entity);
+      if (other === undefined) throw new Error(`entity ${entity} is on the GPU, not on the CPU`);
+      const g = place * ELLIPSOID_FLOATS;
+      const c = other * ELLIPSOID_FLOATS;
+      for (let axis = 0; axis < 3; axis++) {
+        centreDifference = Math.max(centreDifference, Math.abs(gpuData[g + axis] - cpuData[c + axis]));
+      }
+      const a = shape(gpuData, g);
+      const b = shape(cpuData, c);
+      let difference = 0;
+      for (let k = 0; k < 6; k++) difference = Math.max(difference, Math.abs(a[k] - b[k]) / (radius * radius));
+      shapeDifference = Math.max(shapeDifference, difference);
+      differences.push(difference);
+      if (difference > 1e-3) shapeMismatches++;
+    }
+    let positionDifference = 0;
+    for (const id of ids) {
+      positionDifference = Math.max(
+        positionDifference,
+        Math.abs(cpu.Position.x[id] - gpu.Position.x[id]),
+        Math.abs(cpu.Position.y[id] - gpu.Position.y[id]),
+        Math.abs(cpu.Position.z[id] - gpu.Position.z[id]),
+      );
+    }
+    let spheres = 0;
+    for (let place = 0; place < ids.length; place++) {
+      const m = shape(cpuData, place * ELLIPSOID_FLOATS);
+      const r2 = radius * radius;
+      if (
+        Math.abs(m[0] - r2) +
+          Math.abs(m[3] - r2) +
+          Math.abs(m[5] - r2) +
+          Math.abs(m[1]) +
+          Math.abs(m[2]) +
+          Math.abs(m[4]) <
+        1e-6 * r2
+      )
+        spheres++;
+    }
+    differences.sort((a, b) => a - b);
+    return {
+      particles: count,
+      centreDifference,
+      shapeDifference,
+      shapeMismatches,
+      shapePercentile99: differences[Math.floor(0.99 * (differences.length - 1))],
+      positionDifference,
+      refusal,
+      spheres,
+      drawnRadius: radius,
+    };
+  } finally {
+    gpu.dispose();
+  }
+}
+
+/** Options of {@link ellipsoidRendering}. */
+export interface EllipsoidRenderingOptions {
+  /** Which engine and backend: WebGPU with the GPU or the CPU backend, or WebGL2 (CPU backend). */
+  target: 'webgpu' | 'webgpu-cpu' | 'webgl';
+}
+
+/** The depth figures of one drawing. */
+export interface DepthFigures {
+  /** The jet: rows of its axis (from 2 cm under the nozzle down to 0.12 m) with no depth, of how many. */
+  jetGapRows: number;
+  jetRows: number;
+  /** The longest run of such rows. */
+  jetLongestGap: number;
+  /** The pool: RMS of z^2 |second difference of 1/z| over its top (m; 0 for a plane), unblurred and blurred. */
+  poolRoughness: number;
+  poolRoughnessBlurred: number;
+  /** Pixels of the pool's top measured. */
+  poolPixels: number;
+  /**
+   * The pool's drawn surface (blurred depth at the image's middle, along the camera's axis) above the highest
+   * particle centre within 2 cm of that point (m): the water's surface lies about r above it.
+   */
+  poolLevel: number;
+}
+
+/** Result of {@link ellipsoidRendering}: the figures with spheres and with anisotropic particles. */
+export interface EllipsoidRenderingResult {
+  target: string;
+  spheres: DepthFigures;
+  anisotropic: DepthFigures;
+  errors: string[];
+}
+
+const SIZE = 160;
+const JET_TOP = 0.5;
+const POOL_MIN: [number, number, number] = [0, 0, 0];
+const POOL_MAX: [number, number, number] = [0.36, 0.5, 0.36];
+
+/** The resting pool: 0.36 x 0.36 m, 10 particles deep at r = 1 cm, settled for 1.5 s on the CPU, saved. */
+function poolScene(): Uint8Array {
+  const simulation = new FluidSimulation({ particleRadius: 0.01, capacity: 4000 });
+  const water = simulation.addMaterial({});
+  simulation.addCollider({ shape: 'box', min: POOL_MIN, max: POOL_MAX, container: true });
+  simulation.spawnBlock({ min: POOL_MIN, max: [POOL_MAX[0], 0.2, POOL_MAX[2]], material: water });
+  for (let k = 0; k < 90; k++) simulation.step();
+  return simulation.snapshot();
+}
+
+/** The depth texture of the plugin's water (blurred or not): view-space depth per pixel (1e6: none). */
+async function readDepth(plugin: FluidPlugin, blurred: boolean): Promise<{ depth: Float32Array; width: number }> {
+  const target = plugin.fluidRenderObject?.targetRenderer;
+  if (target === undefined) throw new Error('no fluid render object');
+  // Babylon keeps the depth render target private; the test reads it.
+  const textures = (
+    target as unknown as { _depthRenderTarget: { texture: BaseTexture | null; textureBlur: BaseTexture | null } }
+  )._depthRenderTarget;
+  const texture = blurred ? textures.textureBlur : textures.texture;
+  if (texture === null) throw new Error('no depth texture');
+  const size = texture.getSize();
+  const data = (await texture.readPixels()) as Float32Array | null;
+  if (data === null) throw new Error('the depth texture could not be read');
+  const channels = data.length / (size.width * size.height);
+  const depth = new Float32Array(size.width * size.height);
+  for (let k = 0; k < depth.length; k++) depth[k] = data[k * channels];
+  return { depth, width: size.width };
+}
+
+/** Renders `frames` frames of `scene` on `engine`, the plugin stepping once per frame. */
+async function renderFrames(engine: AbstractEngine, scene: Scene, frames: number): Promise<void> {
+  for (let k = 0; k < frames; k++) {
+    engine.beginFrame();
+    scene.render();
+    engine.endFrame();
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
+/** Renders frames of `scene` (the plugin paused) until the water's render object is ready (at most 100). */
+async function untilReady(engine: AbstractEngine, scene: Scene, plugin: FluidPlugin): Promise<void> {
+  for (let k = 0; k < 100; k++) {
+    await renderFrames(engine, scene, 1);
+    if (plugin.fluidRenderObject?.object.isReady() === true) {
+      await renderFrames(engine, scene, 2);
+      return;
+    }
+  }
+  throw new Error('the water did not get ready within 100 frames');
+}
+
+/** One drawing of the jet and of the pool, with `anisotropy` on or off. */
+async function drawAndMeasure(
+  engine: AbstractEngine,
+  backend: 'webgpu' | 'cpu',
+  anisotropy: boolean,
+  pool: Uint8Array,
+  errors: string[],
+): Promise<DepthFigures> {
+  // The jet: a tap's stream (the pour example's nozzle, radius 2.5 r, 1.2 m/s) falling 0.5 m onto a drained floor.
+  const jetScene = new Scene(engine);
+  const jetCamera = new FreeCamera('camera', new Vector3(0, 0.3, -0.55), jetScene);
+  jetCamera.setTarget(new Vector3(0, 0.3, 0));
+  jetCamera.fov = 0.8;
+  jetCamera.minZ = 0.01;
+  const jet = await FluidPlugin.create(jetScene, {
+    backend,
+    particleRadius: 0.01,
+    capacity: 3000,
+    useDeltaTime: false,
+    renderMode: 'fluid',
+    look: { anisotropy },
+  });
+  jet.onErrorObservable.add((error) => errors.push(error.message));
+  let jetGapRows = 0;
+  let jetRows = 0;
+  let jetLongestGap = 0;
+  try {
+    const water = jet.simulation.addMaterial({});
+    jet.simulation.addCollider({ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0] });
+    jet.simulation.addEmitter({ material: water, position: [0, JET_TOP, 0], radius: 0.025, speed: 1.2 });
+    jet.simulation.addDrain({ min: [-5, -1, -5], max: [5, 0.012, 5] });
+    await jet.ready();
+    await renderFrames(engine, jetScene, 40);
+    jet.paused = true;
+    await untilReady(engine, jetScene, jet);
+    const { depth, width } = await readDepth(jet, false);
+    const height = depth.length / width;
+    // The jet's axis (x = 0, z = 0) is the image's middle column, and y = 0.3 m its middle row; the rows from
+    // 0.18 m above (2 cm under the nozzle) to 0.18 m below it (0.12 m), in either direction.
+    const pixelsPerMetre = height / 2 / (0.55 * Math.tan(jetCamera.fov / 2));
+    const reach = Math.floor((JET_TOP - 0.02 - 0.3) * pixelsPerMetre);
+    const top = Math.floor(height / 2) - reach;
+    const bottom = Math.floor(height / 2) + reach;
+    const centre = Math.floor(width / 2);
+    let gap = 0;
+    for (let row = top; row <= bottom; row++) {
+      // Texture rows run bottom-up.
+      const textureRow = height - 1 - row;
+      let covered = false;
+      for (let column = centre - 2; column <= centre + 2; column++) {
+        if (depth[textureRow * width + column] < 1e5) covered = true;
+      }
+      jetRows++;
+      if (covered) {
+        gap = 0;
+      } else {
+        jetGapRows++;
+        gap++;
+        jetLongestGap = Math.max(jetLongestGap, gap);
+      }
+    }
+  } finally {
+    jet.dispose();
+    jetScene.dispose();
+  }
+  // The pool, seen from 0.4 m above its surface, 11 degrees off the vertical: the image's middle half is its top.
+  const poolScene = new Scene(engine);
+  const poolCamera = new FreeCamera('camera', new Vector3(0.18, 0.6, 0.1), poolScene);
+  poolCamera.setTarget(new Vector3(0.18, 0.2, 0.18));
+  poolCamera.minZ = 0.01;
+  const pool3 = await FluidPlugin.create(poolScene, {
+    backend,
+    particleRadius: 0.01,
+    capacity: 4000,
+    useDeltaTime: false,
+    renderMode: 'fluid',
+    look: { anisotropy },
+    paused: true,
+  });
+  pool3.onErrorObservable.add((error) => errors.push(error.message));
+  let poolRoughness = 0;
+  let poolRoughnessBlurred = 0;
+  let poolPixels = 0;
+  let poolLevel = Number.NaN;
+  try {
+    pool3.simulation.restore(pool);
+    await pool3.ready();
+    pool3.paused = false;
+    await renderFrames(engine, poolScene, 2);
+    pool3.paused = true;
+    await untilReady(engine, poolScene, pool3);
+    for (const blurred of [false, true]) {
+      const { depth, width } = await readDepth(pool3, blurred);
+      const height = depth.length / width;
+      // The top's pixels: the middle half of the image (about 0.17 m square of the 0.36 m pool; its walls and
+      // the edges of its top are left out), where a pixel and its four neighbours are water.
+      let sum = 0;
+      let pixels = 0;
+      const at = (column: number, row: number) => depth[row * width + column];
+      for (let row = Math.floor(0.25 * height); row < Math.floor(0.75 * height); row++) {
+        for (let column = Math.floor(0.25 * width); column < Math.floor(0.75 * width); column++) {
+          const z = at(column, row);
+          if (!(z < 1e5)) continue;
+          const left = at(column - 1, row);
+          const right = at(column + 1, row);
+          const below = at(column, row - 1);
+          const above = at(column, row + 1);
+          if (!(left < 1e5 && right < 1e5 && below < 1e5 && above < 1e5)) continue;
+          const dx = z * z * (1 / left - 2 / z + 1 / right);
+          const dy = z * z * (1 / below - 2 / z + 1 / above);
+          sum += dx * dx + dy * dy;
+          pixels += 2;
+        }
+      }
+      const rms = pixels > 0 ? Math.sqrt(sum / pixels) : Number.NaN;
+      if (blurred) {
+        const middle = at(Math.floor(width / 2), Math.floor(height / 2));
+        // The view's z axis in world space (the camera's forward), from the view matrix's third row.
+        const view = poolCamera.getViewMatrix().m;
+        const forward = new Vector3(view[2], view[6], view[10]).normalize();
+        const hit = poolCamera.position.add(forward.scale(middle));
+        const { Position } = pool3.simulation;
+        let highest = Number.NEGATIVE_INFINITY;
+        for (const id of pool3.simulation.particles()) {
+          if (Math.hypot(Position.x[id] - hit.x, Position.z[id] - hit.z) < 0.02)
+            highest = Math.max(highest, Position.y[id]);
+        }
+        poolLevel = hit.y - highest;
+      }
+      if (blurred) poolRoughnessBlurred = rms;
+      else {
+        poolRoughness = rms;
+        poolPixels = pixels / 2;
+      }
+    }
+  } finally {
+    pool3.dispose();
+    poolScene.dispose();
+  }
+  return { jetGapRows, jetRows, jetLongestGap, poolRoughness, poolRoughnessBlurred, poolPixels, poolLevel };
+}
+
+export async function ellipsoidRendering(
+  engine: WebGPUEngine,
+  options: EllipsoidRenderingOptions,
+): Promise<EllipsoidRenderingResult> {
+  const errors: string[] = [];
+  let drawing: AbstractEngine = engine;
+  let canvas: HTMLCanvasElement | undefined;
+  if (options.target === 'webgl') {
+    canvas = document.createElement('canvas');
+    canvas.width = SIZE;
+    canvas.height = SIZE;
+    document.body.appendChild(canvas);
+    drawing = new Engine(canvas, false, { preserveDrawingBuffer: true, stencil: true });
+  }
+  drawing.setSize(SIZE, SIZE);
+  const backend = options.target === 'webgpu' ? 'webgpu' : 'cpu';
+  const pool = poolScene();
+  try {
+    const spheres = await drawAndMeasure(drawing, backend, false, pool, errors);
+    const anisotropic = await drawAndMeasure(drawing, backend, true, pool, errors);
+    return { target: options.target, spheres, anisotropic, errors };
+  } finally {
+    if (drawing !== engine) drawing.dispose();
+    canvas?.remove();
+  }
+}
