@@ -30,6 +30,8 @@ export default defineConfig(({ command }) =>
   command === 'serve'
     ? {
         root: resolve(import.meta.dirname, 'examples'),
+        // The gallery's thumbnails are the browser test's screenshots in docs/images (served at the root).
+        publicDir: resolve(import.meta.dirname, 'docs/images'),
         plugins: [compactWgsl()],
         // Cross-origin isolation: the page may make SharedArrayBuffers, so the CPU backend's worker threads run
         // (the `threads` option; a host without these headers gets one thread and the same results).

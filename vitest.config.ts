@@ -37,6 +37,7 @@ const SLOWEST_FIRST = [
   'tests/mps.test.ts', // 27
   'tests/mesh-colliders.test.ts', // 30
   'tests/sph.test.ts', // 25
+  'tests/ellipsoids-webgpu.test.ts', // 35
   'tests/webgpu.test.ts', // 35
   'tests/threads.test.ts', // 33
   'tests/emitters.test.ts', // 9

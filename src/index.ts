@@ -21,6 +21,7 @@ export * from './plugin';
 export type { FluidStats } from './systems/context';
 export type { DiffuseOptions } from './systems/diffuse/settings';
 export { DiffuseKind, type DiffuseKindValue, type DiffuseParticles } from './systems/diffuse/state';
+export { type AnisotropyOptions, ELLIPSOID_FLOATS } from './systems/ellipsoids/settings';
 export type { GpuReadback, WebGpuSolver } from './systems/gpu/backend';
 export type { FluidMaterialOptions } from './systems/material';
 export { MPS_DEFAULTS, type MpsSettings } from './systems/mps/settings';

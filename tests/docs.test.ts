@@ -274,3 +274,19 @@ describe('the documentation', () => {
     expect(skipped.length, `no-check blocks: ${where.join(', ')}`).toBeLessThanOrEqual(modules.length / 5);
   });
 });
+
+describe('the example gallery', () => {
+  it('shows a thumbnail of every example page, each a screenshot in docs/images', () => {
+    const root = join(__dirname, '..');
+    const gallery = readFileSync(join(root, 'examples', 'index.html'), 'utf8');
+    const pages = readdirSync(join(root, 'examples'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && existsSync(join(root, 'examples', entry.name, 'index.html')))
+      .map((entry) => entry.name);
+    expect(pages.length).toBeGreaterThan(8);
+    for (const page of pages) {
+      expect(gallery, page).toContain(`<a href="./${page}/"><img src="./${page}.png"`);
+      // Vite serves docs/images at the gallery's root (vite.config.ts, publicDir).
+      expect(existsSync(join(root, 'docs', 'images', `${page}.png`)), page).toBe(true);
+    }
+  });
+});

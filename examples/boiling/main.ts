@@ -4,7 +4,7 @@
  * and the heat diffuses upwards (eq. 14, c = 0.0003 m^2/s). Bubbles form at cavitation sites on the hot
  * surface: a water particle within the kernel radius of the plate that has reached 100 degrees Celsius
  * turns into vapour with a probability of 0.002 per step (the paper uses 0.005 per 6 ms step; less here so
- * the pot lasts), drawn from the simulation's seeded generator. The vapour (100 kg/m^3, drawn white) rises,
+ * the pot lasts), drawn from the simulation's seeded generator. The vapour (100 kg/m^3, drawn as clear bubbles) rises,
  * pushed by the artificial buoyancy of eq. 17 (b = 2: gentler than the paper's 5, the bubbles stay longer),
  * and leaves at the free surface: the water level falls. The status line shows the water and vapour counts
  * and the water's mean temperature. Runs on the WebGPU backend where the engine has
@@ -63,8 +63,8 @@ const fluid = await FluidPlugin.create(scene, {
   particleRadius,
   capacity: small ? 800 : 1500,
   iterations: 4,
-  // Points by default: the bubbles inside the water stay visible (opaque spheres hide them).
-  renderMode: parameters.renderMode ?? 'points',
+  // The screen-space water: the water a blue liquid, the vapour (another material) clear refracting bubbles.
+  renderMode: parameters.renderMode ?? 'fluid',
   colorBy: 'material',
 });
 const simulation = fluid.simulation;

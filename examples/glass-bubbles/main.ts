@@ -5,7 +5,7 @@
  * 3.4.1); the air bubbles are pushed up by the artificial buoyancy of eq. 17 (b = 5, the paper's) and by
  * their lower rest density (100 kg/m^3 against 1000, the paper's densities, with the multi-fluid density
  * constraint), and are deleted where they no longer matter (section 3.4.2): at the free surface (the
- * bubble bursts), away from the water, or isolated. The air is drawn white (`colorBy: 'material'`). The
+ * bubble bursts), away from the water, or isolated. The air is drawn as clear bubbles in the blue water (each material its own liquid). The
  * status line shows the water and air particle counts. Runs on the WebGPU
  * backend where the engine has WebGPU (there the air made in a step appears one step later), else on the CPU.
  * Uses only the public API.
@@ -53,8 +53,8 @@ const fluid = await FluidPlugin.create(scene, {
   particleRadius,
   capacity,
   iterations: 4,
-  // Points by default: the bubbles inside the water stay visible (opaque spheres hide them).
-  renderMode: parameters.renderMode ?? 'points',
+  // The screen-space water: the water a blue liquid, the air (another material) clear refracting bubbles.
+  renderMode: parameters.renderMode ?? 'fluid',
   colorBy: 'material',
 });
 const simulation = fluid.simulation;

@@ -95,7 +95,7 @@ const fluid = await FluidPlugin.create(scene, {
   particleRadius,
   capacity: small ? 1100 : 6000,
   projection: { freeSurface: false },
-  renderMode: parameters.renderMode ?? 'spheres',
+  renderMode: parameters.renderMode ?? 'fluid',
   colorBy: 'material',
 });
 const simulation = fluid.simulation;

@@ -24,6 +24,7 @@ import { ELLIPSOID_FLOATS } from '../systems/ellipsoids/settings';
 /** The attributes of an ellipsoid: name, offset (floats) in its `ELLIPSOID_FLOATS`, size (floats). */
 const ELLIPSOID_ATTRIBUTES = [
   ['position', 0, 3],
+  ['material', 3, 1],
   ['shape0', 4, 4],
   ['shape1', 8, 2],
 ] as const;
@@ -33,8 +34,9 @@ const ELLIPSOID_ATTRIBUTES = [
 // with; the ellipsoid's half extents along the view axes, sqrt(M_xx), sqrt(M_yy), sqrt(M_zz); and a quad in
 // front of the ellipsoid (at its nearest depth) covering its perspective image: a side of the box that lies
 // wholly off the view axis is scaled toward it by the ratio of the nearest to the farthest depth. M = 0 (a place
-// the solver no longer fills) puts the quad outside the clip volume.
-const GLSL_VERTEX = `attribute vec3 position;attribute vec2 offset;attribute vec4 shape0;attribute vec2 shape1;
+// the solver no longer fills), or another material than the object's MATERIAL_SLOT (-1: every material), puts
+// the quad outside the clip volume.
+const GLSL_VERTEX = `attribute vec3 position;attribute float material;attribute vec2 offset;attribute vec4 shape0;attribute vec2 shape1;
 uniform mat4 view;uniform mat4 projection;
 varying vec3 viewPos;varying vec3 centre;varying vec3 inverse0;varying vec3 inverse1;varying vec3 inverse2;
 #ifdef FLUIDRENDERING_RHS
@@ -56,7 +58,8 @@ float scale=(projection[2][3]!=0.0&&front>0.0)?front/(front+2.0*extent.z):1.0;
 vec2 high=centre.xy+extent.xy;vec2 low=centre.xy-extent.xy;
 high=mix(high*scale,high,step(0.0,high));low=mix(low,low*scale,step(0.0,low));
 viewPos=vec3(mix(low,high,offset),FORWARD*front);
-gl_Position=det>0.0?projection*vec4(viewPos,1.0):vec4(0.0,0.0,2.0,1.0);
+bool drawn=det>0.0&&(MATERIAL_SLOT<0.0||abs(material-MATERIAL_SLOT)<0.5);
+gl_Position=drawn?projection*vec4(viewPos,1.0):vec4(0.0,0.0,2.0,1.0);
 }
 `;
 
@@ -96,7 +99,7 @@ ${GLSL_HIT}float chord=2.0*sqrt(discriminant)/a;glFragColor=vec4(vec3(particleAl
 }
 `;
 
-const WGSL_VERTEX = `attribute position: vec3f;attribute offset: vec2f;attribute shape0: vec4f;attribute shape1: vec2f;
+const WGSL_VERTEX = `attribute position: vec3f;attribute material: f32;attribute offset: vec2f;attribute shape0: vec4f;attribute shape1: vec2f;
 uniform view: mat4x4f;uniform projection: mat4x4f;
 varying viewPos: vec3f;varying centre: vec3f;varying inverse0: vec3f;varying inverse1: vec3f;varying inverse2: vec3f;
 #ifdef FLUIDRENDERING_RHS
@@ -122,7 +125,8 @@ var high=c.xy+extent.xy;var low=c.xy-extent.xy;
 high=mix(high*scale,high,step(vec2f(0.0),high));low=mix(low,low*scale,step(vec2f(0.0),low));
 let corner=vec3f(mix(low,high,vertexInputs.offset),FORWARD*front);
 vertexOutputs.viewPos=corner;
-vertexOutputs.position=select(vec4f(0.0,0.0,2.0,1.0),uniforms.projection*vec4f(corner,1.0),det>0.0);
+let drawn=det>0.0&&(MATERIAL_SLOT<0.0||abs(vertexInputs.material-MATERIAL_SLOT)<0.5);
+vertexOutputs.position=select(vec4f(0.0,0.0,2.0,1.0),uniforms.projection*vec4f(corner,1.0),drawn);
 }
 `;
 
@@ -155,16 +159,23 @@ ${WGSL_HIT}let chord=2.0*sqrt(discriminant)/a;fragmentOutputs.color=vec4f(vec3f(
 }
 `;
 
-/** Registers the shaders in Babylon's shader store (once). */
-function registerShaders(): void {
+/**
+ * Registers the shaders in Babylon's shader store (once each): the fragment shaders, and the vertex shader of
+ * `materialSlot` (its slot a constant of its source, so each material's object compiles its own) under the name
+ * it returns.
+ */
+function registerShaders(materialSlot: number): string {
   const glsl = ShaderStore.ShadersStore;
   const wgsl = ShaderStore.ShadersStoreWGSL;
-  glsl.fluidEllipsoidVertexShader ??= GLSL_VERTEX;
   glsl.fluidEllipsoidDepthPixelShader ??= GLSL_DEPTH;
   glsl.fluidEllipsoidThicknessPixelShader ??= GLSL_THICKNESS;
-  wgsl.fluidEllipsoidVertexShader ??= WGSL_VERTEX;
   wgsl.fluidEllipsoidDepthPixelShader ??= WGSL_DEPTH;
   wgsl.fluidEllipsoidThicknessPixelShader ??= WGSL_THICKNESS;
+  const name = materialSlot < 0 ? 'fluidEllipsoid' : `fluidEllipsoid${materialSlot}`;
+  const slot = materialSlot.toFixed(1);
+  glsl[`${name}VertexShader`] ??= `const float MATERIAL_SLOT=${slot};\n${GLSL_VERTEX}`;
+  wgsl[`${name}VertexShader`] ??= `const MATERIAL_SLOT: f32=${slot};\n${WGSL_VERTEX}`;
+  return name;
 }
 
 /**
@@ -173,13 +184,23 @@ function registerShaders(): void {
  * the drawn centres). Its vertex buffers are set by {@link bindEllipsoidBuffers}.
  */
 export class EllipsoidParticles extends FluidRenderingObjectCustomParticles {
-  /** The CPU backend's upload buffer (undefined on WebGPU, where the vertex buffers read the GPU's). */
-  private upload: Buffer | undefined;
+  /** The vertex shader's name in the store (its material slot baked in). */
+  private readonly vertexShader: string;
+  /** The ellipsoid buffer the vertex buffers read (undefined: none bound yet). */
+  private source: DataBuffer | undefined;
 
-  /** `buffers`: any buffers besides the ellipsoids' (the CPU backend's per-particle `color`). */
-  constructor(scene: Scene, buffers: Record<string, Float32Array>, numberOfParticles: number) {
+  /**
+   * `buffers`: any buffers besides the ellipsoids' (the CPU backend's per-particle `color`); `materialSlot`: the
+   * material slot whose particles it draws (-1: every particle).
+   */
+  constructor(
+    scene: Scene,
+    buffers: Record<string, Float32Array>,
+    numberOfParticles: number,
+    readonly materialSlot = -1,
+  ) {
     super(scene, buffers, numberOfParticles);
-    registerShaders();
+    this.vertexShader = registerShaders(materialSlot);
   }
 
   override getClassName(): string {
@@ -191,13 +212,13 @@ export class EllipsoidParticles extends FluidRenderingObjectCustomParticles {
     super._createEffects();
     this._depthEffectWrapper?.dispose(false);
     this._thicknessEffectWrapper?.dispose(false);
-    const attributeNames = ['position', 'offset', 'shape0', 'shape1'];
+    const attributeNames = ['position', 'material', 'offset', 'shape0', 'shape1'];
     const defines = this._scene.useRightHandedSystem ? ['#define FLUIDRENDERING_RHS'] : [];
     const effect = (fragmentShader: string, uniformNames: string[]) =>
       new EffectWrapper({
         engine: this._engine,
         useShaderStore: true,
-        vertexShader: 'fluidEllipsoid',
+        vertexShader: this.vertexShader,
         fragmentShader,
         attributeNames,
         uniformNames,
@@ -210,52 +231,26 @@ export class EllipsoidParticles extends FluidRenderingObjectCustomParticles {
   }
 
   /**
-   * CPU backend: uploads the first `count` ellipsoids of `data` (`ELLIPSOID_FLOATS` each), making the upload
-   * buffer and its vertex buffers for `capacity` particles on first use.
+   * Points the ellipsoid vertex buffers at `source` (`ELLIPSOID_FLOATS` floats per particle: the CPU backend's
+   * upload buffer or the GPU pass's storage buffer), when it is another buffer than the one bound. Each vertex
+   * buffer takes a reference to `source`, so it lives until its owner and these vertex buffers are disposed.
    */
-  uploadEllipsoids(engine: AbstractEngine, data: Float32Array, count: number, capacity: number): void {
-    if (this.upload === undefined) {
-      const upload = new Buffer(
-        engine,
-        new Float32Array(Math.max(1, capacity) * ELLIPSOID_FLOATS),
-        true,
-        ELLIPSOID_FLOATS,
-        false,
-        true,
-      );
-      const created: Record<string, VertexBuffer> = {};
-      for (const [name, offset, size] of ELLIPSOID_ATTRIBUTES)
-        created[name] = upload.createVertexBuffer(name, offset, size, ELLIPSOID_FLOATS, true);
-      this.replaceBuffers(created);
-      this.upload = upload;
-    }
-    if (count > 0) this.upload.updateDirectly(data, 0, count);
-  }
-
-  /** WebGPU backend: points the ellipsoid vertex buffers at `storage` (the GPU pass's output). */
-  bindStorage(engine: AbstractEngine, storage: DataBuffer): void {
-    const created: Record<string, VertexBuffer> = {};
-    for (const [name, offset, size] of ELLIPSOID_ATTRIBUTES) {
-      storage.references++;
-      created[name] = new VertexBuffer(engine, storage, name, false, false, ELLIPSOID_FLOATS, true, offset, size);
-    }
-    this.replaceBuffers(created);
-    this.upload?.dispose();
-    this.upload = undefined;
-  }
-
-  /** Puts `created` in place of the vertex buffers of the same names (disposing those). */
-  private replaceBuffers(created: Record<string, VertexBuffer>): void {
+  bindEllipsoids(engine: AbstractEngine, source: DataBuffer): void {
+    if (source === this.source) return;
     const buffers = this.vertexBuffers;
-    for (const name in created) {
+    for (const [name, offset, size] of ELLIPSOID_ATTRIBUTES) {
+      source.references++;
       buffers[name]?.dispose();
-      buffers[name] = created[name];
+      buffers[name] = new VertexBuffer(engine, source, name, false, false, ELLIPSOID_FLOATS, true, offset, size);
     }
+    this.source = source;
   }
+}
 
-  override dispose(): void {
-    super.dispose();
-    this.upload?.dispose();
-    this.upload = undefined;
-  }
+/**
+ * The CPU backend's ellipsoid upload buffer: a dynamic vertex buffer for `capacity` particles the view writes
+ * the simulation's `writeEllipsoids` output into once a frame, shared by the water's render objects.
+ */
+export function createEllipsoidUpload(engine: AbstractEngine, capacity: number): Buffer {
+  return new Buffer(engine, new Float32Array(Math.max(1, capacity) * ELLIPSOID_FLOATS), true, ELLIPSOID_FLOATS);
 }

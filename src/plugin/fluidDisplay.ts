@@ -17,7 +17,7 @@ import { DiffuseView, type ResolvedWhiteWaterLook } from './diffuseView';
 import { checkPluginOption, type FluidPluginOptions } from './options';
 import { feedEllipsoids, feedGpuColors, feedParticles, type ParticleBuffers } from './particleFeed';
 import { type FluidRenderMode, FluidViews } from './renderers';
-import { drawnDiameter, resolveLookAnisotropy } from './screenSpaceFluidView';
+import { drawnDiameter, type LiquidLook, resolveLookAnisotropy } from './screenSpaceFluidView';
 import { checkSurfaceOptions } from './surfaceRenderer';
 
 /** The plugin's options the display is made from (besides the render mode and coloring, checked first). */
@@ -132,8 +132,14 @@ export class FluidDisplay {
       if (!onGpu) this.views.prepare(mode);
       feedParticles(this.simulation, this.buffers, this.coloring, this.colorRanges);
     }
-    // Only the water switches between one tint and per-particle colors; the debug views always color per particle.
-    const useDiffuseColors = mode === 'fluid' && (this.coloring !== 'material' || !this.singleMaterial());
+    // The water: one tint, several liquids (anisotropic particles of several materials colored by material),
+    // or per-particle colors; the debug views always color per particle.
+    const single = mode !== 'fluid' || this.singleMaterial();
+    const liquids =
+      mode === 'fluid' && this.anisotropy !== undefined && this.coloring === 'material' && !single
+        ? this.liquidLooks()
+        : undefined;
+    const useDiffuseColors = mode === 'fluid' && liquids === undefined && (this.coloring !== 'material' || !single);
     if (fed && onGpu && FluidViews.needsParticleColors(mode, useDiffuseColors)) {
       feedGpuColors(this.simulation, this.buffers, this.coloring, this.colorRanges, this.scene.getEngine());
     }
@@ -141,7 +147,7 @@ export class FluidDisplay {
     if (mode === 'fluid' && anisotropy !== undefined) {
       feedEllipsoids(this.simulation, this.buffers, anisotropy, this.drawnRadius, this.scene.getEngine());
     }
-    this.views.show(mode, useDiffuseColors);
+    this.views.show(mode, useDiffuseColors, liquids);
     const diffuse = this.diffuse;
     if (diffuse !== undefined) {
       diffuse.mesh.renderingGroupId = this.views.renderingGroupId;
@@ -149,6 +155,42 @@ export class FluidDisplay {
       diffuse.update(mode === 'none' ? null : (this.camera ?? this.scene.activeCamera));
     }
   }
+
+  /**
+   * Every material of the simulation as a liquid of the water's per-material layout: its slot, its color and
+   * whether it is some material's air (`airMaterial`), heaviest rest density first and air last (the order the
+   * liquids are composited in). Reuses its array and objects (remade when the material count changes).
+   */
+  private liquidLooks(): readonly LiquidLook[] {
+    const simulation = this.simulation;
+    const count = simulation.materialCount;
+    const looks = this.liquids;
+    if (looks.length !== count) {
+      const materials = simulation.materials();
+      looks.length = 0;
+      for (let slot = 0; slot < count; slot++)
+        looks.push({ slot, color: [0, 0, 0], air: false, entity: materials[slot] });
+    }
+    const { FluidMaterial } = simulation.components;
+    for (const look of looks) {
+      look.color[0] = FluidMaterial.colorRed[look.entity];
+      look.color[1] = FluidMaterial.colorGreen[look.entity];
+      look.color[2] = FluidMaterial.colorBlue[look.entity];
+      look.air = false;
+    }
+    for (const look of looks) {
+      const air = FluidMaterial.airMaterial[look.entity];
+      for (const other of looks) if (other.entity === air) other.air = true;
+    }
+    const density = FluidMaterial.restDensity;
+    looks.sort((a, b) =>
+      a.air !== b.air ? (a.air ? 1 : -1) : density[b.entity] - density[a.entity] || a.slot - b.slot,
+    );
+    return looks;
+  }
+
+  /** The liquids of `liquidLooks`, reused from frame to frame. */
+  private readonly liquids: (LiquidLook & { entity: number })[] = [];
 
   /**
    * The material of the first live particle (0 when there is none): the color of the views that take one

@@ -19,7 +19,7 @@ import type { Scene } from '@babylonjs/core/scene.js';
 import type { FluidSimulation } from '../systems/simulation';
 import type { ParticleBuffers } from './particleFeed';
 import { GpuPointsView, PointsView } from './pointsView';
-import { type FluidLookOptions, ScreenSpaceFluidView } from './screenSpaceFluidView';
+import { type FluidLookOptions, type LiquidLook, ScreenSpaceFluidView } from './screenSpaceFluidView';
 import { GpuSpheresView, SpheresView } from './spheresView';
 import { type FluidSurfaceOptions, SplatView, SurfaceMeshView } from './surfaceRenderer';
 import { gpuColorBuffer } from './vertexBuffers';
@@ -165,8 +165,11 @@ export class FluidViews {
     this.spheres ??= this.placed(new SpheresView(this.scene, this.buffers, this.particleDiameter));
   }
 
-  /** Shows `mode` with the data now in the buffers. */
-  show(mode: FluidRenderMode, useDiffuseColors: boolean): void {
+  /**
+   * Shows `mode` with the data now in the buffers; the water as `liquids`, one per material, when given (see
+   * `ScreenSpaceFluidView.update`).
+   */
+  show(mode: FluidRenderMode, useDiffuseColors: boolean, liquids?: readonly LiquidLook[]): void {
     if (mode !== this.shown) {
       if (this.shown === 'fluid') this.fluid?.release();
       if (this.shown === 'points') this.points?.hide();
@@ -205,7 +208,7 @@ export class FluidViews {
           this.defaultColor,
           () => this.layers.layerMask,
         );
-        this.fluid.update(useDiffuseColors);
+        this.fluid.update(useDiffuseColors, liquids);
         break;
       case 'points':
         // On the GPU the view needs the color buffer (the plugin makes it first with `feedGpuColors`).

@@ -5,6 +5,7 @@
  * some of them lazily and then fails to compile them. Babylon's WebGPU engine does not rebuild raw cube
  * textures after a lost device, so the generated sky is made again on `onContextRestoredObservable`.
  */
+import type { Buffer } from '@babylonjs/core/Buffers/buffer.js';
 import type { DataBuffer } from '@babylonjs/core/Buffers/dataBuffer.js';
 import type { Camera } from '@babylonjs/core/Cameras/camera.js';
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
@@ -45,7 +46,7 @@ import '@babylonjs/core/ShadersWGSL/fluidRenderingStandardBlur.fragment.js';
 import '@babylonjs/core/ShadersWGSL/postprocess.vertex.js';
 import { type Color3Input, checkColor3 } from '../core/checks';
 import { type AnisotropyOptions, type ResolvedAnisotropy, resolveAnisotropy } from '../systems/ellipsoids/settings';
-import { EllipsoidParticles } from './ellipsoidParticles';
+import { createEllipsoidUpload, EllipsoidParticles } from './ellipsoidParticles';
 import type { ParticleBuffers } from './particleFeed';
 import { createSkyTexture } from './sky';
 import { gpuColorBuffer, storageColors, storagePositions, uploadParticles } from './vertexBuffers';
@@ -97,10 +98,35 @@ export function drawnDiameter(particleDiameter: number, look: FluidLookOptions):
   return particleDiameter * (look.particleSizeFactor ?? 1.6);
 }
 
-/** The screen-space water view. */
+/**
+ * One material drawn as its own liquid (the water's per-material layout, see {@link ScreenSpaceFluidView}):
+ * its slot, its render color (the absorption tint) and whether it is some material's air or vapour (drawn as
+ * bubbles: no absorption, more refraction).
+ */
+export interface LiquidLook {
+  slot: number;
+  color: [number, number, number];
+  air: boolean;
+}
+
+/** One render object of the water and the material slot it draws (-1: every particle). */
+interface WaterEntry {
+  readonly renderObject: IFluidRenderingRenderObject;
+  readonly slot: number;
+}
+
+/**
+ * The screen-space water view. Two layouts: one render object for every particle (tinted by one color, or by
+ * per-particle colors through Babylon's diffuse pass), or, with anisotropic particles and several materials
+ * colored by material, one render object and target renderer per material (`liquids`): each material is then a
+ * liquid of its own color and absorption, composited over the scene heaviest first (a lighter fluid, usually
+ * the one around or above, refracts the heavier one behind it), air and vapour last as bubbles.
+ */
 export class ScreenSpaceFluidView {
-  private renderObject: IFluidRenderingRenderObject | undefined;
-  /** The storage buffer the render object draws from (undefined: the CPU buffers). */
+  private entries: WaterEntry[] = [];
+  /** The liquids' slots the entries were made for (empty: one render object for every particle). */
+  private readonly slots: number[] = [];
+  /** The storage buffer the render objects draw from (undefined: the CPU buffers). */
   private source: DataBuffer | undefined;
   /** On the GPU: the color storage buffer the render object's color vertex buffer reads (if any). */
   private colorSource: DataBuffer | undefined;
@@ -110,8 +136,8 @@ export class ScreenSpaceFluidView {
   private readonly restoreObserver: Observer<AbstractEngine>;
   /** True when the water draws anisotropic particles (`look.anisotropy` is not false). */
   private readonly anisotropic: boolean;
-  /** On the GPU: the ellipsoid storage buffer the anisotropic particles' vertex buffers read (if any). */
-  private ellipsoidSource: DataBuffer | undefined;
+  /** CPU backend, anisotropic particles: the upload buffer of the ellipsoids every render object reads. */
+  private upload: Buffer | undefined;
 
   constructor(
     private readonly scene: Scene,
@@ -136,13 +162,18 @@ export class ScreenSpaceFluidView {
     const old = this.sky;
     if (old === undefined) return;
     this.sky = createSkyTexture(this.scene);
-    const target = this.renderObject?.targetRenderer;
-    if (target !== undefined && target.environmentMap === old) target.environmentMap = this.sky;
+    for (const { renderObject } of this.entries) {
+      const target = renderObject.targetRenderer;
+      if (target.environmentMap === old) target.environmentMap = this.sky;
+    }
     old.dispose();
   }
 
-  /** Creates the render object (on first use and after switching back from another mode). */
-  private create(useDiffuseColors: boolean): IFluidRenderingRenderObject {
+  /**
+   * Creates one render object (with its own target renderer) drawing material slot `slot` (-1: every particle),
+   * tinted by `liquid`'s color (else the look's), as anisotropic particles when the look has them.
+   */
+  private create(useDiffuseColors: boolean, slot: number, liquid: LiquidLook | undefined): WaterEntry {
     const buffers = this.buffers;
     const storage = buffers.gpuPositions;
     // On the GPU the render object starts with a placeholder position buffer, replaced below by one over
@@ -157,24 +188,31 @@ export class ScreenSpaceFluidView {
       this.camera,
     );
     const look = this.look;
-    if (this.anisotropic) renderObject.object = this.ellipsoidObject(renderObject.object);
+    if (this.anisotropic) renderObject.object = this.ellipsoidObject(renderObject.object, slot);
     const object = renderObject.object;
-    if (storage !== undefined) {
+    if (storage !== undefined && !this.anisotropic) {
       const vertexBuffers = (object as FluidRenderingObjectCustomParticles).vertexBuffers;
       vertexBuffers.position?.dispose();
       vertexBuffers.position = storagePositions(this.scene.getEngine(), storage, 'position', true);
     }
-    this.source = storage;
-    this.colorSource = undefined;
-    this.ellipsoidSource = undefined;
     object.particleSize = drawnDiameter(this.particleDiameter, look);
     object.particleThicknessAlpha = look.particleThickness ?? 0.04;
     const target = renderObject.targetRenderer;
-    const color = look.color === undefined ? this.defaultColor() : checkColor3('look.color', look.color);
+    const color =
+      liquid !== undefined
+        ? liquid.color
+        : look.color === undefined
+          ? this.defaultColor()
+          : checkColor3('look.color', look.color);
     target.fluidColor = new Color3(color[0], color[1], color[2]);
     target.density = look.density ?? 1.6;
     target.refractionStrength = look.refractionStrength ?? 0.06;
     target.specularPower = look.specularPower ?? 250;
+    if (liquid?.air === true) {
+      // Bubbles: clear (no absorption), bending the light more than water.
+      target.fluidColor = new Color3(1, 1, 1);
+      target.refractionStrength = 3 * target.refractionStrength;
+    }
     let environment = look.environmentMap === undefined ? this.scene.environmentTexture : look.environmentMap;
     if (environment === undefined) environment = null;
     if (look.environmentMap === undefined && environment === null) {
@@ -194,21 +232,21 @@ export class ScreenSpaceFluidView {
     target.blurThicknessFilterSize = 8;
     target.blurThicknessNumIterations = 2;
     target.blurThicknessSizeDivisor = 1;
-    this.diffuse = useDiffuseColors;
-    return renderObject;
+    return { renderObject, slot };
   }
 
   /**
-   * Puts anisotropic particles in place of the render object `original` that `addCustomParticles` made (with
-   * the same buffers: the CPU color buffer, or the GPU's placeholder). `original` stays only to relay size
-   * changes to the renderer, which listens to it.
+   * Puts anisotropic particles of material slot `slot` (-1: all) in place of the render object `original` that
+   * `addCustomParticles` made (with the same buffers: the CPU color buffer, or the GPU's placeholder).
+   * `original` stays only to relay size changes to the renderer, which listens to it.
    */
-  private ellipsoidObject(original: FluidRenderingObject): EllipsoidParticles {
+  private ellipsoidObject(original: FluidRenderingObject, slot: number): EllipsoidParticles {
     const buffers = this.buffers;
     const object = new EllipsoidParticles(
       this.scene,
       buffers.gpuPositions === undefined ? { color: buffers.colors } : {},
       0,
+      slot,
     );
     object.priority = original.priority;
     object.onParticleSizeChanged.add(() => original.onParticleSizeChanged.notifyObservers(original));
@@ -218,40 +256,69 @@ export class ScreenSpaceFluidView {
   }
 
   /**
-   * Uploads the first `buffers.count` particles; `useDiffuseColors` renders the per-particle colors. On the
-   * GPU (`buffers.gpuPositions` set) nothing is uploaded: the render object reads the storage buffer (and,
-   * with `useDiffuseColors`, the GPU color buffer), and is made again only when that buffer changes (a new
-   * backend).
+   * Draws the first `buffers.count` particles: in one render object (`useDiffuseColors` renders the
+   * per-particle colors), or, given `liquids` (anisotropic particles only), one per material in that order.
+   * On the CPU backend it uploads the positions (or the ellipsoids, once for every render object); on the GPU
+   * (`buffers.gpuPositions` set) nothing is uploaded: the render objects read the storage buffers (positions or
+   * ellipsoids and, with `useDiffuseColors`, the GPU color buffer). The render objects are made again only when
+   * the backend or the layout (one, or which liquids) changes.
    */
-  update(useDiffuseColors: boolean): void {
+  update(useDiffuseColors: boolean, liquids?: readonly LiquidLook[]): void {
     const storage = this.buffers.gpuPositions;
-    if (this.renderObject !== undefined && this.source !== storage) this.release();
-    if (this.renderObject !== undefined && this.diffuse !== useDiffuseColors) {
-      this.renderObject.targetRenderer.generateDiffuseTexture = useDiffuseColors;
+    const perMaterial = this.anisotropic && liquids !== undefined && liquids.length > 1;
+    const slots = this.slots;
+    let sameLayout = slots.length === (perMaterial ? liquids.length : 0);
+    for (let k = 0; sameLayout && perMaterial && k < slots.length; k++) sameLayout = slots[k] === liquids[k].slot;
+    if (this.entries.length > 0 && (this.source !== storage || !sameLayout)) this.release();
+    if (this.entries.length === 0) {
+      this.entries = perMaterial
+        ? liquids.map((liquid) => this.create(false, liquid.slot, liquid))
+        : [this.create(useDiffuseColors, -1, undefined)];
+      slots.length = 0;
+      if (perMaterial) for (const liquid of liquids) slots.push(liquid.slot);
+      this.source = storage;
+      this.diffuse = !perMaterial && useDiffuseColors;
+      this.colorSource = undefined;
+    }
+    if (!perMaterial && this.diffuse !== useDiffuseColors) {
+      this.entries[0].renderObject.targetRenderer.generateDiffuseTexture = useDiffuseColors;
       this.diffuse = useDiffuseColors;
     }
-    this.renderObject ??= this.create(useDiffuseColors);
-    const object = this.renderObject.object;
     const count = this.buffers.count;
-    if (storage !== undefined && useDiffuseColors) this.bindGpuColors(object as FluidRenderingObjectCustomParticles);
     const engine = this.scene.getEngine();
-    if (object instanceof EllipsoidParticles) {
-      const ellipsoids = this.buffers.gpuEllipsoids?.buffer.getBuffer();
-      if (storage !== undefined && ellipsoids !== undefined && ellipsoids !== this.ellipsoidSource) {
-        object.bindStorage(engine, ellipsoids);
-        this.ellipsoidSource = ellipsoids;
+    const ellipsoids = this.anisotropic ? this.ellipsoidSource(engine, count) : undefined;
+    const drawn = this.seenByCamera() ? count : 0;
+    for (let k = 0; k < this.entries.length; k++) {
+      const { renderObject } = this.entries[k];
+      const object = renderObject.object as FluidRenderingObjectCustomParticles;
+      if (perMaterial) {
+        const color = (liquids as readonly LiquidLook[])[k];
+        if (!color.air) setColor(renderObject.targetRenderer.fluidColor, color.color);
+      } else if (storage !== undefined && useDiffuseColors) {
+        this.bindGpuColors(object);
       }
-      const data = this.buffers.ellipsoids;
-      if (storage === undefined && data !== undefined)
-        object.uploadEllipsoids(engine, data, count, this.buffers.capacity);
+      if (object instanceof EllipsoidParticles && ellipsoids !== undefined) object.bindEllipsoids(engine, ellipsoids);
+      if (storage === undefined) {
+        const buffers = object.vertexBuffers;
+        if (!this.anisotropic) uploadParticles(engine, buffers.position, this.buffers.positions, 3, count);
+        if (useDiffuseColors && !perMaterial) uploadParticles(engine, buffers.color, this.buffers.colors, 4, count);
+      }
+      object.setNumParticles(drawn);
     }
-    if (storage === undefined) {
-      const buffers = object.vertexBuffers;
-      if (!(object instanceof EllipsoidParticles))
-        uploadParticles(engine, buffers.position, this.buffers.positions, 3, count);
-      if (useDiffuseColors) uploadParticles(engine, buffers.color, this.buffers.colors, 4, count);
-    }
-    (object as FluidRenderingObjectCustomParticles).setNumParticles(this.seenByCamera() ? count : 0);
+  }
+
+  /**
+   * The buffer the anisotropic particles read: on the GPU the ellipsoid pass's output (undefined before its
+   * first pass), on the CPU the upload buffer, into which this uploads the feed's ellipsoids of `count` particles.
+   */
+  private ellipsoidSource(engine: AbstractEngine, count: number): DataBuffer | undefined {
+    const buffers = this.buffers;
+    if (buffers.gpuPositions !== undefined) return buffers.gpuEllipsoids?.buffer.getBuffer();
+    const data = buffers.ellipsoids;
+    if (data === undefined) return undefined;
+    this.upload ??= createEllipsoidUpload(engine, buffers.capacity);
+    if (count > 0) this.upload.updateDirectly(data, 0, count);
+    return this.upload.getBuffer() ?? undefined;
   }
 
   /**
@@ -260,7 +327,7 @@ export class ScreenSpaceFluidView {
    * Babylon's `FluidRenderer` has no mesh to carry a layer mask, so this is how the view honours it.
    */
   private seenByCamera(): boolean {
-    const camera = this.renderObject?.targetRenderer.camera ?? this.scene.activeCamera;
+    const camera = this.entries[0]?.renderObject.targetRenderer.camera ?? this.scene.activeCamera;
     return camera === null || (camera.layerMask & this.layerMask()) !== 0;
   }
 
@@ -277,26 +344,37 @@ export class ScreenSpaceFluidView {
     this.colorSource = colors;
   }
 
-  /** The render object, once created (tests read its readiness). */
+  /** The first render object, once created (tests read its readiness). */
   get current(): IFluidRenderingRenderObject | undefined {
-    return this.renderObject;
+    return this.entries[0]?.renderObject;
   }
 
-  /** Removes the render object (the view is off); `update` creates it again. */
+  /** Every render object and the material slot it draws (-1: every particle), in compositing order. */
+  get renderObjects(): readonly { readonly renderObject: IFluidRenderingRenderObject; readonly slot: number }[] {
+    return this.entries;
+  }
+
+  /** Removes the render objects (the view is off); `update` creates them again. */
   release(): void {
-    if (this.renderObject === undefined) return;
-    this.fluidRenderer.removeRenderObject(this.renderObject, true);
-    this.renderObject = undefined;
+    for (const { renderObject } of this.entries) this.fluidRenderer.removeRenderObject(renderObject, true);
+    this.entries = [];
+    this.slots.length = 0;
     this.source = undefined;
     this.colorSource = undefined;
-    this.ellipsoidSource = undefined;
   }
 
   dispose(): void {
     this.scene.getEngine().onContextRestoredObservable.remove(this.restoreObserver);
     this.release();
+    this.upload?.dispose();
+    this.upload = undefined;
     this.sky?.dispose();
     this.sky = undefined;
     if (this.fluidRenderer.renderObjects.length === 0) this.scene.disableFluidRenderer();
   }
+}
+
+/** Sets `target` to `color` when they differ (a material's color edited live). */
+function setColor(target: Color3, color: readonly [number, number, number]): void {
+  if (target.r !== color[0] || target.g !== color[1] || target.b !== color[2]) target.set(color[0], color[1], color[2]);
 }

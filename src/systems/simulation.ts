@@ -312,12 +312,14 @@ export class FluidSimulation {
   /**
    * Writes, for the first `count` particle entity ids of `ids`, the ellipsoid the screen-space water draws
    * each as (Yu and Turk 2013; see {@link AnisotropyOptions} and docs/rendering.md, "Anisotropic particles"):
-   * `ELLIPSOID_FLOATS` (16) floats per particle into `target`, in the order of `ids`: the drawn centre (x, y,
-   * z, 0) in metres, then the three semi-axes as vectors (x, y, z, 0), longest first. An interior particle is a
-   * sphere of radius `radius` (m); a particle at a free surface is flattened along its normal, one in a thin
-   * stream stretched along it, each keeping that sphere's volume. Computed from the last step's neighbour lists
-   * and positions (a particle added since is a sphere at its position). CPU backend only: on the WebGPU backend
-   * the plugin computes them on the GPU (a {@link FluidError} here). Allocates nothing once warm.
+   * `ELLIPSOID_FLOATS` (12) floats per particle into `target`, in the order of `ids`: the drawn centre c (x, y,
+   * z, 0) in metres, then the symmetric shape matrix M as (Mxx, Mxy, Mxz, Myy), (Myz, Mzz, 0, 0) in m^2; the
+   * ellipsoid is the points x with (x - c)^T M^-1 (x - c) <= 1. An interior particle is the sphere of radius
+   * `radius` (m); one at a free surface is flattened along its normal, one in a thin stream drawn as a rope along
+   * it, none wider than that sphere, and each is stretched along its velocity by `anisotropy.motionStretch`.
+   * Computed from the last step's neighbour lists and final positions: a particle created, moved by game code
+   * or swapped into a destroyed one's place since is the sphere at its `Position`. CPU backend only: on the
+   * WebGPU backend the plugin computes them on the GPU (a {@link FluidError} here). Allocates nothing once warm.
    */
   writeEllipsoids(
     target: Float32Array,
@@ -444,6 +446,11 @@ export class FluidSimulation {
     writeMaterial(this.components.FluidMaterial, eid, resolved);
     registerMaterial(table, eid);
     return eid;
+  }
+
+  /** How many materials the simulation has (the length of `materials()`, without making the array). */
+  get materialCount(): number {
+    return this.context.materials.count;
   }
 
   /** The live material entity ids, in the order they were added (a new array). */

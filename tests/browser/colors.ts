@@ -81,6 +81,9 @@ export async function gpuColors(engine: WebGPUEngine, options: GpuColorsOptions 
     useDeltaTime: false,
     renderMode,
     colorBy: 'material',
+    // Spheres in the water: two materials then take Babylon's per-particle color pass, which this checks (with
+    // anisotropic particles they would be two liquids, tests/ellipsoids-webgpu.test.ts).
+    look: { anisotropy: false },
   });
   plugin.onErrorObservable.add((error) => errors.push(error.message));
   try {

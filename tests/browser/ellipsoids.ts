@@ -16,6 +16,7 @@ import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import { Engine } from '@babylonjs/core/Engines/engine.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import type { BaseTexture } from '@babylonjs/core/Materials/Textures/baseTexture.js';
+import { Color4 } from '@babylonjs/core/Maths/math.color.js';
 import { Vector3 } from '@babylonjs/core/Maths/math.vector.js';
 import { Scene } from '@babylonjs/core/scene.js';
 import { FluidError, FluidSimulation } from '../../src';
@@ -417,6 +418,147 @@ export async function ellipsoidRendering(
     const spheres = await drawAndMeasure(drawing, backend, false, pool, errors);
     const anisotropic = await drawAndMeasure(drawing, backend, true, pool, errors);
     return { target: options.target, spheres, anisotropic, errors };
+  } finally {
+    if (drawing !== engine) drawing.dispose();
+    canvas?.remove();
+  }
+}
+
+/** Options of {@link liquidsRendering}. */
+export interface LiquidsRenderingOptions {
+  /** Which engine and backend, as {@link EllipsoidRenderingOptions}. */
+  target: 'webgpu' | 'webgpu-cpu' | 'webgl';
+}
+
+/** One drawing of the two-liquid scene. */
+export interface LiquidsFigures {
+  /** The water's render objects: their class names and material slots, in compositing order. */
+  objects: { className: string; slot: number }[];
+  /** Pixels of the block's middle region whose red exceeds their green by 10 (the red fluid inside shows). */
+  redPixels: number;
+  /** Pixels of that region. */
+  pixels: number;
+}
+
+/** Result of {@link liquidsRendering}. */
+export interface LiquidsRenderingResult {
+  target: string;
+  /** Babylon's one render object with per-particle colors (`look.anisotropy: false`): the nearest particle's. */
+  nearest: LiquidsFigures;
+  /** The default: one liquid per material. */
+  liquids: LiquidsFigures;
+  /** The same scene with the red material as the blue one's air material: its bubble look. */
+  air: { objects: { className: string; slot: number }[]; airColor: number[] };
+  errors: string[];
+}
+
+/**
+ * A red cube (1000 kg/m^3) inside a blue block (500 kg/m^3), no gravity, r = 2 cm, seen from the front: drawn as
+ * Babylon's per-particle colors (anisotropy off) and as two liquids (the default); the red fluid, wholly behind
+ * blue particles, shows only as a liquid seen through the blue one.
+ */
+export async function liquidsRendering(
+  engine: WebGPUEngine,
+  options: LiquidsRenderingOptions,
+): Promise<LiquidsRenderingResult> {
+  const errors: string[] = [];
+  let drawing: AbstractEngine = engine;
+  let canvas: HTMLCanvasElement | undefined;
+  if (options.target === 'webgl') {
+    canvas = document.createElement('canvas');
+    canvas.width = SIZE;
+    canvas.height = SIZE;
+    document.body.appendChild(canvas);
+    drawing = new Engine(canvas, false, { preserveDrawingBuffer: true, stencil: true });
+  }
+  drawing.setSize(SIZE, SIZE);
+  const backend = options.target === 'webgpu' ? 'webgpu' : 'cpu';
+  const draw = async (anisotropy: boolean, air: boolean): Promise<{ figures: LiquidsFigures; airColor: number[] }> => {
+    const scene = new Scene(drawing);
+    // A white background: the liquids filter the light behind them.
+    scene.clearColor = new Color4(1, 1, 1, 1);
+    const camera = new FreeCamera('camera', new Vector3(0.18, 0.18, -0.45), scene);
+    camera.setTarget(new Vector3(0.18, 0.18, 0.18));
+    camera.minZ = 0.01;
+    const plugin = await FluidPlugin.create(scene, {
+      backend,
+      particleRadius: 0.02,
+      capacity: 1000,
+      gravity: [0, 0, 0],
+      useDeltaTime: false,
+      renderMode: 'fluid',
+      look: { anisotropy },
+    });
+    plugin.onErrorObservable.add((error) => errors.push(error.message));
+    try {
+      const simulation = plugin.simulation;
+      const blue = simulation.addMaterial({ restDensity: 500, color: [0.2, 0.3, 0.9] });
+      const red = simulation.addMaterial({ restDensity: 1000, color: [0.9, 0.15, 0.1] });
+      if (air) simulation.components.FluidMaterial.airMaterial[blue] = red;
+      simulation.spawnBlock({ min: [0, 0, 0], max: [0.36, 0.36, 0.36], material: blue });
+      for (const id of simulation.particles()) {
+        const { x, y, z } = simulation.Position;
+        if ([x[id], y[id], z[id]].every((value) => value > 0.1 && value < 0.26)) {
+          simulation.components.Particle.material[id] = red;
+        }
+      }
+      simulation.markParticlesChanged(simulation.particles());
+      await plugin.ready();
+      await renderFrames(drawing, scene, 2);
+      plugin.paused = true;
+      await untilReady(drawing, scene, plugin);
+      drawing.beginFrame();
+      scene.render();
+      const reading = drawing.readPixels(0, 0, SIZE, SIZE);
+      drawing.endFrame();
+      const view = await reading;
+      const pixels = new Uint8Array(view.buffer, view.byteOffset, 4 * SIZE * SIZE);
+      let redPixels = 0;
+      let region = 0;
+      for (let row = Math.floor(0.35 * SIZE); row < Math.floor(0.65 * SIZE); row++) {
+        for (let column = Math.floor(0.35 * SIZE); column < Math.floor(0.65 * SIZE); column++) {
+          const k = 4 * (row * SIZE + column);
+          region++;
+          // The blue liquid alone is bluish (red below green); red seen through it lifts red over green.
+          if (pixels[k] > pixels[k + 1] + 10) redPixels++;
+        }
+      }
+      const views = (
+        plugin as unknown as {
+          display: {
+            views: {
+              fluid?: {
+                renderObjects: readonly { renderObject: { object: { getClassName(): string } }; slot: number }[];
+              };
+            };
+          };
+        }
+      ).display.views.fluid;
+      const objects = (views?.renderObjects ?? []).map(({ renderObject, slot }) => ({
+        className: renderObject.object.getClassName(),
+        slot,
+      }));
+      const airTarget = views?.renderObjects.at(-1) as unknown as
+        | { renderObject: { targetRenderer: { fluidColor: { r: number; g: number; b: number } } } }
+        | undefined;
+      const color = airTarget?.renderObject.targetRenderer.fluidColor;
+      return { figures: { objects, redPixels, pixels: region }, airColor: color ? [color.r, color.g, color.b] : [] };
+    } finally {
+      plugin.dispose();
+      scene.dispose();
+    }
+  };
+  try {
+    const nearest = (await draw(false, false)).figures;
+    const liquids = (await draw(true, false)).figures;
+    const air = await draw(true, true);
+    return {
+      target: options.target,
+      nearest,
+      liquids,
+      air: { objects: air.figures.objects, airColor: air.airColor },
+      errors,
+    };
   } finally {
     if (drawing !== engine) drawing.dispose();
     canvas?.remove();

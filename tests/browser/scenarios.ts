@@ -74,6 +74,7 @@ export const scenarios: Record<string, Scenario> = {
   gpuColors: async (engine, args) => (await import('./colors')).gpuColors(engine, args),
   ellipsoidParity: async (engine) => (await import('./ellipsoids')).ellipsoidParity(engine),
   ellipsoidRendering: async (engine, args) => (await import('./ellipsoids')).ellipsoidRendering(engine, args),
+  liquidsRendering: async (engine, args) => (await import('./ellipsoids')).liquidsRendering(engine, args),
   airKernelParity: async (engine) => (await import('./air')).airKernelParity(engine),
   airPour: async (engine, args) => (await import('./air')).airPour(engine, args),
   airBoil: async (engine, args) => (await import('./air')).airBoil(engine, args),

@@ -90,8 +90,8 @@ export function jacobiEigen(matrix: Float64Array, vectors: Float64Array): void {
 }
 
 /**
- * Writes the ellipsoid at `o`: centre (x, y, z) and shape M = `shape` plus the motion stretch
- * (stretch^2) v v^T, `stretch` = s dt / 2 (see `ELLIPSOID_FLOATS`).
+ * Writes the ellipsoid at `o`: centre (x, y, z), material slot `slot`, and shape M = `shape` plus the motion
+ * stretch (stretch^2) v v^T, `stretch` = s dt / 2 (see `ELLIPSOID_FLOATS`).
  */
 function writeEllipsoid(
   out: Float32Array,
@@ -99,6 +99,7 @@ function writeEllipsoid(
   x: number,
   y: number,
   z: number,
+  slot: number,
   shape: Float64Array,
   vx: number,
   vy: number,
@@ -109,7 +110,7 @@ function writeEllipsoid(
   out[o] = x;
   out[o + 1] = y;
   out[o + 2] = z;
-  out[o + 3] = 0;
+  out[o + 3] = slot;
   out[o + 4] = shape[0] + s2 * vx * vx;
   out[o + 5] = shape[1] + s2 * vx * vy;
   out[o + 6] = shape[2] + s2 * vx * vz;
@@ -212,8 +213,8 @@ export function computeEllipsoids(
       products[6 * j + 5] += zz;
     }
   }
-  const { Position, Velocity } = ctx.components;
-  const { placeOfEntity, entity } = s;
+  const { Position, Velocity, Particle } = ctx.components;
+  const { placeOfEntity, entity, material } = s;
   const lambda = options.smoothing;
   const inverseStretch = 1 / options.maxStretch;
   const stretch = (options.motionStretch * ctx.settings.timeStep) / 2;
@@ -235,7 +236,8 @@ export function computeEllipsoids(
       const vx = Velocity.x[eid];
       const vy = Velocity.y[eid];
       const vz = Velocity.z[eid];
-      writeEllipsoid(out, o, Position.x[eid], Position.y[eid], Position.z[eid], shape, vx, vy, vz, stretch);
+      const slot = ctx.materials.slotOfEntity[Particle.material[eid]];
+      writeEllipsoid(out, o, Position.x[eid], Position.y[eid], Position.z[eid], slot, shape, vx, vy, vz, stretch);
       continue;
     }
     const vx = velocityX[i];
@@ -250,7 +252,7 @@ export function computeEllipsoids(
     const cz = positionZ[i] + lambda * mz;
     if (neighbourCount[i] < options.minNeighbours) {
       sphereShape(shape, options.isolatedScale * radius);
-      writeEllipsoid(out, o, cx, cy, cz, shape, vx, vy, vz, stretch);
+      writeEllipsoid(out, o, cx, cy, cz, material[i], shape, vx, vy, vz, stretch);
       continue;
     }
     // C = sum w d d^T / sum w - m m^T (offsets from x_i, so float32 on the GPU keeps its digits).
@@ -288,7 +290,7 @@ export function computeEllipsoids(
     const largest = matrix[4 * a];
     if (!(largest > 0)) {
       sphereShape(shape, radius);
-      writeEllipsoid(out, o, cx, cy, cz, shape, vx, vy, vz, stretch);
+      writeEllipsoid(out, o, cx, cy, cz, material[i], shape, vx, vy, vz, stretch);
       continue;
     }
     const floor = largest * inverseStretch;
@@ -299,7 +301,7 @@ export function computeEllipsoids(
     addAxis(shape, vectors, a, Math.min(radius, largest * scale));
     addAxis(shape, vectors, b, Math.min(radius, middle * scale));
     addAxis(shape, vectors, e, Math.min(radius, smallest * scale));
-    writeEllipsoid(out, o, cx, cy, cz, shape, vx, vy, vz, stretch);
+    writeEllipsoid(out, o, cx, cy, cz, material[i], shape, vx, vy, vz, stretch);
   }
 }
 

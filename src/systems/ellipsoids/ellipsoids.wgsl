@@ -53,11 +53,12 @@ fn eigen(matrix: array<f32, 9>) -> Eigen {
   return Eigen(a, v);
 }
 
-// Writes the ellipsoid of place `i`: centre `centre`, shape `shape` (xx, xy, xz, yy; then yz, zz) plus the motion
-// stretch (t^2) v v^T, t = `stretchTime` (see `ELLIPSOID_FLOATS`).
+// Writes the ellipsoid of place `i`: centre `centre`, the material slot (position.w, as the draw order keeps it),
+// shape `shape` (xx, xy, xz, yy; then yz, zz) plus the motion stretch (t^2) v v^T, t = `stretchTime` (see
+// `ELLIPSOID_FLOATS`).
 fn writeEllipsoid(i: u32, centre: vec3<f32>, shape: array<f32, 6>, v: vec3<f32>, t: f32) {
   let s = t * v;
-  ellipsoids[3u * i] = vec4<f32>(centre, 0.0);
+  ellipsoids[3u * i] = vec4<f32>(centre, position[i].w);
   ellipsoids[3u * i + 1u] = vec4<f32>(shape[0] + s.x * s.x, shape[1] + s.x * s.y, shape[2] + s.x * s.z, shape[3] + s.y * s.y);
   ellipsoids[3u * i + 2u] = vec4<f32>(shape[4] + s.y * s.z, shape[5] + s.z * s.z, 0.0, 0.0);
 }

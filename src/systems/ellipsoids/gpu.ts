@@ -22,7 +22,14 @@ import ellipsoidSource from './ellipsoids.wgsl?raw';
 import { ELLIPSOID_BYTES, JACOBI_SWEEPS, type ResolvedAnisotropy } from './settings';
 
 /** The solver buffers the pass reads. */
-const SOLVER_BINDINGS: readonly BufferName[] = ['scene', 'state', 'sortedPredicted', 'velocity', 'neighbourTable'];
+const SOLVER_BINDINGS: readonly BufferName[] = [
+  'scene',
+  'state',
+  'sortedPredicted',
+  'position',
+  'velocity',
+  'neighbourTable',
+];
 
 /**
  * The ellipsoid pass of one WebGPU solver and its output buffer, for `capacity` particles. Made by the plugin's

@@ -94,9 +94,10 @@ export function resolveAnisotropy(
 }
 
 /**
- * Floats per particle of the ellipsoids' output (both backends): the drawn centre c (x, y, z, 0) in metres,
- * then the symmetric shape matrix M = sum_k a_k a_k^T of the semi-axes a_k (m^2) as (Mxx, Mxy, Mxz, Myy) and
- * (Myz, Mzz, 0, 0). The ellipsoid is the points x with (x - c)^T M^-1 (x - c) <= 1. M = 0: nothing to draw.
+ * Floats per particle of the ellipsoids' output (both backends): the drawn centre c (x, y, z) in metres and the
+ * particle's material slot (the index of its material in `simulation.materials()`), then the symmetric shape
+ * matrix M = sum_k a_k a_k^T of the semi-axes a_k (m^2) as (Mxx, Mxy, Mxz, Myy) and (Myz, Mzz, 0, 0). The
+ * ellipsoid is the points x with (x - c)^T M^-1 (x - c) <= 1. M = 0: nothing to draw.
  */
 export const ELLIPSOID_FLOATS = 12;
 
