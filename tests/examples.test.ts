@@ -42,6 +42,7 @@ interface PageHandle {
     particleBuffers: { gpuPositions?: unknown };
     readback(): Promise<void>;
     fluidRenderObject?: { object: { particleSize: number } };
+    scene: { fluidRenderer?: { renderObjects: { object: { particleSize: number } }[] } };
     simulation: {
       particleCount: number;
       solver: string;
@@ -588,9 +589,11 @@ describe('examples in headless Chromium', () => {
             // The background: the same pipeline (Babylon's fluid renderer composites the scene through its
             // own passes, which shifts transparent objects a little) with the particles drawn at size 0.
             const hidden = await page.evaluate(() => {
-              const object = (window as ExampleWindow).fluidExample?.plugin.fluidRenderObject?.object;
-              if (object) object.particleSize = 0;
-              return object !== undefined;
+              // Every render object: with several fluids each is a liquid of its own.
+              const plugin = (window as ExampleWindow).fluidExample?.plugin;
+              const objects = plugin?.scene.fluidRenderer?.renderObjects ?? [];
+              for (const { object } of objects) object.particleSize = 0;
+              return plugin?.fluidRenderObject !== undefined && objects.length > 0;
             });
             expect(hidden).toBe(true);
             await waitFrames(page, 2);

@@ -15,6 +15,7 @@
 import { Buffer, VertexBuffer } from '@babylonjs/core/Buffers/buffer.js';
 import type { DataBuffer } from '@babylonjs/core/Buffers/dataBuffer.js';
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
+import { Constants } from '@babylonjs/core/Engines/constants.js';
 import { ShaderStore } from '@babylonjs/core/Engines/shaderStore.js';
 import { EffectWrapper } from '@babylonjs/core/Materials/effectRenderer.js';
 import { FluidRenderingObjectCustomParticles } from '@babylonjs/core/Rendering/fluidRenderer/fluidRenderingObjectCustomParticles.js';
@@ -29,7 +30,8 @@ const ELLIPSOID_ATTRIBUTES = [
   ['shape1', 8, 2],
 ] as const;
 
-// The vertex shader of both passes. The shape matrix M in view space (R M R^T, R the view's rotation) and its
+// The vertex shader of both passes. The shape matrix M in view space (R M R^T, R the view's rotation, times
+// shapeScale: the render object's particleSize against the one the ellipsoids were computed for, squared) and its
 // inverse (from its cofactors; M is symmetric positive definite), whose rows the fragment shader dots the ray
 // with; the ellipsoid's half extents along the view axes, sqrt(M_xx), sqrt(M_yy), sqrt(M_zz); and a quad in
 // front of the ellipsoid (at its nearest depth) covering its perspective image: a side of the box that lies
@@ -37,7 +39,7 @@ const ELLIPSOID_ATTRIBUTES = [
 // the solver no longer fills), or another material than the object's MATERIAL_SLOT (-1: every material), puts
 // the quad outside the clip volume.
 const GLSL_VERTEX = `attribute vec3 position;attribute float material;attribute vec2 offset;attribute vec4 shape0;attribute vec2 shape1;
-uniform mat4 view;uniform mat4 projection;
+uniform mat4 view;uniform mat4 projection;uniform float shapeScale;
 varying vec3 viewPos;varying vec3 centre;varying vec3 inverse0;varying vec3 inverse1;varying vec3 inverse2;
 #ifdef FLUIDRENDERING_RHS
 #define FORWARD -1.0
@@ -46,7 +48,7 @@ varying vec3 viewPos;varying vec3 centre;varying vec3 inverse0;varying vec3 inve
 #endif
 void main(void) {
 mat3 rotation=mat3(view);
-mat3 m=rotation*mat3(shape0.x,shape0.y,shape0.z,shape0.y,shape0.w,shape1.x,shape0.z,shape1.x,shape1.y)*transpose(rotation);
+mat3 m=shapeScale*(rotation*mat3(shape0.x,shape0.y,shape0.z,shape0.y,shape0.w,shape1.x,shape0.z,shape1.x,shape1.y)*transpose(rotation));
 float c00=m[1][1]*m[2][2]-m[1][2]*m[1][2];float c01=m[0][2]*m[1][2]-m[0][1]*m[2][2];float c02=m[0][1]*m[1][2]-m[0][2]*m[1][1];
 float c11=m[0][0]*m[2][2]-m[0][2]*m[0][2];float c12=m[0][1]*m[0][2]-m[0][0]*m[1][2];float c22=m[0][0]*m[1][1]-m[0][1]*m[0][1];
 float det=m[0][0]*c00+m[0][1]*c01+m[0][2]*c02;float inverseDet=det>0.0?1.0/det:0.0;
@@ -100,7 +102,7 @@ ${GLSL_HIT}float chord=2.0*sqrt(discriminant)/a;glFragColor=vec4(vec3(particleAl
 `;
 
 const WGSL_VERTEX = `attribute position: vec3f;attribute material: f32;attribute offset: vec2f;attribute shape0: vec4f;attribute shape1: vec2f;
-uniform view: mat4x4f;uniform projection: mat4x4f;
+uniform view: mat4x4f;uniform projection: mat4x4f;uniform shapeScale: f32;
 varying viewPos: vec3f;varying centre: vec3f;varying inverse0: vec3f;varying inverse1: vec3f;varying inverse2: vec3f;
 #ifdef FLUIDRENDERING_RHS
 const FORWARD: f32=-1.0;
@@ -111,7 +113,7 @@ const FORWARD: f32=1.0;
 fn main(input: VertexInputs)->FragmentInputs {
 let rotation=mat3x3f(uniforms.view[0].xyz,uniforms.view[1].xyz,uniforms.view[2].xyz);
 let s0=vertexInputs.shape0;let s1=vertexInputs.shape1;
-let m=rotation*mat3x3f(s0.x,s0.y,s0.z,s0.y,s0.w,s1.x,s0.z,s1.x,s1.y)*transpose(rotation);
+let m=uniforms.shapeScale*(rotation*mat3x3f(s0.x,s0.y,s0.z,s0.y,s0.w,s1.x,s0.z,s1.x,s1.y)*transpose(rotation));
 let c00=m[1][1]*m[2][2]-m[1][2]*m[1][2];let c01=m[0][2]*m[1][2]-m[0][1]*m[2][2];let c02=m[0][1]*m[1][2]-m[0][2]*m[1][1];
 let c11=m[0][0]*m[2][2]-m[0][2]*m[0][2];let c12=m[0][1]*m[0][2]-m[0][0]*m[1][2];let c22=m[0][0]*m[1][1]-m[0][1]*m[0][1];
 let det=m[0][0]*c00+m[0][1]*c01+m[0][2]*c02;let inverseDet=select(0.0,1.0/det,det>0.0);
@@ -188,6 +190,11 @@ export class EllipsoidParticles extends FluidRenderingObjectCustomParticles {
   private readonly vertexShader: string;
   /** The ellipsoid buffer the vertex buffers read (undefined: none bound yet). */
   private source: DataBuffer | undefined;
+  /**
+   * The drawn diameter (m) the ellipsoids were computed for: a `particleSize` other than this scales them (0 hides
+   * them). Set by the view with the feed's drawn radius.
+   */
+  computedDiameter = 0;
 
   /**
    * `buffers`: any buffers besides the ellipsoids' (the CPU backend's per-particle `color`); `materialSlot`: the
@@ -226,8 +233,55 @@ export class EllipsoidParticles extends FluidRenderingObjectCustomParticles {
         defines,
         shaderLanguage: this._shaderLanguage,
       });
-    this._depthEffectWrapper = effect('fluidEllipsoidDepth', ['view', 'projection', 'size', 'particleRadius']);
-    this._thicknessEffectWrapper = effect('fluidEllipsoidThickness', ['view', 'projection', 'size', 'particleAlpha']);
+    this._depthEffectWrapper = effect('fluidEllipsoidDepth', ['view', 'projection', 'size', 'shapeScale']);
+    this._thicknessEffectWrapper = effect('fluidEllipsoidThickness', [
+      'view',
+      'projection',
+      'size',
+      'shapeScale',
+      'particleAlpha',
+    ]);
+  }
+
+  /** Draws the particles' ellipsoids into the depth texture (Babylon's pass, with the shape's scale). */
+  override renderDepthTexture(): void {
+    this.draw(this._depthEffectWrapper, false);
+  }
+
+  /** Draws the particles' chords into the thickness texture (additive, no depth writes), as Babylon does. */
+  override renderThicknessTexture(): void {
+    this.draw(this._thicknessEffectWrapper, true);
+  }
+
+  /**
+   * One instanced draw of the quads with `wrapper`'s effect: the matrices, the size, the shape's scale (the
+   * square of `particleSize` over `computedDiameter`: 0 hides the particles) and, for the thickness, its alpha
+   * and blending (FluidRenderingObject's own passes, which do not know the scale).
+   */
+  private draw(wrapper: EffectWrapper | null, thickness: boolean): void {
+    const count = this.numParticles;
+    if (wrapper === null || count === 0) return;
+    const engine = this._engine;
+    const drawWrapper = wrapper.drawWrapper;
+    const effect = drawWrapper.effect;
+    if (effect === null) return;
+    if (thickness) {
+      engine.setAlphaMode(Constants.ALPHA_ONEONE);
+      engine.setDepthWrite(false);
+    }
+    engine.enableEffect(drawWrapper);
+    engine.bindBuffers(this.vertexBuffers, this.indexBuffer, effect);
+    effect.setMatrix('view', this._scene.getViewMatrix());
+    effect.setMatrix('projection', this._scene.getProjectionMatrix());
+    effect.setFloat2('size', this._particleSize, this._particleSize);
+    const scale = this.computedDiameter > 0 ? this._particleSize / this.computedDiameter : 0;
+    effect.setFloat('shapeScale', scale * scale);
+    if (thickness) effect.setFloat('particleAlpha', this.particleThicknessAlpha);
+    engine.drawArraysType(Constants.MATERIAL_TriangleStripDrawMode, 0, 4, count);
+    if (thickness) {
+      engine.setDepthWrite(true);
+      engine.setAlphaMode(Constants.ALPHA_DISABLE);
+    }
   }
 
   /**

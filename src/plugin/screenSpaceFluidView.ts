@@ -196,6 +196,7 @@ export class ScreenSpaceFluidView {
       vertexBuffers.position = storagePositions(this.scene.getEngine(), storage, 'position', true);
     }
     object.particleSize = drawnDiameter(this.particleDiameter, look);
+    if (object instanceof EllipsoidParticles) object.computedDiameter = object.particleSize;
     object.particleThicknessAlpha = look.particleThickness ?? 0.04;
     const target = renderObject.targetRenderer;
     const color =
