@@ -20,6 +20,8 @@
  * White water (`BENCH_DIFFUSE=0` skips it): the dam break with and without diffuse particles on the CPU at
  * `--diffuse-counts 10000,30000` for `--diffuse-frames 150` frames (see `whiteWaterTable`), and on WebGPU at
  * `BENCH_GPU_DIFFUSE_COUNTS=10000` (empty: skipped; see `gpuWhiteWaterTable`).
+ * The water's anisotropic particles (`BENCH_ELLIPSOIDS=0` skips it): `writeEllipsoids` after each step of the dam
+ * break on the CPU at `--ellipsoid-counts 10000,30000` (see `ellipsoidTable`).
  */
 import { availableParallelism, cpus } from 'node:os';
 import {
@@ -27,6 +29,7 @@ import {
   createBoxMesh,
   createSphereMesh,
   createTorusMesh,
+  ELLIPSOID_FLOATS,
   FluidSimulation,
   type FluidSolver,
   fitSurfaceToColliders,
@@ -815,6 +818,45 @@ function whiteWaterTable(): void {
   printTable(rows);
 }
 
+/**
+ * The water's anisotropic particles on the CPU (one thread; `BENCH_ELLIPSOIDS=0` skips it): the dam break of the
+ * CPU table at `--ellipsoid-counts 10000,30000` particles stepped `--ellipsoid-frames 60` frames from the release,
+ * `writeEllipsoids` (the plugin's default options, the drawn radius 1.6 r) after each step: median ms of the
+ * step and of the ellipsoids, and their ratio.
+ */
+function ellipsoidTable(): void {
+  const counts = argument('ellipsoid-counts', '10000,30000').split(',').map(Number);
+  const frames = Number(argument('ellipsoid-frames', '60'));
+  console.log(
+    `\nanisotropic particles on the cpu (one thread): dam break, ${substeps} substeps x ${iterations} iterations, ${frames} frames from the release`,
+  );
+  const rows: string[][] = [['particles', 'ms/step', 'ellipsoids ms', 'ellipsoids / step']];
+  for (const count of counts) {
+    const simulation = scene(count);
+    const capacity = simulation.settings.capacity;
+    const ids = new Uint32Array(capacity);
+    const out = new Float32Array(capacity * ELLIPSOID_FLOATS);
+    const radius = 1.6 * simulation.settings.particleRadius;
+    const steps: number[] = [];
+    const ellipsoids: number[] = [];
+    for (let frame = 0; frame < frames; frame++) {
+      simulation.step();
+      steps.push(simulation.stats.stepMilliseconds);
+      const live = simulation.particles(ids);
+      const start = performance.now();
+      simulation.writeEllipsoids(out, live, live.length, radius);
+      ellipsoids.push(performance.now() - start);
+    }
+    rows.push([
+      String(simulation.particleCount),
+      median(steps).toFixed(2),
+      median(ellipsoids).toFixed(2),
+      `${((100 * median(ellipsoids)) / median(steps)).toFixed(1)}%`,
+    ]);
+  }
+  printTable(rows);
+}
+
 if (process.env.BENCH_SURFACE === '0') console.log('surface table skipped (BENCH_SURFACE=0)');
 else surfaceTable();
 if (process.env.BENCH_CPU === '0') console.log('cpu tables skipped (BENCH_CPU=0)');
@@ -825,5 +867,7 @@ if (process.env.BENCH_REST === '0') console.log('resting pool skipped (BENCH_RES
 else restTable();
 if (process.env.BENCH_DIFFUSE === '0') console.log('white water skipped (BENCH_DIFFUSE=0)');
 else whiteWaterTable();
+if (process.env.BENCH_ELLIPSOIDS === '0') console.log('anisotropic particles skipped (BENCH_ELLIPSOIDS=0)');
+else ellipsoidTable();
 if (process.env.BENCH_GPU === '0') console.log('webgpu tables skipped (BENCH_GPU=0)');
 else await gpuTables();

@@ -57,35 +57,41 @@ export function jacobiEigen(matrix: Float64Array, vectors: Float64Array): void {
   vectors[4] = 1;
   vectors[8] = 1;
   for (let sweep = 0; sweep < JACOBI_SWEEPS; sweep++) {
-    for (let pair = 0; pair < 3; pair++) {
-      const p = pair === 2 ? 1 : 0;
-      const q = pair === 0 ? 1 : 2;
-      const apq = matrix[3 * p + q];
-      if (apq === 0) continue;
-      const theta = (matrix[3 * q + q] - matrix[3 * p + p]) / (2 * apq);
-      const t = (theta >= 0 ? 1 : -1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
-      const c = 1 / Math.sqrt(t * t + 1);
-      const s = t * c;
-      // A' = P^T A P with P_pp = P_qq = c, P_pq = s, P_qp = -s; V' = V P.
-      for (let k = 0; k < 3; k++) {
-        const akp = matrix[3 * k + p];
-        const akq = matrix[3 * k + q];
-        matrix[3 * k + p] = c * akp - s * akq;
-        matrix[3 * k + q] = s * akp + c * akq;
-      }
-      for (let k = 0; k < 3; k++) {
-        const apk = matrix[3 * p + k];
-        const aqk = matrix[3 * q + k];
-        matrix[3 * p + k] = c * apk - s * aqk;
-        matrix[3 * q + k] = s * apk + c * aqk;
-      }
-      for (let k = 0; k < 3; k++) {
-        const vkp = vectors[3 * k + p];
-        const vkq = vectors[3 * k + q];
-        vectors[3 * k + p] = c * vkp - s * vkq;
-        vectors[3 * k + q] = s * vkp + c * vkq;
-      }
-    }
+    rotate(matrix, vectors, 0, 1, 2);
+    rotate(matrix, vectors, 0, 2, 1);
+    rotate(matrix, vectors, 1, 2, 0);
+  }
+}
+
+/**
+ * One Jacobi rotation of the symmetric `a` in the plane (p, q) (r the third axis) that zeroes a_pq: A' = P^T A P
+ * with P_pp = P_qq = c, P_pq = s, P_qp = -s, t = s / c the smaller root of t^2 + 2 theta t - 1 = 0, theta =
+ * (a_qq - a_pp) / (2 a_pq); then a'_pp = a_pp - t a_pq, a'_qq = a_qq + t a_pq, and V' = V P.
+ */
+function rotate(a: Float64Array, v: Float64Array, p: number, q: number, r: number): void {
+  const apq = a[3 * p + q];
+  if (apq === 0) return;
+  const theta = (a[3 * q + q] - a[3 * p + p]) / (2 * apq);
+  const t = (theta >= 0 ? 1 : -1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
+  const c = 1 / Math.sqrt(t * t + 1);
+  const s = t * c;
+  a[3 * p + p] -= t * apq;
+  a[3 * q + q] += t * apq;
+  a[3 * p + q] = 0;
+  a[3 * q + p] = 0;
+  const arp = a[3 * r + p];
+  const arq = a[3 * r + q];
+  const rp = c * arp - s * arq;
+  const rq = s * arp + c * arq;
+  a[3 * r + p] = rp;
+  a[3 * p + r] = rp;
+  a[3 * r + q] = rq;
+  a[3 * q + r] = rq;
+  for (let k = 0; k < 9; k += 3) {
+    const vkp = v[k + p];
+    const vkq = v[k + q];
+    v[k + p] = c * vkp - s * vkq;
+    v[k + q] = s * vkp + c * vkq;
   }
 }
 

@@ -17,38 +17,41 @@ struct Eigen {
   v: array<f32, 9>,
 }
 
+// One Jacobi rotation in the plane (p, q), r the third axis (as `rotate` in ellipsoids/cpu.ts).
+fn rotate(a: ptr<function, array<f32, 9>>, v: ptr<function, array<f32, 9>>, p: u32, q: u32, r: u32) {
+  let apq = (*a)[3u * p + q];
+  if (apq == 0.0) { return; }
+  let theta = ((*a)[3u * q + q] - (*a)[3u * p + p]) / (2.0 * apq);
+  let t = select(-1.0, 1.0, theta >= 0.0) / (abs(theta) + sqrt(theta * theta + 1.0));
+  let c = 1.0 / sqrt(t * t + 1.0);
+  let s = t * c;
+  (*a)[3u * p + p] = (*a)[3u * p + p] - t * apq;
+  (*a)[3u * q + q] = (*a)[3u * q + q] + t * apq;
+  (*a)[3u * p + q] = 0.0;
+  (*a)[3u * q + p] = 0.0;
+  let arp = (*a)[3u * r + p];
+  let arq = (*a)[3u * r + q];
+  let rp = c * arp - s * arq;
+  let rq = s * arp + c * arq;
+  (*a)[3u * r + p] = rp;
+  (*a)[3u * p + r] = rp;
+  (*a)[3u * r + q] = rq;
+  (*a)[3u * q + r] = rq;
+  for (var k = 0u; k < 9u; k = k + 3u) {
+    let vkp = (*v)[k + p];
+    let vkq = (*v)[k + q];
+    (*v)[k + p] = c * vkp - s * vkq;
+    (*v)[k + q] = s * vkp + c * vkq;
+  }
+}
+
 fn eigen(matrix: array<f32, 9>) -> Eigen {
   var a = matrix;
   var v = array<f32, 9>(1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0);
   for (var sweep = 0u; sweep < JACOBI_SWEEPS; sweep = sweep + 1u) {
-    for (var pair = 0u; pair < 3u; pair = pair + 1u) {
-      let p = select(0u, 1u, pair == 2u);
-      let q = select(2u, 1u, pair == 0u);
-      let apq = a[3u * p + q];
-      if (apq == 0.0) { continue; }
-      let theta = (a[3u * q + q] - a[3u * p + p]) / (2.0 * apq);
-      let t = select(-1.0, 1.0, theta >= 0.0) / (abs(theta) + sqrt(theta * theta + 1.0));
-      let c = 1.0 / sqrt(t * t + 1.0);
-      let s = t * c;
-      for (var k = 0u; k < 3u; k = k + 1u) {
-        let akp = a[3u * k + p];
-        let akq = a[3u * k + q];
-        a[3u * k + p] = c * akp - s * akq;
-        a[3u * k + q] = s * akp + c * akq;
-      }
-      for (var k = 0u; k < 3u; k = k + 1u) {
-        let apk = a[3u * p + k];
-        let aqk = a[3u * q + k];
-        a[3u * p + k] = c * apk - s * aqk;
-        a[3u * q + k] = s * apk + c * aqk;
-      }
-      for (var k = 0u; k < 3u; k = k + 1u) {
-        let vkp = v[3u * k + p];
-        let vkq = v[3u * k + q];
-        v[3u * k + p] = c * vkp - s * vkq;
-        v[3u * k + q] = s * vkp + c * vkq;
-      }
-    }
+    rotate(&a, &v, 0u, 1u, 2u);
+    rotate(&a, &v, 0u, 2u, 1u);
+    rotate(&a, &v, 1u, 2u, 0u);
   }
   return Eigen(a, v);
 }
