@@ -10,7 +10,7 @@
  * Its vertex buffers read `ELLIPSOID_FLOATS` floats per particle: `position` (the drawn centre), `shape0` and
  * `shape1` (the shape matrix), as instanced attributes over one buffer: on the CPU backend a dynamic vertex buffer
  * the view uploads the simulation's `writeEllipsoids` output into; on WebGPU the storage buffer the GPU pass
- * writes (systems/ellipsoids/gpu.ts), so nothing is uploaded or read back per frame.
+ * writes (ellipsoidPass.ts), so nothing is uploaded or read back per frame.
  */
 import { Buffer, VertexBuffer } from '@babylonjs/core/Buffers/buffer.js';
 import type { DataBuffer } from '@babylonjs/core/Buffers/dataBuffer.js';
@@ -197,7 +197,7 @@ export class EllipsoidParticles extends FluidRenderingObjectCustomParticles {
   computedDiameter = 0;
 
   /**
-   * `buffers`: any buffers besides the ellipsoids' (the CPU backend's per-particle `color`); `materialSlot`: the
+   * `buffers`: the buffers besides the ellipsoids' (the CPU backend's per-particle `color`); `materialSlot`: the
    * material slot whose particles it draws (-1: every particle).
    */
   constructor(

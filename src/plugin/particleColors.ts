@@ -9,11 +9,11 @@
  * frame at most.
  */
 import '@babylonjs/core/Engines/WebGPU/Extensions/engine.computeShader.js';
-import { StorageBuffer } from '@babylonjs/core/Buffers/storageBuffer.js';
+import type { StorageBuffer } from '@babylonjs/core/Buffers/storageBuffer.js';
 import { ComputeShader } from '@babylonjs/core/Compute/computeShader.js';
-import { Constants } from '@babylonjs/core/Engines/constants.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import type { WebGpuSolver } from '../systems/gpu/backend';
+import { parameterStorageBuffer, vertexStorageBuffer } from '../systems/gpu/compile';
 import { defineStruct, word } from '../systems/gpu/layout';
 import { BUFFER_TYPES, type BufferName, structDeclarations, WORKGROUP_SIZE } from '../systems/gpu/structs';
 import { type ColorMapRanges, colorMapsWgsl, type FluidColorBy } from './colorMaps';
@@ -60,20 +60,8 @@ export class GpuParticleColors {
   constructor(engine: WebGPUEngine, solver: WebGpuSolver, capacity: number) {
     this.engine = engine;
     this.solver = solver;
-    this.colorBuffer = new StorageBuffer(
-      engine,
-      Math.max(1, capacity) * COLOR_BYTES,
-      Constants.BUFFER_CREATIONFLAG_VERTEX |
-        Constants.BUFFER_CREATIONFLAG_READWRITE |
-        Constants.BUFFER_CREATIONFLAG_READ,
-      'fluid-particleColors',
-    );
-    this.parameterBuffer = new StorageBuffer(
-      engine,
-      ColorParams.size,
-      Constants.BUFFER_CREATIONFLAG_READ | Constants.BUFFER_CREATIONFLAG_WRITE | Constants.BUFFER_CREATIONFLAG_STORAGE,
-      'fluid-particleColorParams',
-    );
+    this.colorBuffer = vertexStorageBuffer(engine, Math.max(1, capacity) * COLOR_BYTES, 'fluid-particleColors');
+    this.parameterBuffer = parameterStorageBuffer(engine, ColorParams.size, 'fluid-particleColorParams');
     const { source, mapping } = particleColorsSource(solver);
     this.shader = new ComputeShader(
       'fluid-particleColors',

@@ -10,11 +10,11 @@
 import type { DataBuffer } from '@babylonjs/core/Buffers/dataBuffer.js';
 import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
-import { GpuEllipsoids } from '../systems/ellipsoids/gpu';
 import { ELLIPSOID_FLOATS, type ResolvedAnisotropy } from '../systems/ellipsoids/settings';
 import type { WebGpuSolver } from '../systems/gpu/backend';
 import type { FluidSimulation } from '../systems/simulation';
 import { type ColorMapRanges, DENSITY_STOPS, type FluidColorBy, SPEED_STOPS, writeColorMap } from './colorMaps';
+import { GpuEllipsoids } from './ellipsoidPass';
 import { GpuParticleColors } from './particleColors';
 
 /** The particle data the renderers read, sized once for the simulation's capacity. */

@@ -21,7 +21,7 @@ import { Vector3 } from '@babylonjs/core/Maths/math.vector.js';
 import { Scene } from '@babylonjs/core/scene.js';
 import { FluidError, FluidSimulation } from '../../src';
 import { FluidPlugin } from '../../src/plugin';
-import { GpuEllipsoids } from '../../src/systems/ellipsoids/gpu';
+import { GpuEllipsoids } from '../../src/plugin/ellipsoidPass';
 import { ELLIPSOID_FLOATS, resolveAnisotropy } from '../../src/systems/ellipsoids/settings';
 import { ParticleInfo } from '../../src/systems/gpu/structs';
 

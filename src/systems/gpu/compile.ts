@@ -7,6 +7,7 @@
 import '@babylonjs/core/Engines/WebGPU/Extensions/engine.computeShader.js';
 import { StorageBuffer } from '@babylonjs/core/Buffers/storageBuffer.js';
 import { ComputeShader } from '@babylonjs/core/Compute/computeShader.js';
+import { Constants } from '@babylonjs/core/Engines/constants.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import type { FluidSolver } from '../../components/settings';
 import { FluidError } from '../../core/errors';
@@ -19,6 +20,29 @@ import { type BufferName, passSource, SCAN_BLOCK } from './structs';
 
 /** Storage buffer creation flags: STORAGE (32) + READ (copy source, 1) + WRITE (copy destination, 2). */
 export const STORAGE_FLAGS = 32 | 1 | 2;
+
+/**
+ * The output buffer of a pass outside the step that the views draw from (the particle colors, the anisotropic
+ * particles): `bytes` (at least 4) with vertex, storage and copy-source usage.
+ */
+export function vertexStorageBuffer(engine: WebGPUEngine, bytes: number, label: string): StorageBuffer {
+  return new StorageBuffer(
+    engine,
+    Math.max(4, bytes),
+    Constants.BUFFER_CREATIONFLAG_VERTEX | Constants.BUFFER_CREATIONFLAG_READWRITE | Constants.BUFFER_CREATIONFLAG_READ,
+    label,
+  );
+}
+
+/** The small parameter buffer of a pass outside the step, written before each dispatch. */
+export function parameterStorageBuffer(engine: WebGPUEngine, bytes: number, label: string): StorageBuffer {
+  return new StorageBuffer(
+    engine,
+    bytes,
+    Constants.BUFFER_CREATIONFLAG_READ | Constants.BUFFER_CREATIONFLAG_WRITE | Constants.BUFFER_CREATIONFLAG_STORAGE,
+    label,
+  );
+}
 
 /** One compiled compute pass: a shader and how many threads it runs. */
 export interface Pass {

@@ -276,7 +276,7 @@ export const DiffuseParticle = defineStruct('DiffuseParticle', [
 ]);
 
 /**
- * The parameters of the anisotropic particles' pass (ellipsoids/ellipsoids.wgsl, see ellipsoids/gpu.ts): the
+ * The parameters of the anisotropic particles' pass (ellipsoids/ellipsoids.wgsl, run by plugin/ellipsoidPass.ts): the
  * places to write, the drawn radius R (m), the paper's lambda, 1 / k_r, N_epsilon and k_n, and the motion
  * stretch's half time s dt / 2 (s; see `AnisotropyOptions`).
  */
@@ -586,7 +586,7 @@ export const BUFFER_TYPES = {
   diffuseParticles: 'array<DiffuseParticle>',
   diffuseFields: 'array<vec4<f32>>',
   diffuseCounters: 'array<atomic<u32>>',
-  // The anisotropic particles (ellipsoids/ellipsoids.wgsl; not the solver's: ellipsoids/gpu.ts owns them): the
+  // The anisotropic particles (ellipsoids/ellipsoids.wgsl; not the solver's: plugin/ellipsoidPass.ts owns them): the
   // pass's parameters, and per draw place `ELLIPSOID_FLOATS` / 4 vec4s (the centre, then the shape matrix).
   ellipsoidParams: 'EllipsoidParams',
   ellipsoids: 'array<vec4<f32>>',

@@ -1,5 +1,6 @@
 /**
- * The anisotropic particles on the WebGPU backend: the pass of ellipsoids.wgsl (mirroring ellipsoids/cpu.ts)
+ * The anisotropic particles on the WebGPU backend: the pass of systems/ellipsoids/ellipsoids.wgsl (mirroring
+ * systems/ellipsoids/cpu.ts), run by the plugin as the particle colors' pass is (particleColors.ts),
  * over one solver's buffers after a step (its sorted final positions and neighbour lists), writing
  * `ELLIPSOID_BYTES` per particle in draw order into a storage buffer made with vertex usage, which the
  * screen-space water binds as instanced vertex buffers (plugin/ellipsoidParticles.ts): no readback, no upload.
@@ -7,19 +8,19 @@
  * dispatch, only when a step ran since the last one (or the options, radius, step or count changed).
  */
 import '@babylonjs/core/Engines/WebGPU/Extensions/engine.computeShader.js';
-import { StorageBuffer } from '@babylonjs/core/Buffers/storageBuffer.js';
+import type { StorageBuffer } from '@babylonjs/core/Buffers/storageBuffer.js';
 import { ComputeShader } from '@babylonjs/core/Compute/computeShader.js';
-import { Constants } from '@babylonjs/core/Engines/constants.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
-import type { WebGpuSolver } from '../gpu/backend';
-import { BUFFER_ALIASES } from '../gpu/buffers';
-import commonSource from '../gpu/common.wgsl?raw';
-import { word } from '../gpu/layout';
-import { R, W } from '../gpu/passes';
-import { expandNeighbourLoops } from '../gpu/shaderSource';
-import { type BufferName, EllipsoidParams, passSource, WORKGROUP_SIZE } from '../gpu/structs';
-import ellipsoidSource from './ellipsoids.wgsl?raw';
-import { ELLIPSOID_BYTES, JACOBI_SWEEPS, type ResolvedAnisotropy } from './settings';
+import ellipsoidSource from '../systems/ellipsoids/ellipsoids.wgsl?raw';
+import { ELLIPSOID_BYTES, JACOBI_SWEEPS, type ResolvedAnisotropy } from '../systems/ellipsoids/settings';
+import type { WebGpuSolver } from '../systems/gpu/backend';
+import { BUFFER_ALIASES } from '../systems/gpu/buffers';
+import commonSource from '../systems/gpu/common.wgsl?raw';
+import { parameterStorageBuffer, vertexStorageBuffer } from '../systems/gpu/compile';
+import { word } from '../systems/gpu/layout';
+import { R, W } from '../systems/gpu/passes';
+import { expandNeighbourLoops } from '../systems/gpu/shaderSource';
+import { type BufferName, EllipsoidParams, passSource, WORKGROUP_SIZE } from '../systems/gpu/structs';
 
 /** The solver buffers the pass reads. */
 const SOLVER_BINDINGS: readonly BufferName[] = [
@@ -55,20 +56,8 @@ export class GpuEllipsoids {
   constructor(engine: WebGPUEngine, solver: WebGpuSolver, capacity: number) {
     this.engine = engine;
     this.solver = solver;
-    this.buffer = new StorageBuffer(
-      engine,
-      Math.max(1, capacity) * ELLIPSOID_BYTES,
-      Constants.BUFFER_CREATIONFLAG_VERTEX |
-        Constants.BUFFER_CREATIONFLAG_READWRITE |
-        Constants.BUFFER_CREATIONFLAG_READ,
-      'fluid-ellipsoids',
-    );
-    this.parameterBuffer = new StorageBuffer(
-      engine,
-      EllipsoidParams.size,
-      Constants.BUFFER_CREATIONFLAG_READ | Constants.BUFFER_CREATIONFLAG_WRITE | Constants.BUFFER_CREATIONFLAG_STORAGE,
-      'fluid-ellipsoidParams',
-    );
+    this.buffer = vertexStorageBuffer(engine, Math.max(1, capacity) * ELLIPSOID_BYTES, 'fluid-ellipsoids');
+    this.parameterBuffer = parameterStorageBuffer(engine, EllipsoidParams.size, 'fluid-ellipsoidParams');
     const body = `const JACOBI_SWEEPS: u32 = ${JACOBI_SWEEPS}u;\n${commonSource}${ellipsoidSource}`;
     const { source, mapping } = passSource(
       solver.sceneLayout,
