@@ -233,6 +233,31 @@ async function readDepth(plugin: FluidPlugin, blurred: boolean): Promise<{ depth
   return { depth, width: size.width };
 }
 
+/**
+ * The engine a drawing runs on, `SIZE` x `SIZE` px: the harness's WebGPU engine (the WebGPU backend for
+ * `'webgpu'`, the CPU backend for `'webgpu-cpu'`), or a WebGL2 engine on a canvas of its own (the CPU backend).
+ */
+function drawingEngine(
+  engine: WebGPUEngine,
+  target: 'webgpu' | 'webgpu-cpu' | 'webgl',
+): { drawing: AbstractEngine; backend: 'webgpu' | 'cpu'; close(): void } {
+  let drawing: AbstractEngine = engine;
+  let canvas: HTMLCanvasElement | undefined;
+  if (target === 'webgl') {
+    canvas = document.createElement('canvas');
+    canvas.width = SIZE;
+    canvas.height = SIZE;
+    document.body.appendChild(canvas);
+    drawing = new Engine(canvas, false, { preserveDrawingBuffer: true, stencil: true });
+  }
+  drawing.setSize(SIZE, SIZE);
+  const close = () => {
+    if (drawing !== engine) drawing.dispose();
+    canvas?.remove();
+  };
+  return { drawing, backend: target === 'webgpu' ? 'webgpu' : 'cpu', close };
+}
+
 /** Renders `frames` frames of `scene` on `engine`, the plugin stepping once per frame. */
 async function renderFrames(engine: AbstractEngine, scene: Scene, frames: number): Promise<void> {
   for (let k = 0; k < frames; k++) {
@@ -402,25 +427,14 @@ export async function ellipsoidRendering(
   options: EllipsoidRenderingOptions,
 ): Promise<EllipsoidRenderingResult> {
   const errors: string[] = [];
-  let drawing: AbstractEngine = engine;
-  let canvas: HTMLCanvasElement | undefined;
-  if (options.target === 'webgl') {
-    canvas = document.createElement('canvas');
-    canvas.width = SIZE;
-    canvas.height = SIZE;
-    document.body.appendChild(canvas);
-    drawing = new Engine(canvas, false, { preserveDrawingBuffer: true, stencil: true });
-  }
-  drawing.setSize(SIZE, SIZE);
-  const backend = options.target === 'webgpu' ? 'webgpu' : 'cpu';
+  const { drawing, backend, close } = drawingEngine(engine, options.target);
   const pool = poolScene();
   try {
     const spheres = await drawAndMeasure(drawing, backend, false, pool, errors);
     const anisotropic = await drawAndMeasure(drawing, backend, true, pool, errors);
     return { target: options.target, spheres, anisotropic, errors };
   } finally {
-    if (drawing !== engine) drawing.dispose();
-    canvas?.remove();
+    close();
   }
 }
 
@@ -462,17 +476,7 @@ export async function liquidsRendering(
   options: LiquidsRenderingOptions,
 ): Promise<LiquidsRenderingResult> {
   const errors: string[] = [];
-  let drawing: AbstractEngine = engine;
-  let canvas: HTMLCanvasElement | undefined;
-  if (options.target === 'webgl') {
-    canvas = document.createElement('canvas');
-    canvas.width = SIZE;
-    canvas.height = SIZE;
-    document.body.appendChild(canvas);
-    drawing = new Engine(canvas, false, { preserveDrawingBuffer: true, stencil: true });
-  }
-  drawing.setSize(SIZE, SIZE);
-  const backend = options.target === 'webgpu' ? 'webgpu' : 'cpu';
+  const { drawing, backend, close } = drawingEngine(engine, options.target);
   const draw = async (anisotropy: boolean, air: boolean): Promise<{ figures: LiquidsFigures; airColor: number[] }> => {
     const scene = new Scene(drawing);
     // A white background: the liquids filter the light behind them.
@@ -560,7 +564,6 @@ export async function liquidsRendering(
       errors,
     };
   } finally {
-    if (drawing !== engine) drawing.dispose();
-    canvas?.remove();
+    close();
   }
 }
