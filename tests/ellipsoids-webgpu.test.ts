@@ -2,11 +2,12 @@
  * The water's anisotropic particles in headless Chromium (harness in tests/browser/, scenarios in
  * tests/browser/ellipsoids.ts; docs/rendering.md, "Anisotropic particles"). A missing browser fails.
  *
- * - The GPU pass against the CPU: a pool with a block falling into it (624 particles, r = 3 cm), saved and
- *   restored on both backends, one step each. The states then differ by float32 rounding (positions by up to
- *   3.1e-5 m measured); the ellipsoids follow: centres within 3.6e-5 m, shape matrices within 8.8e-4 R^2 (R the
- *   drawn radius, 4.8 cm). Bounds 1e-4 m and 2e-3 R^2. On the WebGPU backend `writeEllipsoids` refuses (the plugin
- *   computes them on the GPU).
+ * - The GPU pass against the CPU: a pool with a block of a second material falling into it (624 particles,
+ *   r = 3 cm), saved and restored on both backends, one step each, the default options (motion stretch on).
+ *   The states then differ by float32 rounding (positions by up to 3.2e-5 m measured); the ellipsoids follow:
+ *   centres within 3.6e-5 m, shape matrices within 7.7e-4 R^2 (R the drawn radius, 4.8 cm), the material slots
+ *   equal for every particle (both materials present). Bounds 1e-4 m, 2e-3 R^2 and 0. On the WebGPU backend
+ *   `writeEllipsoids` refuses (the plugin computes them on the GPU).
  * - What the water draws, with and without anisotropy, on WebGPU (GPU backend) and WebGL2 (CPU backend; the
  *   CPU backend on WebGPU gives the same figures), read from Babylon's fluid renderer's depth textures (160 x 160 px):
  *   - a tap's jet (the pour example's nozzle: radius 2.5 r, 1.2 m/s, r = 1 cm) falling 0.5 m: the rows of its
@@ -49,6 +50,8 @@ describe('anisotropic particles in the browser', () => {
     expect(result.centreDifference).toBeLessThan(1e-4);
     expect(result.shapeDifference).toBeLessThan(2e-3);
     expect(result.refusal).toMatch(/writeEllipsoids runs on the CPU backend/);
+    expect(result.slots).toBe(2);
+    expect(result.slotMismatches).toBe(0);
   }, 300_000);
 
   for (const target of ['webgpu', 'webgl'] as const) {

@@ -33,11 +33,13 @@ const ELLIPSOID_ATTRIBUTES = [
 // The vertex shader of both passes. The shape matrix M in view space (R M R^T, R the view's rotation, times
 // shapeScale: the render object's particleSize against the one the ellipsoids were computed for, squared) and its
 // inverse (from its cofactors; M is symmetric positive definite), whose rows the fragment shader dots the ray
-// with; the ellipsoid's half extents along the view axes, sqrt(M_xx), sqrt(M_yy), sqrt(M_zz); and a quad in
-// front of the ellipsoid (at its nearest depth) covering its perspective image: a side of the box that lies
-// wholly off the view axis is scaled toward it by the ratio of the nearest to the farthest depth. M = 0 (a place
-// the solver no longer fills), or another material than the object's MATERIAL_SLOT (-1: every material), puts
-// the quad outside the clip volume.
+// with; the ellipsoid's half extents along the view axes, sqrt(M_xx), sqrt(M_yy), sqrt(M_zz); and a quad in the
+// plane of its centre (as Babylon's spheres: the near plane clips only what is in front of it) covering its
+// perspective image: a side of the box at lateral offset s projects to s d / z over the box's depths z, so the
+// quad's side is s d / z_near where s points away from the view axis and s d / z_far where it points across it
+// (d the centre's depth; z_near capped at d / 100 when the camera is inside the box's depths). M = 0 (a place the
+// solver no longer fills), or another material than the object's MATERIAL_SLOT (-1: every material), puts the
+// quad outside the clip volume.
 const GLSL_VERTEX = `attribute vec3 position;attribute float material;attribute vec2 offset;attribute vec4 shape0;attribute vec2 shape1;
 uniform mat4 view;uniform mat4 projection;uniform float shapeScale;
 varying vec3 viewPos;varying vec3 centre;varying vec3 inverse0;varying vec3 inverse1;varying vec3 inverse2;
@@ -55,19 +57,20 @@ float det=m[0][0]*c00+m[0][1]*c01+m[0][2]*c02;float inverseDet=det>0.0?1.0/det:0
 inverse0=vec3(c00,c01,c02)*inverseDet;inverse1=vec3(c01,c11,c12)*inverseDet;inverse2=vec3(c02,c12,c22)*inverseDet;
 vec3 extent=sqrt(max(vec3(m[0][0],m[1][1],m[2][2]),vec3(0.0)));
 centre=(view*vec4(position,1.0)).xyz;
-float front=FORWARD*centre.z-extent.z;
-float scale=(projection[2][3]!=0.0&&front>0.0)?front/(front+2.0*extent.z):1.0;
+float depth=FORWARD*centre.z;bool perspective=projection[2][3]!=0.0&&depth>0.0;
+float nearScale=perspective?depth/max(depth-extent.z,0.01*depth):1.0;float farScale=perspective?depth/(depth+extent.z):1.0;
 vec2 high=centre.xy+extent.xy;vec2 low=centre.xy-extent.xy;
-high=mix(high*scale,high,step(0.0,high));low=mix(low,low*scale,step(0.0,low));
-viewPos=vec3(mix(low,high,offset),FORWARD*front);
+high*=mix(vec2(farScale),vec2(nearScale),step(0.0,high));low*=mix(vec2(nearScale),vec2(farScale),step(0.0,low));
+viewPos=vec3(mix(low,high,offset),centre.z);
 bool drawn=det>0.0&&(MATERIAL_SLOT<0.0||abs(material-MATERIAL_SLOT)<0.5);
 gl_Position=drawn?projection*vec4(viewPos,1.0):vec4(0.0,0.0,2.0,1.0);
 }
 `;
 
-// The pixel's ray x = origin + t direction (from the eye, or along the view axis for an orthographic
-// projection) against (x - c)^T M^-1 (x - c) = 1: a t^2 + 2 b t + (p^T M^-1 p - 1) = 0, p = origin - c, so
-// t = (-b -+ sqrt(discriminant)) / a.
+// The pixel's ray x = origin + t direction, from the pixel's point on the quad (next to the ellipsoid, so that
+// float32 keeps the quadratic's digits at any distance) along the eye's ray through it (or the view axis for an
+// orthographic projection), against (x - c)^T M^-1 (x - c) = 1: a t^2 + 2 b t + (p^T M^-1 p - 1) = 0, p =
+// origin - c, so t = (-b -+ sqrt(discriminant)) / a (negative t: the hit lies before the quad's plane).
 const GLSL_RAY = `uniform mat4 projection;
 varying vec3 viewPos;varying vec3 centre;varying vec3 inverse0;varying vec3 inverse1;varying vec3 inverse2;
 #ifdef FLUIDRENDERING_RHS
@@ -77,7 +80,7 @@ varying vec3 viewPos;varying vec3 centre;varying vec3 inverse0;varying vec3 inve
 #endif
 `;
 const GLSL_HIT = `bool perspective=projection[2][3]!=0.0;
-vec3 origin=perspective?vec3(0.0):viewPos;vec3 direction=perspective?normalize(viewPos):vec3(0.0,0.0,FORWARD);
+vec3 origin=viewPos;vec3 direction=perspective?normalize(viewPos):vec3(0.0,0.0,FORWARD);
 vec3 p=origin-centre;vec3 q=vec3(dot(inverse0,direction),dot(inverse1,direction),dot(inverse2,direction));
 vec3 qp=vec3(dot(inverse0,p),dot(inverse1,p),dot(inverse2,p));
 float a=dot(direction,q);float b=dot(p,q);float discriminant=b*b-a*(dot(p,qp)-1.0);if (discriminant<0.0||a<=0.0) discard;
@@ -121,11 +124,11 @@ vertexOutputs.inverse0=vec3f(c00,c01,c02)*inverseDet;vertexOutputs.inverse1=vec3
 let extent=sqrt(max(vec3f(m[0][0],m[1][1],m[2][2]),vec3f(0.0)));
 let c=(uniforms.view*vec4f(vertexInputs.position,1.0)).xyz;
 vertexOutputs.centre=c;
-let front=FORWARD*c.z-extent.z;
-let scale=select(1.0,front/(front+2.0*extent.z),uniforms.projection[2][3]!=0.0&&front>0.0);
+let depth=FORWARD*c.z;let perspective=uniforms.projection[2][3]!=0.0&&depth>0.0;
+let nearScale=select(1.0,depth/max(depth-extent.z,0.01*depth),perspective);let farScale=select(1.0,depth/(depth+extent.z),perspective);
 var high=c.xy+extent.xy;var low=c.xy-extent.xy;
-high=mix(high*scale,high,step(vec2f(0.0),high));low=mix(low,low*scale,step(vec2f(0.0),low));
-let corner=vec3f(mix(low,high,vertexInputs.offset),FORWARD*front);
+high=high*mix(vec2f(farScale),vec2f(nearScale),step(vec2f(0.0),high));low=low*mix(vec2f(nearScale),vec2f(farScale),step(vec2f(0.0),low));
+let corner=vec3f(mix(low,high,vertexInputs.offset),c.z);
 vertexOutputs.viewPos=corner;
 let drawn=det>0.0&&(MATERIAL_SLOT<0.0||abs(vertexInputs.material-MATERIAL_SLOT)<0.5);
 vertexOutputs.position=select(vec4f(0.0,0.0,2.0,1.0),uniforms.projection*vec4f(corner,1.0),drawn);
@@ -141,7 +144,7 @@ const FORWARD: f32=1.0;
 #endif
 `;
 const WGSL_HIT = `let perspective=uniforms.projection[2][3]!=0.0;
-let origin=select(input.viewPos,vec3f(0.0),perspective);let direction=select(vec3f(0.0,0.0,FORWARD),normalize(input.viewPos),perspective);
+let origin=input.viewPos;let direction=select(vec3f(0.0,0.0,FORWARD),normalize(input.viewPos),perspective);
 let p=origin-input.centre;let q=vec3f(dot(input.inverse0,direction),dot(input.inverse1,direction),dot(input.inverse2,direction));
 let qp=vec3f(dot(input.inverse0,p),dot(input.inverse1,p),dot(input.inverse2,p));
 let a=dot(direction,q);let b=dot(p,q);let discriminant=b*b-a*(dot(p,qp)-1.0);if (discriminant<0.0||a<=0.0) {discard;}

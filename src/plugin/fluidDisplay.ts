@@ -20,6 +20,18 @@ import { type FluidRenderMode, FluidViews } from './renderers';
 import { drawnDiameter, type LiquidLook, resolveLookAnisotropy } from './screenSpaceFluidView';
 import { checkSurfaceOptions } from './surfaceRenderer';
 
+/** A liquid of `FluidDisplay.liquidLooks`, with its material entity and rest density. */
+interface MaterialLiquid extends LiquidLook {
+  entity: number;
+  density: number;
+}
+
+/** The order the liquids are composited in: air last, then heaviest first, then by slot. */
+function compositingOrder(a: MaterialLiquid, b: MaterialLiquid): number {
+  if (a.air !== b.air) return a.air ? 1 : -1;
+  return b.density - a.density || a.slot - b.slot;
+}
+
 /** The plugin's options the display is made from (besides the render mode and coloring, checked first). */
 export type DisplayOptions = Pick<
   FluidPluginOptions,
@@ -134,12 +146,17 @@ export class FluidDisplay {
     }
     // The water: one tint, several liquids (anisotropic particles of several materials colored by material),
     // or per-particle colors; the debug views always color per particle.
-    const single = mode !== 'fluid' || this.singleMaterial();
+    // The liquids follow the materials the simulation has, not those its particles have now: trapped air and
+    // vapour come and go, and each change of layout would make the water's target renderers again.
     const liquids =
-      mode === 'fluid' && this.anisotropy !== undefined && this.coloring === 'material' && !single
+      mode === 'fluid' &&
+      this.anisotropy !== undefined &&
+      this.coloring === 'material' &&
+      this.simulation.materialCount > 1
         ? this.liquidLooks()
         : undefined;
-    const useDiffuseColors = mode === 'fluid' && liquids === undefined && (this.coloring !== 'material' || !single);
+    const useDiffuseColors =
+      mode === 'fluid' && liquids === undefined && (this.coloring !== 'material' || !this.singleMaterial());
     if (fed && onGpu && FluidViews.needsParticleColors(mode, useDiffuseColors)) {
       feedGpuColors(this.simulation, this.buffers, this.coloring, this.colorRanges, this.scene.getEngine());
     }
@@ -168,29 +185,28 @@ export class FluidDisplay {
     if (looks.length !== count) {
       const materials = simulation.materials();
       looks.length = 0;
-      for (let slot = 0; slot < count; slot++)
-        looks.push({ slot, color: [0, 0, 0], air: false, entity: materials[slot] });
+      for (let slot = 0; slot < count; slot++) {
+        looks.push({ slot, color: [0, 0, 0], air: false, entity: materials[slot], density: 0 });
+      }
     }
     const { FluidMaterial } = simulation.components;
     for (const look of looks) {
       look.color[0] = FluidMaterial.colorRed[look.entity];
       look.color[1] = FluidMaterial.colorGreen[look.entity];
       look.color[2] = FluidMaterial.colorBlue[look.entity];
+      look.density = FluidMaterial.restDensity[look.entity];
       look.air = false;
     }
     for (const look of looks) {
       const air = FluidMaterial.airMaterial[look.entity];
       for (const other of looks) if (other.entity === air) other.air = true;
     }
-    const density = FluidMaterial.restDensity;
-    looks.sort((a, b) =>
-      a.air !== b.air ? (a.air ? 1 : -1) : density[b.entity] - density[a.entity] || a.slot - b.slot,
-    );
+    looks.sort(compositingOrder);
     return looks;
   }
 
   /** The liquids of `liquidLooks`, reused from frame to frame. */
-  private readonly liquids: (LiquidLook & { entity: number })[] = [];
+  private readonly liquids: MaterialLiquid[] = [];
 
   /**
    * The material of the first live particle (0 when there is none): the color of the views that take one

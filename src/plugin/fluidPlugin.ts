@@ -36,7 +36,13 @@ import {
   type PluginMeshColliderOptions,
   type PluginRigidBodyOptions,
 } from './options';
-import { createParticleBuffers, type ParticleBuffers, recordStep, releaseGpuColors } from './particleFeed';
+import {
+  createParticleBuffers,
+  type ParticleBuffers,
+  recordStep,
+  releaseGpuColors,
+  releaseGpuEllipsoids,
+} from './particleFeed';
 import { type FluidRenderMode, supportsFluidRenderer } from './renderers';
 import { bodyCoupling, RigidBodyBridge, type RigidBodyLike, resolveBodyMesh, resolvePhysicsBody } from './rigidBodies';
 import { FixedStepScheduler } from './scheduler';
@@ -388,7 +394,11 @@ export class FluidPlugin {
     this.display.views.layerMask = checkPluginOption('layerMask', mask);
   }
 
-  /** The screen-space fluid render object while `renderMode` is `'fluid'` (for tuning its target renderer). */
+  /**
+   * The screen-space fluid render object while `renderMode` is `'fluid'` (for tuning its target renderer). When
+   * several fluids are drawn as liquids of their own (docs/rendering.md, "Several fluids"), the first of them:
+   * the heaviest, composited first; `scene.fluidRenderer.renderObjects` holds them all.
+   */
   get fluidRenderObject(): IFluidRenderingRenderObject | undefined {
     return this.display.views.fluidRenderObject;
   }
@@ -671,6 +681,7 @@ export class FluidPlugin {
     this.bodies?.dispose();
     this.display.dispose();
     releaseGpuColors(this.buffers);
+    releaseGpuEllipsoids(this.buffers);
     this.simulation.dispose();
     this.buffers.gpuPositions = undefined;
     this.buffers.steppedSolver = undefined;

@@ -27,7 +27,7 @@ import {
 import { createSimulationContext, type FluidStats, type SimulationContext } from './context';
 import type { DiffuseParticles } from './diffuse/state';
 import { computeEllipsoids, createEllipsoidScratch } from './ellipsoids/cpu';
-import { type AnisotropyOptions, ELLIPSOID_FLOATS, resolveAnisotropy } from './ellipsoids/settings';
+import { type AnisotropyOptions, ELLIPSOID_FLOATS, resolveAnisotropy, sameAnisotropy } from './ellipsoids/settings';
 import {
   addDrainEntity,
   addEmitterEntity,
@@ -313,7 +313,7 @@ export class FluidSimulation {
    * Writes, for the first `count` particle entity ids of `ids`, the ellipsoid the screen-space water draws
    * each as (Yu and Turk 2013; see {@link AnisotropyOptions} and docs/rendering.md, "Anisotropic particles"):
    * `ELLIPSOID_FLOATS` (12) floats per particle into `target`, in the order of `ids`: the drawn centre c (x, y,
-   * z, 0) in metres, then the symmetric shape matrix M as (Mxx, Mxy, Mxz, Myy), (Myz, Mzz, 0, 0) in m^2; the
+   * z) in metres and the particle's material slot (its index in `materials()`), then the symmetric shape matrix M as (Mxx, Mxy, Mxz, Myy), (Myz, Mzz, 0, 0) in m^2; the
    * ellipsoid is the points x with (x - c)^T M^-1 (x - c) <= 1. An interior particle is the sphere of radius
    * `radius` (m); one at a free surface is flattened along its normal, one in a thin stream drawn as a rope along
    * it, none wider than that sphere, and each is stretched along its velocity by `anisotropy.motionStretch`.
@@ -338,13 +338,19 @@ export class FluidSimulation {
       );
     }
     checkNumber('writeEllipsoids: radius', radius, Number.MIN_VALUE, 1e6);
-    const options = resolveAnisotropy(anisotropy, 'writeEllipsoids: anisotropy', this.ellipsoidOptions);
+    const options = this.ellipsoidOptions;
+    // Checked again only when the options object or one of its values changed (a render loop passes the same).
+    if (anisotropy !== this.ellipsoidSource || !sameAnisotropy(anisotropy, options)) {
+      resolveAnisotropy(anisotropy, 'writeEllipsoids: anisotropy', options);
+      this.ellipsoidSource = anisotropy;
+    }
     computeEllipsoids(this.context, options, radius, ids, count, target, this.ellipsoidScratch);
   }
 
   /** The scratch arrays and resolved options of `writeEllipsoids` (made once). */
   private readonly ellipsoidScratch = createEllipsoidScratch();
   private readonly ellipsoidOptions = resolveAnisotropy(undefined);
+  private ellipsoidSource: AnisotropyOptions | undefined;
 
   /** The WebGPU solver while it runs the steps (rendering binds its position buffer); undefined on the CPU. */
   get gpuSolver(): WebGpuSolver | undefined {

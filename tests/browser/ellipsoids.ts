@@ -2,10 +2,10 @@
  * The anisotropic particles in the browser (systems/ellipsoids/, plugin/ellipsoidParticles.ts), for
  * tests/ellipsoids-webgpu.test.ts:
  *
- * - `ellipsoidParity`: a settled pool with a block dropped into it, saved on the CPU and restored into a CPU and a
- *   WebGPU simulation, each stepped once; the GPU pass's ellipsoids (read back, place -> entity through `info`)
- *   against `writeEllipsoids` on the CPU, particle by particle, as the sign-free matrix sum_k a_k a_k^T of the
- *   semi-axes and the centre.
+ * - `ellipsoidParity`: a settled pool with a block of a second material dropped into it, saved on the CPU and
+ *   restored into a CPU and a WebGPU simulation, each stepped once; the GPU pass's ellipsoids (the defaults, the
+ *   motion stretch on; read back, place -> entity through `info`) against `writeEllipsoids` on the CPU,
+ *   particle by particle: the centre, the material slot and the shape matrix.
  * - `ellipsoidRendering`: the water drawn by the plugin, with and without `look.anisotropy`, on WebGPU (GPU and
  *   CPU backends) and WebGL2 (CPU backend, a second engine on its own canvas): the unblurred and blurred depth
  *   textures of Babylon's fluid renderer read back, measuring a thin jet's gaps along its axis and a resting
@@ -34,7 +34,9 @@ function parityScene(): Uint8Array {
   simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [0.72, 1, 0.72], container: true });
   simulation.spawnBlock({ min: [0, 0, 0], max: [0.72, 0.24, 0.72], material: water });
   for (let k = 0; k < 30; k++) simulation.step();
-  simulation.spawnBlock({ min: [0.24, 0.42, 0.24], max: [0.48, 0.6, 0.48], material: water });
+  // A second material falls in: the ellipsoids carry each particle's material slot.
+  const oil = simulation.addMaterial({ restDensity: 800, color: [0.9, 0.7, 0.2] });
+  simulation.spawnBlock({ min: [0.24, 0.42, 0.24], max: [0.48, 0.6, 0.48], material: oil });
   for (let k = 0; k < 12; k++) simulation.step();
   return simulation.snapshot();
 }
@@ -53,8 +55,10 @@ export interface EllipsoidParityResult {
   positionDifference: number;
   /** The message of the FluidError `writeEllipsoids` throws on the WebGPU backend ('' when it does not throw). */
   refusal: string;
-  /** Among the CPU's ellipsoids: how many are spheres (M = R^2 I, the velocity aside: stretch off here). */
-  spheres: number;
+  /** Particles whose material slot (the centre's fourth float) differs between the backends. */
+  slotMismatches: number;
+  /** Distinct material slots on the GPU (the scene has two materials). */
+  slots: number;
   drawnRadius: number;
 }
 
@@ -75,7 +79,7 @@ export async function ellipsoidParity(engine: WebGPUEngine): Promise<EllipsoidPa
     const solver = gpu.gpuSolver;
     if (solver === undefined) throw new Error('no WebGPU solver');
     const radius = 1.6 * R;
-    const options = resolveAnisotropy({ motionStretch: 0 });
+    const options = resolveAnisotropy(undefined);
     const count = gpu.particleCount;
     const pass = new GpuEllipsoids(engine, solver, gpu.settings.capacity);
     while (!pass.isReady()) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -100,13 +104,14 @@ export async function ellipsoidParity(engine: WebGPUEngine): Promise<EllipsoidPa
     }
     const ids = cpu.particles();
     const cpuData = new Float32Array(ids.length * ELLIPSOID_FLOATS);
-    cpu.writeEllipsoids(cpuData, ids, ids.length, radius, { motionStretch: 0 });
+    cpu.writeEllipsoids(cpuData, ids, ids.length, radius);
     const cpuPlace = new Map<number, number>();
     for (let place = 0; place < ids.length; place++) cpuPlace.set(ids[place], place);
     const entityWord = ParticleInfo.offsets.entity / 4;
     let centreDifference = 0;
     let shapeDifference = 0;
     let shapeMismatches = 0;
+    let slotMismatches = 0;
     const differences: number[] = [];
     for (let place = 0; place < count; place++) {
       const entity = info[(place * ParticleInfo.size) / 4 + entityWord];
@@ -117,6 +122,7 @@ export async function ellipsoidParity(engine: WebGPUEngine): Promise<EllipsoidPa
       for (let axis = 0; axis < 3; axis++) {
         centreDifference = Math.max(centreDifference, Math.abs(gpuData[g + axis] - cpuData[c + axis]));
       }
+      if (gpuData[g + 3] !== cpuData[c + 3]) slotMismatches++;
       const a = shape(gpuData, g);
       const b = shape(cpuData, c);
       let difference = 0;
@@ -134,21 +140,6 @@ export async function ellipsoidParity(engine: WebGPUEngine): Promise<EllipsoidPa
         Math.abs(cpu.Position.z[id] - gpu.Position.z[id]),
       );
     }
-    let spheres = 0;
-    for (let place = 0; place < ids.length; place++) {
-      const m = shape(cpuData, place * ELLIPSOID_FLOATS);
-      const r2 = radius * radius;
-      if (
-        Math.abs(m[0] - r2) +
-          Math.abs(m[3] - r2) +
-          Math.abs(m[5] - r2) +
-          Math.abs(m[1]) +
-          Math.abs(m[2]) +
-          Math.abs(m[4]) <
-        1e-6 * r2
-      )
-        spheres++;
-    }
     differences.sort((a, b) => a - b);
     return {
       particles: count,
@@ -158,7 +149,8 @@ export async function ellipsoidParity(engine: WebGPUEngine): Promise<EllipsoidPa
       shapePercentile99: differences[Math.floor(0.99 * (differences.length - 1))],
       positionDifference,
       refusal,
-      spheres,
+      slotMismatches,
+      slots: new Set(Array.from({ length: count }, (_, place) => gpuData[place * ELLIPSOID_FLOATS + 3])).size,
       drawnRadius: radius,
     };
   } finally {

@@ -220,13 +220,16 @@ export function computeEllipsoids(
     }
   }
   const { Position, Velocity, Particle } = ctx.components;
-  const { placeOfEntity, entity, material } = s;
+  const { placeOfEntity, entity } = s;
+  const slotOfEntity = ctx.materials.slotOfEntity;
   const lambda = options.smoothing;
   const inverseStretch = 1 / options.maxStretch;
   const stretch = (options.motionStretch * ctx.settings.timeStep) / 2;
   for (let p = 0; p < count; p++) {
     const eid = ids[p];
     const o = ELLIPSOID_FLOATS * p;
+    // The particle's material now (boiling changes it after the step's gather; so may game code).
+    const slot = slotOfEntity[Particle.material[eid]];
     const i = eid < placeOfEntity.length ? placeOfEntity[eid] : -1;
     // A particle created since the last step, one that took a destroyed one's place (its arrays hold the
     // other's values) or one game code moved since: a sphere where it is.
@@ -242,7 +245,6 @@ export function computeEllipsoids(
       const vx = Velocity.x[eid];
       const vy = Velocity.y[eid];
       const vz = Velocity.z[eid];
-      const slot = ctx.materials.slotOfEntity[Particle.material[eid]];
       writeEllipsoid(out, o, Position.x[eid], Position.y[eid], Position.z[eid], slot, shape, vx, vy, vz, stretch);
       continue;
     }
@@ -258,7 +260,7 @@ export function computeEllipsoids(
     const cz = positionZ[i] + lambda * mz;
     if (neighbourCount[i] < options.minNeighbours) {
       sphereShape(shape, options.isolatedScale * radius);
-      writeEllipsoid(out, o, cx, cy, cz, material[i], shape, vx, vy, vz, stretch);
+      writeEllipsoid(out, o, cx, cy, cz, slot, shape, vx, vy, vz, stretch);
       continue;
     }
     // C = sum w d d^T / sum w - m m^T (offsets from x_i, so float32 on the GPU keeps its digits).
@@ -296,7 +298,7 @@ export function computeEllipsoids(
     const largest = matrix[4 * a];
     if (!(largest > 0)) {
       sphereShape(shape, radius);
-      writeEllipsoid(out, o, cx, cy, cz, material[i], shape, vx, vy, vz, stretch);
+      writeEllipsoid(out, o, cx, cy, cz, slot, shape, vx, vy, vz, stretch);
       continue;
     }
     const floor = largest * inverseStretch;
@@ -307,7 +309,7 @@ export function computeEllipsoids(
     addAxis(shape, vectors, a, Math.min(radius, largest * scale));
     addAxis(shape, vectors, b, Math.min(radius, middle * scale));
     addAxis(shape, vectors, e, Math.min(radius, smallest * scale));
-    writeEllipsoid(out, o, cx, cy, cz, material[i], shape, vx, vy, vz, stretch);
+    writeEllipsoid(out, o, cx, cy, cz, slot, shape, vx, vy, vz, stretch);
   }
 }
 

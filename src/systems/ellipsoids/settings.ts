@@ -94,6 +94,22 @@ export function resolveAnisotropy(
 }
 
 /**
+ * True when `options` (unchecked) asks for exactly `resolved`: every field given equals it, every field left out
+ * has its default there. Allocates nothing (a render loop's check that its options did not change).
+ */
+export function sameAnisotropy(options: AnisotropyOptions | undefined, resolved: ResolvedAnisotropy): boolean {
+  const given = options ?? NO_OPTIONS;
+  const rules = ANISOTROPY_OPTIONS;
+  return (
+    (given.smoothing ?? rules.smoothing.default) === resolved.smoothing &&
+    (given.maxStretch ?? rules.maxStretch.default) === resolved.maxStretch &&
+    (given.minNeighbours ?? rules.minNeighbours.default) === resolved.minNeighbours &&
+    (given.isolatedScale ?? rules.isolatedScale.default) === resolved.isolatedScale &&
+    (given.motionStretch ?? rules.motionStretch.default) === resolved.motionStretch
+  );
+}
+
+/**
  * Floats per particle of the ellipsoids' output (both backends): the drawn centre c (x, y, z) in metres and the
  * particle's material slot (the index of its material in `simulation.materials()`), then the symmetric shape
  * matrix M = sum_k a_k a_k^T of the semi-axes a_k (m^2) as (Mxx, Mxy, Mxz, Myy) and (Myz, Mzz, 0, 0). The
