@@ -272,6 +272,11 @@ describe('hostile arguments', () => {
       addDrain: [() => simulation.addDrain({ shape: 'sphere', center: [0, 0, 0], radius: -1 })],
       removeDrain: [() => simulation.removeDrain(tap)],
       particles: [() => simulation.particles(new Uint32Array(1))],
+      writeEllipsoids: [
+        () => simulation.writeEllipsoids(new Float32Array(12), simulation.particles(), 2, 0.01),
+        () => simulation.writeEllipsoids(new Float32Array(24), simulation.particles(), 2, Number.NaN),
+        () => simulation.writeEllipsoids(new Float32Array(24), simulation.particles(), 2, 0.01, { smoothing: -1 }),
+      ],
       step: [() => simulation.step(0), () => simulation.step(Number.NaN)],
       restore: [
         () => simulation.restore(new Uint8Array(40)),
