@@ -20,7 +20,7 @@ import { Color4 } from '@babylonjs/core/Maths/math.color.js';
 import { Vector3 } from '@babylonjs/core/Maths/math.vector.js';
 import { Scene } from '@babylonjs/core/scene.js';
 import { FluidError, FluidSimulation } from '../../src';
-import { FluidPlugin } from '../../src/plugin';
+import { FluidPlugin, type FluidPluginOptions } from '../../src/plugin';
 import { GpuEllipsoids } from '../../src/plugin/ellipsoidPass';
 import { ELLIPSOID_FLOATS, resolveAnisotropy } from '../../src/systems/ellipsoids/settings';
 import { ParticleInfo } from '../../src/systems/gpu/structs';
@@ -260,6 +260,32 @@ async function renderFrames(engine: AbstractEngine, scene: Scene, frames: number
   }
 }
 
+/**
+ * A scene on `engine` with a camera at `eye` looking at `target` (near plane 1 cm) and a plugin drawing the
+ * water (`'fluid'`, one step per frame, `look.anisotropy` as given) with `options`; its errors go to `errors`.
+ */
+async function waterScene(
+  engine: AbstractEngine,
+  eye: Vector3,
+  target: Vector3,
+  anisotropy: boolean,
+  errors: string[],
+  options: FluidPluginOptions,
+): Promise<{ scene: Scene; camera: FreeCamera; plugin: FluidPlugin }> {
+  const scene = new Scene(engine);
+  const camera = new FreeCamera('camera', eye, scene);
+  camera.setTarget(target);
+  camera.minZ = 0.01;
+  const plugin = await FluidPlugin.create(scene, {
+    useDeltaTime: false,
+    renderMode: 'fluid',
+    look: { anisotropy },
+    ...options,
+  });
+  plugin.onErrorObservable.add((error) => errors.push(error.message));
+  return { scene, camera, plugin };
+}
+
 /** Renders frames of `scene` (the plugin paused) until the water's render object is ready (at most 100). */
 async function untilReady(engine: AbstractEngine, scene: Scene, plugin: FluidPlugin): Promise<void> {
   for (let k = 0; k < 100; k++) {
@@ -281,20 +307,16 @@ async function drawAndMeasure(
   errors: string[],
 ): Promise<DepthFigures> {
   // The jet: a tap's stream (the pour example's nozzle, radius 2.5 r, 1.2 m/s) falling 0.5 m onto a drained floor.
-  const jetScene = new Scene(engine);
-  const jetCamera = new FreeCamera('camera', new Vector3(0, 0.3, -0.55), jetScene);
-  jetCamera.setTarget(new Vector3(0, 0.3, 0));
-  jetCamera.fov = 0.8;
-  jetCamera.minZ = 0.01;
-  const jet = await FluidPlugin.create(jetScene, {
+  const {
+    scene: jetScene,
+    camera: jetCamera,
+    plugin: jet,
+  } = await waterScene(engine, new Vector3(0, 0.3, -0.55), new Vector3(0, 0.3, 0), anisotropy, errors, {
     backend,
     particleRadius: 0.01,
     capacity: 3000,
-    useDeltaTime: false,
-    renderMode: 'fluid',
-    look: { anisotropy },
   });
-  jet.onErrorObservable.add((error) => errors.push(error.message));
+  jetCamera.fov = 0.8;
   let jetGapRows = 0;
   let jetRows = 0;
   let jetLongestGap = 0;
@@ -338,20 +360,16 @@ async function drawAndMeasure(
     jetScene.dispose();
   }
   // The pool, seen from 0.4 m above its surface, 11 degrees off the vertical: the image's middle half is its top.
-  const poolScene = new Scene(engine);
-  const poolCamera = new FreeCamera('camera', new Vector3(0.18, 0.6, 0.1), poolScene);
-  poolCamera.setTarget(new Vector3(0.18, 0.2, 0.18));
-  poolCamera.minZ = 0.01;
-  const pool3 = await FluidPlugin.create(poolScene, {
+  const {
+    scene: poolScene,
+    camera: poolCamera,
+    plugin: pool3,
+  } = await waterScene(engine, new Vector3(0.18, 0.6, 0.1), new Vector3(0.18, 0.2, 0.18), anisotropy, errors, {
     backend,
     particleRadius: 0.01,
     capacity: 4000,
-    useDeltaTime: false,
-    renderMode: 'fluid',
-    look: { anisotropy },
     paused: true,
   });
-  pool3.onErrorObservable.add((error) => errors.push(error.message));
   let poolRoughness = 0;
   let poolRoughnessBlurred = 0;
   let poolPixels = 0;
@@ -470,22 +488,16 @@ export async function liquidsRendering(
   const errors: string[] = [];
   const { drawing, backend, close } = drawingEngine(engine, options.target);
   const draw = async (anisotropy: boolean, air: boolean): Promise<{ figures: LiquidsFigures; airColor: number[] }> => {
-    const scene = new Scene(drawing);
+    const { scene, plugin } = await waterScene(
+      drawing,
+      new Vector3(0.18, 0.18, -0.45),
+      new Vector3(0.18, 0.18, 0.18),
+      anisotropy,
+      errors,
+      { backend, particleRadius: 0.02, capacity: 1000, gravity: [0, 0, 0] },
+    );
     // A white background: the liquids filter the light behind them.
     scene.clearColor = new Color4(1, 1, 1, 1);
-    const camera = new FreeCamera('camera', new Vector3(0.18, 0.18, -0.45), scene);
-    camera.setTarget(new Vector3(0.18, 0.18, 0.18));
-    camera.minZ = 0.01;
-    const plugin = await FluidPlugin.create(scene, {
-      backend,
-      particleRadius: 0.02,
-      capacity: 1000,
-      gravity: [0, 0, 0],
-      useDeltaTime: false,
-      renderMode: 'fluid',
-      look: { anisotropy },
-    });
-    plugin.onErrorObservable.add((error) => errors.push(error.message));
     try {
       const simulation = plugin.simulation;
       const blue = simulation.addMaterial({ restDensity: 500, color: [0.2, 0.3, 0.9] });
