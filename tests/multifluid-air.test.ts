@@ -463,8 +463,8 @@ describe('validation', () => {
     simulation.step();
   });
 
-  it('the WCSPH and MPS solvers refuse the new features', () => {
-    for (const solver of ['sph', 'mps'] as const) {
+  it('the MPS solver refuses the new features', () => {
+    for (const solver of ['mps'] as const) {
       const simulation = new FluidSimulation({ particleRadius: RADIUS, capacity: 200, solver });
       const water = simulation.addMaterial({});
       const air = simulation.addMaterial({ restDensity: 100, surfaceColor: 0 });
@@ -473,17 +473,17 @@ describe('validation', () => {
       material.airMaterial[water] = air;
       material.airGenerationThreshold[water] = 0.6;
       expect(() => simulation.step()).toThrowError(
-        /FluidMaterial\.airGenerationThreshold is implemented for solver 'pbf' only/,
+        /FluidMaterial\.airGenerationThreshold is implemented for solvers 'pbf' and 'sph' only/,
       );
       material.airGenerationThreshold[water] = 0;
       material.boilingTemperature[water] = 373.15;
       expect(() => simulation.step()).toThrowError(
-        /FluidMaterial\.boilingTemperature is implemented for solver 'pbf' only/,
+        /FluidMaterial\.boilingTemperature is implemented for solvers 'pbf' and 'sph' only/,
       );
       material.boilingTemperature[water] = 0;
       material.artificialBuoyancy[air] = 5;
       expect(() => simulation.step()).toThrowError(
-        /FluidMaterial\.artificialBuoyancy is implemented for solver 'pbf' only/,
+        /FluidMaterial\.artificialBuoyancy is implemented for solvers 'pbf' and 'sph' only/,
       );
       material.artificialBuoyancy[air] = 0;
       simulation.step();

@@ -699,17 +699,21 @@ describe('options and opt-in', () => {
     simulation.step();
   });
 
-  it('refuses the new terms on solvers that do not implement them', () => {
-    const simulation = new FluidSimulation({ particleRadius: 0.025, capacity: 256, solver: 'sph' });
-    expect(() => simulation.addMaterial({ interfaceTension: 1 })).toThrowError(/implemented for solver 'pbf' only/);
+  it('refuses the new terms on the solver that does not implement them (MPS)', () => {
+    const simulation = new FluidSimulation({ particleRadius: 0.025, capacity: 256, solver: 'mps' });
+    expect(() => simulation.addMaterial({ interfaceTension: 1 })).toThrowError(
+      /implemented for solvers 'pbf' and 'sph' only \(this simulation uses 'mps'\)/,
+    );
     const before = simulation.snapshot();
     expect(() =>
       simulation.addCollider({ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], heatTransfer: 1 }),
-    ).toThrowError(/heatTransfer is implemented for solver 'pbf' only/);
+    ).toThrowError(/heatTransfer is implemented for solvers 'pbf' and 'sph' only/);
     expect(simulation.snapshot()).toEqual(before);
     const water = simulation.addMaterial({});
     simulation.components.FluidMaterial.diffusivity[water] = 0.001;
-    expect(() => simulation.step()).toThrowError(/FluidMaterial.diffusivity is implemented for solver 'pbf' only/);
+    expect(() => simulation.step()).toThrowError(
+      /FluidMaterial.diffusivity is implemented for solvers 'pbf' and 'sph' only/,
+    );
   });
 });
 

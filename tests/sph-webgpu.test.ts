@@ -31,7 +31,7 @@ describe('WCSPH on the WebGPU backend in headless Chromium', () => {
     expect(gpu.consoleErrors).toEqual([]);
     for (const step of result.steps) {
       console.log(
-        `substeps ${step.substepsCpu}/${step.substepsGpu} dx ${step.maxPositionDifference.toExponential(2)} dv ${step.maxVelocityDifference.toExponential(2)} drho ${step.maxDensityDifference.toExponential(2)} height ${step.meanHeightCpu.toFixed(5)}/${step.meanHeightGpu.toFixed(5)} drift/r ${step.maxDriftOverRadius.toFixed(2)}`,
+        `substeps ${step.substepsCpu}/${step.substepsGpu} dx ${step.maxPositionDifference.toExponential(2)} dv ${step.maxVelocityDifference.toExponential(2)} drho ${step.maxDensityDifference.toExponential(2)} dT ${step.maxTemperatureDifference.toExponential(2)} height ${step.meanHeightCpu.toFixed(5)}/${step.meanHeightGpu.toFixed(5)} drift/r ${step.maxDriftOverRadius.toFixed(2)}`,
       );
     }
     for (const step of result.steps) expect(Math.abs(step.substepsGpu - step.substepsCpu)).toBeLessThanOrEqual(1);
@@ -58,6 +58,25 @@ describe('WCSPH on the WebGPU backend in headless Chromium', () => {
       expect(step.maxDensityDifference).toBeLessThan(1.5e-2);
       expect(Math.abs(step.meanHeightGpu - step.meanHeightCpu)).toBeLessThan(2e-4);
     }
+  }, 300_000);
+
+  it('runs several fluids as the CPU does (number density, eq. 9 viscosities, tension, diffusion, alpha / T, heat)', async () => {
+    const result = await parity({ steps: 10, fluids: true });
+    const first = result.steps[0];
+    console.log(`several fluids, step 1: dx ${first.maxPositionDifference.toExponential(2)}`);
+    expect(first.maxPositionDifference).toBeLessThan(5e-4);
+    expect(first.maxVelocityDifference).toBeLessThan(3e-2);
+    expect(first.maxDensityDifference).toBeLessThan(2e-3);
+    for (const step of result.steps) {
+      expect(step.maxPositionDifference).toBeLessThan(2.5e-3);
+      expect(step.maxVelocityDifference).toBeLessThan(0.1);
+      expect(step.maxDensityDifference).toBeLessThan(1.5e-2);
+      expect(step.maxTemperatureDifference).toBeLessThan(0.05);
+      expect(Math.abs(step.meanHeightGpu - step.meanHeightCpu)).toBeLessThan(2e-4);
+    }
+    // The heated sphere and the diffusion changed the temperatures (a parity of unchanged values would be empty).
+    console.log(`largest temperature change ${result.temperatureChange.toFixed(3)} K`);
+    expect(result.temperatureChange).toBeGreaterThan(1);
   }, 300_000);
 
   it('keeps drifts longer than the particle radius as the CPU does (no clamp in WCSPH mode)', async () => {

@@ -70,13 +70,22 @@ export interface FluidMaterialStore {
   /** Temperature (K) given to new particles of this material, range [0.001, 1e6]. Default 293.15. */
   readonly initialTemperature: Float64Array;
   /**
+   * Dynamic viscosity mu of this material for the WCSPH solver (`solver: 'sph'`), in Pa s, range [-1, 1e5]:
+   * a pair of particles of two materials feels the mean (mu_i + mu_j) / 2 (Müller et al. 2005, eq. 9). A
+   * negative value (the default, -1) takes the simulation's `sph.viscosity`. The PBF solver uses the XSPH
+   * `viscosity` instead; MPS its `mps.viscosity`.
+   */
+  readonly dynamicViscosity: Float64Array;
+  /**
    * 1 opts the scene into the multi-fluid density constraint (see density/numberDensity.ts): each particle's
    * density from its own mass and its neighbourhood's number density (Solenthaler and Pajarola 2008) and
    * mass-weighted corrections, so fluids of different rest densities (Müller et al. 2005, section 3.1,
    * buoyancy) meet without a false interface tension, robustly up to 10:1. The step uses it for every
    * particle when any material has 1 (or a `temperatureDensity`); set it on the fluids of a scene where
    * fluids of different rest densities meet. 0 (default) keeps the single-fluid SPH estimate
-   * rho_i = sum_j m_j W_ij. Values 0 or 1.
+   * rho_i = sum_j m_j W_ij. Values 0 or 1. With the WCSPH solver it switches the density to
+   * rho_i = m_i (W(0) + Z_i + sum_j W_ij) and the pressure force to Solenthaler and Pajarola's
+   * -sum_j (p_i / delta_i^2 + p_j / delta_j^2) grad W_ij (sph/cpu.ts).
    */
   readonly numberDensity: Uint8Array;
   /**
@@ -87,7 +96,7 @@ export interface FluidMaterialStore {
    * with `numberDensity` on both) and an `artificialBuoyancy`. While some material generates air or boils,
    * the particles of every material named here are deleted by the criteria of section 3.4.2 (see
    * `airDeletionDensity` and the thresholds). -1 (default): none; generation and boiling need it. A
-   * material entity id other than this material's own. Solver 'pbf' only (both backends).
+   * material entity id other than this material's own. Solvers 'pbf' and 'sph' (both backends).
    */
   readonly airMaterial: Int32Array;
   /**
@@ -232,6 +241,8 @@ export const MATERIAL_DEFAULTS = {
   temperatureDensity: 0,
   /** Temperature of new particles: 293.15 K (20 degrees Celsius). */
   initialTemperature: 293.15,
+  /** WCSPH dynamic viscosity: -1 (the simulation's `sph.viscosity`). */
+  dynamicViscosity: -1,
   /** Multi-fluid number-density constraint: off. */
   numberDensity: false,
   /** Air/vapour material of trapped air and boiling: -1 (none). */
@@ -308,6 +319,7 @@ export function createFluidMaterialStore(size: number): FluidMaterialStore {
     colorDiffusivity: filled(d.colorDiffusivity),
     temperatureDensity: filled(d.temperatureDensity),
     initialTemperature: filled(d.initialTemperature),
+    dynamicViscosity: filled(d.dynamicViscosity),
     numberDensity: new Uint8Array(size).fill(d.numberDensity ? 1 : 0),
     airMaterial: new Int32Array(size).fill(d.airMaterial),
     airGenerationThreshold: filled(d.airGenerationThreshold),

@@ -148,6 +148,8 @@ export const MATERIAL_OPTIONS = {
   temperatureDensity: { min: 0, max: 1e12, unit: 'kg K/m³' },
   /** Temperature of new particles (K). */
   initialTemperature: TEMPERATURE_RULE,
+  /** WCSPH dynamic viscosity mu (Pa s); negative: the simulation's `sph.viscosity`. */
+  dynamicViscosity: { min: -1, max: 1e5, unit: 'Pa s' },
   /** t_p of section 3.4.1 times h (dimensionless). */
   airGenerationThreshold: { min: 0, max: 100, unit: '' },
   /** Where a new air particle goes, in particle spacings below its liquid particle. */

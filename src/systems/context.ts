@@ -161,6 +161,11 @@ export interface MaterialTable {
    * rest spacing (`artificialPressure`).
    */
   readonly artificialPressureRestPower: Float64Array;
+  /**
+   * WCSPH dynamic viscosity mu per slot (Pa s): the material's `dynamicViscosity`, or `settings.sphViscosity`
+   * where that is negative (sph/cpu.ts, eq. 9 of Müller et al. 2005).
+   */
+  readonly dynamicViscosity: Float64Array;
 }
 
 /** Numbers of one collider pose in `ColliderTable.frames`: rotation (9, row-major), translation (3), scale (1). */
@@ -552,6 +557,7 @@ export function createMaterialTable(maxMaterials: number, entityCapacity: number
     artificialPressureExponent: f(),
     inverseArtificialPressureWeight: f(),
     artificialPressureRestPower: f(),
+    dynamicViscosity: f(),
   };
 }
 

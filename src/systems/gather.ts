@@ -54,6 +54,8 @@ export function gatherMaterials(ctx: SimulationContext): void {
       ? (poly6(2 * ctx.settings.particleRadius, h) * m.inverseArtificialPressureWeight[slot]) **
         m.artificialPressureExponent[slot]
       : 0;
+    const mu = store.dynamicViscosity[eid];
+    m.dynamicViscosity[slot] = mu >= 0 ? mu : ctx.settings.sphViscosity;
   }
 }
 

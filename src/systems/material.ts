@@ -67,10 +67,18 @@ export interface FluidMaterialOptions {
   /** Temperature of new particles of this material in kelvin. Range [0.001, 1e6]. Default 293.15. */
   initialTemperature?: number;
   /**
+   * Dynamic viscosity mu in Pa s for the WCSPH solver (`solver: 'sph'`): two materials' particles feel the
+   * mean (Müller et al. 2005, eq. 9). Range [-1, 1e5]. Default -1: any negative value takes the
+   * simulation's `sph.viscosity`. Ignored by the PBF and MPS solvers.
+   */
+  dynamicViscosity?: number;
+  /**
    * True opts the scene into the multi-fluid density constraint (number density, mass-weighted
    * corrections; see `FluidMaterialStore.numberDensity`): use it where fluids of different rest densities
    * meet (buoyancy, density ratios up to 10:1; at 10:1, 6 or more `iterations` keep the light fluid calm:
-   * the default 3 leave it stirring at about 0.16 m/s). Default false. Solver 'pbf' only (both backends).
+   * the default 3 leave it stirring at about 0.16 m/s). Default false. With solver 'sph' the same switch
+   * gives WCSPH the number-density estimate rho_i = m_i sum_j W_ij and its pressure force (Solenthaler and
+   * Pajarola 2008). Solvers 'pbf' and 'sph' (both backends).
    */
   numberDensity?: boolean;
   /**
@@ -150,6 +158,7 @@ export const MATERIAL_OPTION_NAMES = optionNames<FluidMaterialOptions>()(
   'colorDiffusivity',
   'temperatureDensity',
   'initialTemperature',
+  'dynamicViscosity',
   'numberDensity',
   'airMaterial',
   'airGenerationThreshold',

@@ -179,7 +179,7 @@ export interface ColliderCommonOptions {
   /**
    * Heat-transfer rate k in 1/s: particles within the kernel radius h of the surface (distance d) change
    * their temperature by dT/dt = k (1 - d / h) (temperature - T). Range [0, 1e4]. Default 0 (adiabatic).
-   * Both backends with solver 'pbf' (WebGPU: multifluid/heat.wgsl); the WCSPH and MPS solvers throw
+   * Both backends with solvers 'pbf' and 'sph' (WebGPU: multifluid/heat.wgsl); the MPS solver throws
    * {@link FluidError} when it is above 0.
    */
   heatTransfer?: number;

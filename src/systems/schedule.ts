@@ -143,7 +143,12 @@ export const sphSchedule: readonly ScheduleEntry[] = [
     name: 'sphForces',
     stage: 'substep',
     run: sphForceSystem,
-    gpu: (plan) => ['sphDensity', 'sphForces', ...(plan.coupled ? ['sphApply', 'collideCoupled'] : ['collide'])],
+    gpu: (plan) => [
+      ...(plan.features.numberDensity ? ['restVolume'] : []),
+      'sphDensity',
+      'sphForces',
+      ...(plan.coupled ? ['sphApply', 'collideCoupled'] : ['collide']),
+    ],
   },
   {
     name: 'velocity',
@@ -152,8 +157,30 @@ export const sphSchedule: readonly ScheduleEntry[] = [
     gpu: (plan) => [plan.coupled ? 'velocityCoupled' : 'velocity'],
   },
   { name: 'sphFinish', stage: 'substep', run: sphFinishSystem, gpu: () => ['sphFinish'] },
+  // Several fluids (Müller et al. 2005): the same velocity-stage terms as PBF's, on the substep's final
+  // positions and the velocities the kick, collisions and contact response left (on the GPU in delta, where
+  // sphFinish put them), with the density and volume of the substep's density pass; each only when in use.
+  { name: 'multiFluid', stage: 'substep', run: multiFluidInteractionSystem, gpu: multiFluidGpuPasses },
+  {
+    name: 'artificialBuoyancy',
+    stage: 'substep',
+    run: artificialBuoyancySystem,
+    gpu: (plan) => (plan.features.artificialBuoyancy ? ['buoyancy'] : []),
+  },
   { name: 'publish', stage: 'step-end', run: publishSystem },
   { name: 'diffuse', stage: 'step-end', run: diffuseSystem, gpu: diffuseGpuPasses },
+  {
+    name: 'boiling',
+    stage: 'step-end',
+    run: boilingSystem,
+    gpu: (plan) => (plan.features.boiling ? ['boil'] : []),
+  },
+  {
+    name: 'trappedAir',
+    stage: 'step-end',
+    run: trappedAirSystem,
+    gpu: (plan) => (plan.features.airGeneration || plan.features.boiling ? ['airFields', 'airDecide'] : []),
+  },
 ];
 
 /** The schedule of a solver the WebGPU backend runs (`'pbf'` or `'sph'`). */
@@ -203,6 +230,6 @@ export function gpuPassDefinitions(solver: FluidSolver, whiteWater = false): rea
     ...(whiteWater ? diffusePasses : []),
   ];
   return solver === 'sph'
-    ? [...common, ...sphPasses]
+    ? [...common, ...sphPasses, ...numberDensityPasses.filter((pass) => pass.key === 'restVolume'), ...multiFluidPasses]
     : [...common, ...projectionPasses, ...projectionVariants, ...numberDensityPasses, ...multiFluidPasses];
 }

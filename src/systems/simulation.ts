@@ -435,9 +435,9 @@ export class FluidSimulation {
     }
     const resolved = resolveMaterial(options, this.context.lattice.kernelSum);
     const unsupported = unsupportedMultiFluidOptions(resolved);
-    if (unsupported.length > 0 && this.settings.solver !== 'pbf') {
+    if (unsupported.length > 0 && this.settings.solver === 'mps') {
       throw new FluidError(
-        `${unsupported.join(', ')} ${unsupported.length > 1 ? 'are' : 'is'} implemented for solver 'pbf' only; leave ${unsupported.length > 1 ? 'them' : 'it'} 0`,
+        `${unsupported.join(', ')} ${unsupported.length > 1 ? 'are' : 'is'} implemented for solvers 'pbf' and 'sph' only (this simulation uses 'mps'); leave ${unsupported.length > 1 ? 'them' : 'it'} 0`,
       );
     }
     // The air material must exist already (a material cannot name itself: it has no id yet).

@@ -29,7 +29,7 @@ function contextOf(simulation: FluidSimulation): SimulationContext {
 }
 
 /** The running WebGPU backend of `simulation` (its test hooks), undefined on the CPU backend. */
-function gpuOf(simulation: FluidSimulation): GpuContext | undefined {
+export function gpuOf(simulation: FluidSimulation): GpuContext | undefined {
   return (simulation as unknown as { gpuContext?: GpuContext }).gpuContext;
 }
 
@@ -689,19 +689,28 @@ export interface AirPassesResult {
   generation: string[];
   boiling: string[];
   buoyancy: string[];
-  /** Error (`Name: message`) of a WCSPH WebGPU simulation given trapped air, '' if none. */
-  sphAir: string;
+  /** Pass names of one profiled WCSPH step with every air feature on (generation, boiling, buoyancy). */
+  sphAir: string[];
   /** The PBF scene with every feature ran its steps on the WebGPU backend. */
   backend: string;
 }
 
 /**
  * Which passes a step records: none of the air passes with the features off, only the needed ones with
- * each on (from `profileStep`, which records the same list as `step`); and WCSPH still refuses the features.
+ * each on (from `profileStep`, which records the same list as `step`); and WCSPH's step with all of them.
  */
 export async function airPasses(engine: WebGPUEngine): Promise<AirPassesResult> {
-  const names = async (configure: (simulation: FluidSimulation, water: number, air: number) => void) => {
-    const simulation = new FluidSimulation({ particleRadius: RADIUS, capacity: 256, backend: 'webgpu', engine });
+  const names = async (
+    configure: (simulation: FluidSimulation, water: number, air: number) => void,
+    method: 'pbf' | 'sph' = 'pbf',
+  ) => {
+    const simulation = new FluidSimulation({
+      particleRadius: RADIUS,
+      capacity: 256,
+      backend: 'webgpu',
+      engine,
+      solver: method,
+    });
     await simulation.ready();
     const water = simulation.addMaterial({});
     const air = simulation.addMaterial({ restDensity: 100, surfaceColor: 0 });
@@ -731,26 +740,19 @@ export async function airPasses(engine: WebGPUEngine): Promise<AirPassesResult> 
   const buoyancy = await names((simulation, _water, air) => {
     simulation.components.FluidMaterial.artificialBuoyancy[air] = 5;
   });
-  const sph = new FluidSimulation({ particleRadius: RADIUS, capacity: 256, backend: 'webgpu', engine, solver: 'sph' });
-  await sph.ready();
-  const water = sph.addMaterial({});
-  const air = sph.addMaterial({ restDensity: 100, surfaceColor: 0 });
-  sph.spawnBlock({ min: [0, 0, 0], max: [0.06, 0.04, 0.06], material: water });
-  sph.components.FluidMaterial.airMaterial[water] = air;
-  sph.components.FluidMaterial.airGenerationThreshold[water] = 0.6;
-  let sphAir = '';
-  try {
-    sph.step();
-  } catch (error) {
-    sphAir = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  }
-  sph.dispose();
+  const sph = await names((simulation, water, air) => {
+    const material = simulation.components.FluidMaterial;
+    material.airMaterial[water] = air;
+    material.airGenerationThreshold[water] = 0.6;
+    material.boilingTemperature[water] = 373.15;
+    material.artificialBuoyancy[air] = 5;
+  }, 'sph');
   return {
     off: off.passes,
     generation: generation.passes,
     boiling: boiling.passes,
     buoyancy: buoyancy.passes,
-    sphAir,
+    sphAir: sph.passes,
     backend: generation.backend,
   };
 }

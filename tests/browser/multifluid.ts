@@ -20,6 +20,7 @@
  */
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { FluidSimulation } from '../../src';
+import { gpuOf } from './air';
 
 /** The scenes of {@link multiFluidParity}. */
 export type MultiFluidScene = 'separation' | 'temperature' | 'tension' | 'color' | 'pairs' | 'coupled';
@@ -519,12 +520,13 @@ export interface MultiFluidSolversResult {
   pbfBadValueSteps: number;
   /** Error of a step after the values were corrected ('' if none). */
   pbfCorrectedError: string;
-  /** Error of a WCSPH WebGPU simulation given an interface tension (`Name: message`, '' if none). */
-  sphInterfaceTension: string;
-  /** The same for a material with the number-density constraint. */
-  sphNumberDensity: string;
-  /** The same for a collider with heat transfer. */
-  sphHeatTransfer: string;
+  /**
+   * Errors of a WCSPH WebGPU simulation given an interface tension, the number-density estimate and a
+   * collider with heat transfer, and of its step ('' each where none).
+   */
+  sphErrors: string[];
+  /** Pass names of that WCSPH simulation's profiled step. */
+  sphPasses: string[];
 }
 
 function errorOf(action: () => void): string {
@@ -608,11 +610,19 @@ export async function multiFluidSolvers(engine: WebGPUEngine): Promise<MultiFlui
   pbf.dispose();
   const sph = new FluidSimulation({ particleRadius: 0.025, capacity: 512, backend: 'webgpu', engine, solver: 'sph' });
   await sph.ready();
-  const sphInterfaceTension = errorOf(() => sph.addMaterial({ interfaceTension: 1 }));
-  const sphNumberDensity = errorOf(() => sph.addMaterial({ numberDensity: true }));
-  const sphHeatTransfer = errorOf(() =>
-    sph.addCollider({ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], heatTransfer: 1 }),
-  );
+  let sphMaterial = 0;
+  const sphErrors = [
+    errorOf(() => {
+      sphMaterial = sph.addMaterial({ interfaceTension: 1, interfaceColor: -0.5 });
+    }),
+    errorOf(() => sph.addMaterial({ numberDensity: true, interfaceColor: 0.5, restDensity: 800 })),
+    errorOf(() => sph.addCollider({ shape: 'plane', point: [0, 0, 0], normal: [0, 1, 0], heatTransfer: 1 })),
+  ];
+  sph.spawnBlock({ min: [0, 0, 0], max: [0.1, 0.1, 0.1], material: sphMaterial });
+  sphErrors.push(errorOf(() => sph.step()));
+  await sph.readback();
+  const sphSolver = gpuOf(sph)?.solver;
+  const sphPasses = sphSolver ? Object.keys(await sphSolver.profileStep()) : [];
   sph.dispose();
   return {
     pbfSteps,
@@ -625,9 +635,8 @@ export async function multiFluidSolvers(engine: WebGPUEngine): Promise<MultiFlui
     pbfBadValueErrors,
     pbfBadValueSteps,
     pbfCorrectedError,
-    sphInterfaceTension,
-    sphNumberDensity,
-    sphHeatTransfer,
+    sphErrors,
+    sphPasses,
   };
 }
 

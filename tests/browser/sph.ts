@@ -18,6 +18,8 @@ export interface SphParityStep {
   maxVelocityDifference: number;
   /** Largest density difference relative to 1000 kg/m^3. */
   maxDensityDifference: number;
+  /** Largest temperature difference (K). */
+  maxTemperatureDifference: number;
   /** Mean height of the particles on each backend (m). */
   meanHeightCpu: number;
   meanHeightGpu: number;
@@ -31,6 +33,8 @@ export interface SphParityStep {
 export interface SphParityResult {
   particles: number;
   backend: string;
+  /** Largest change of a particle's temperature over the steps on the CPU (K). */
+  temperatureChange: number;
   steps: SphParityStep[];
   nonFinite: number;
   outside: number;
@@ -48,15 +52,39 @@ function scene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, args: SphParityO
     gravity: args.gravity,
     sph: { maxSubsteps: args.maxSubsteps, speedOfSound: args.speedOfSound, courantNumber: args.courantNumber },
   });
-  const water = simulation.addMaterial({});
+  // Several fluids (`fluids`): water and a lighter oil with the number-density estimate, their own
+  // viscosities (eq. 9), interface tension (eq. 10-11), temperature diffusion (eq. 13-15), a
+  // temperature-dependent rest density on the oil (eq. 16) and a heated sphere.
+  const fluids = args.fluids === true;
+  const shared = { numberDensity: fluids, interfaceTension: fluids ? 2 : 0, diffusivity: fluids ? 0.002 : 0 };
+  const water = simulation.addMaterial(fluids ? { ...shared, interfaceColor: -0.5, dynamicViscosity: 5 } : {});
   simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [0.6, 0.6, 0.25], container: true });
-  simulation.addCollider({ shape: 'sphere', center: [0.45, 0.05, 0.125], radius: 0.08 });
-  simulation.spawnBlock({
+  simulation.addCollider({
+    shape: 'sphere',
+    center: [0.45, 0.05, 0.125],
+    radius: 0.08,
+    temperature: 400,
+    heatTransfer: fluids ? 2 : 0,
+  });
+  const ids = simulation.spawnBlock({
     min: [0, 0.1, 0],
     max: [0.35, 0.4, 0.25],
     material: water,
     velocity: [args.velocity ?? 0.5, 0, 0],
   });
+  if (fluids) {
+    const oil = simulation.addMaterial({
+      ...shared,
+      restDensity: 700,
+      temperatureDensity: 700 * 293.15,
+      interfaceColor: 0.5,
+      dynamicViscosity: 20,
+    });
+    for (const id of ids) {
+      if (simulation.Position.x[id] > 0.175) simulation.components.Particle.material[id] = oil;
+      simulation.components.Temperature[id] = 280 + 40 * simulation.Position.y[id];
+    }
+  }
   return simulation;
 }
 
@@ -75,6 +103,8 @@ export interface SphParityOptions {
   courantNumber?: number;
   /** Initial x velocity of the block (m/s, default 0.5). */
   velocity?: number;
+  /** Two fluids with every multi-fluid term of the WCSPH solver (see `scene`). */
+  fluids?: boolean;
 }
 
 /** Runs `args.steps` (default 10) steps of the scene on both backends and compares them after every step. */
@@ -82,6 +112,8 @@ export async function sphParity(engine: WebGPUEngine, args: SphParityOptions = {
   const cpu = scene('cpu', engine, args);
   const gpu = scene('webgpu', engine, args);
   await gpu.ready();
+  const initial = new Map<number, number>();
+  for (const id of cpu.particles()) initial.set(id, cpu.components.Temperature[id]);
   const steps: SphParityStep[] = [];
   let nonFinite = 0;
   let outside = 0;
@@ -95,6 +127,7 @@ export async function sphParity(engine: WebGPUEngine, args: SphParityOptions = {
       maxPositionDifference: 0,
       maxVelocityDifference: 0,
       maxDensityDifference: 0,
+      maxTemperatureDifference: 0,
       meanHeightCpu: 0,
       meanHeightGpu: 0,
       worst: [],
@@ -122,6 +155,10 @@ export async function sphParity(engine: WebGPUEngine, args: SphParityOptions = {
         result.maxDensityDifference,
         Math.abs(cpu.Density[id] - gpu.Density[id]) / 1000,
       );
+      result.maxTemperatureDifference = Math.max(
+        result.maxTemperatureDifference,
+        Math.abs(cpu.components.Temperature[id] - gpu.components.Temperature[id]),
+      );
       result.maxDriftOverRadius = Math.max(
         result.maxDriftOverRadius,
         (Math.hypot(va[0], va[1], va[2]) * substepTime) / cpu.settings.particleRadius,
@@ -131,11 +168,15 @@ export async function sphParity(engine: WebGPUEngine, args: SphParityOptions = {
     }
     steps.push(result);
   }
+  let temperatureChange = 0;
+  for (const id of cpu.particles()) {
+    temperatureChange = Math.max(temperatureChange, Math.abs(cpu.components.Temperature[id] - (initial.get(id) ?? 0)));
+  }
   const particles = cpu.particleCount;
   const backend = gpu.backend;
   cpu.dispose();
   gpu.dispose();
-  return { particles, backend, steps, nonFinite, outside };
+  return { particles, backend, steps, nonFinite, outside, temperatureChange };
 }
 
 /** Result of {@link sphRefusals}: the error messages (empty when nothing was thrown) and what changed. */

@@ -69,8 +69,10 @@ function readColliderMaterial(ctx: SimulationContext, options: ColliderOptions):
     TEMPERATURE_RULE.max,
   );
   const heatTransfer = checkOption('heatTransfer', COLLIDER_OPTIONS.heatTransfer, withDefault(options.heatTransfer, 0));
-  if (heatTransfer > 0 && settings.solver !== 'pbf') {
-    throw new FluidError(`heatTransfer is implemented for solver 'pbf' only; leave it 0`);
+  if (heatTransfer > 0 && settings.solver === 'mps') {
+    throw new FluidError(
+      `heatTransfer is implemented for solvers 'pbf' and 'sph' only (this simulation uses 'mps'); leave it 0`,
+    );
   }
   const container = withDefault(options.container, false);
   if (typeof container !== 'boolean') throw new FluidError(`container is ${String(container)}; it must be a boolean`);

@@ -106,7 +106,7 @@ export function writeParams(ctx: SimulationContext, scene: StructLayout, words: 
   const sph = settings.solver === 'sph';
   u[P('sphMode')] = sph ? 1 : 0;
   f[P('sphStiffness')] = settings.sphSpeedOfSound * settings.sphSpeedOfSound;
-  f[P('sphViscosity')] = settings.sphViscosity;
+  u[P('sphNumberDensity')] = sph && ctx.solver.multiFluid.features.numberDensity ? 1 : 0;
   f[P('sphSurfaceTension')] = settings.sphSurfaceTension;
   f[P('sphSurfaceThreshold')] = settings.sphSurfaceThreshold;
   f[P('sphPressureGradient')] = spikyGradientCoefficient(h) / ctx.lattice.gradientMoment;
@@ -163,6 +163,7 @@ export function writeMaterials(ctx: SimulationContext, scene: StructLayout, word
     f[word(Material, 'artificialPressureExponent', base)] = m.artificialPressureExponent[slot];
     f[word(Material, 'inverseArtificialPressureWeight', base)] = m.inverseArtificialPressureWeight[slot];
     f[word(Material, 'artificialPressureRestPower', base)] = m.artificialPressureRestPower[slot];
+    f[word(Material, 'dynamicViscosity', base)] = m.dynamicViscosity[slot];
     const eid = m.entity[slot];
     f[word(Material, 'interfaceColor', base)] = store.interfaceColor[eid];
     f[word(Material, 'surfaceColor', base)] = store.surfaceColor[eid];

@@ -106,12 +106,14 @@ export const Params = defineStruct('Params', [
   ['coupledCount', 'u32'],
   ['wallShareOffset', 'u32'],
   // WCSPH (`solver: 'sph'`, see sph/cpu.ts): 1 when the step runs the WCSPH passes (predict then only sorts
-  // the current positions), the stiffness k = c_s^2 (m^2/s^2), mu (Pa s), sigma (N/m), the surface
-  // threshold l (1/m), the pressure force's spiky-gradient coefficient normalised on the rest lattice (see
-  // sph/cpu.ts), and the viscosity-Laplacian and poly6-gradient coefficients (see kernels.ts).
+  // the current positions), the stiffness k = c_s^2 (m^2/s^2), 1 for the number-density estimate
+  // (`features.numberDensity`; sph/density.wgsl), sigma (N/m), the surface threshold l (1/m), the pressure
+  // force's spiky-gradient coefficient normalised on the rest lattice (see sph/cpu.ts), and the
+  // viscosity-Laplacian and poly6-gradient coefficients (see kernels.ts). The viscosity mu is per material
+  // (`Material.dynamicViscosity`).
   ['sphMode', 'u32'],
   ['sphStiffness', 'f32'],
-  ['sphViscosity', 'f32'],
+  ['sphNumberDensity', 'u32'],
   ['sphSurfaceTension', 'f32'],
   ['sphSurfaceThreshold', 'f32'],
   ['sphPressureGradient', 'f32'],
@@ -178,6 +180,8 @@ export const Material = defineStruct('Material', [
   ['diffusivity', 'f32'],
   ['colorDiffusivity', 'f32'],
   ['temperatureDensity', 'f32'],
+  // WCSPH dynamic viscosity mu (Pa s; `MaterialTable.dynamicViscosity`), the pair's mean in sph/forces.wgsl.
+  ['dynamicViscosity', 'f32'],
   // Render color (red, green, blue in 0..1; the `FluidMaterial` component's `color`), for the views'
   // per-particle colors (plugin/particleColors.wgsl).
   ['colorRed', 'f32'],

@@ -81,7 +81,7 @@ export function explicitFeatureNames(features: MultiFluidFeatures): string[] {
 
 /**
  * Names of the trapped-air and boiling features in use (Müller et al. 2005, sections 3.4 and 4.4; solver
- * 'pbf' only, both backends), for the message of a backend or solver that does not implement them.
+ * 'pbf' and 'sph', both backends), for the message of a solver that does not implement them (MPS).
  */
 export function airFeatureNames(features: MultiFluidFeatures): string[] {
   const names: string[] = [];

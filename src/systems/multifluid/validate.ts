@@ -2,7 +2,7 @@
  * Checks of the fluid-fluid interaction values game code may edit (materials' colors, tensions,
  * diffusivities and temperature-dependent density, colliders' temperature and heat transfer, particles'
  * temperature and color), before a step changes anything; and the refusal of the solvers that do not
- * implement the explicit features (WCSPH and MPS; PBF runs them on the CPU and WebGPU backends). Each failure is a {@link FluidError} naming the value.
+ * implement the explicit features (MPS; PBF and WCSPH run them on the CPU and WebGPU backends). Each failure is a {@link FluidError} naming the value.
  */
 
 import { FluidError } from '../../core/errors';
@@ -29,6 +29,8 @@ export const MULTI_FLUID_MATERIAL_NAMES = [
   'colorDiffusivity',
   'temperatureDensity',
   'initialTemperature',
+  // WCSPH's per-material viscosity (eq. 9; sph/cpu.ts).
+  'dynamicViscosity',
   // Trapped air and boiling (sections 3.4, 4.4; multifluid/air.ts, phase.ts).
   'airGenerationThreshold',
   'airGenerationDistance',
@@ -84,9 +86,9 @@ function checkAirMaterial(ctx: SimulationContext, eid: number): void {
  * {@link REST_DENSITY_RANGE}): when `particles` is true (the CPU backend) of each live particle, else (the
  * WebGPU backend) of each particle the step uploads (`WebGpuSolver.forEachPendingUpload`), so that on both
  * backends a bad value throws before the step changes anything. Updates the step's feature flags
- * (`solver.multiFluid.features`). The PBF solver runs every feature on both backends; the
- * WCSPH and MPS solvers refuse a material or collider that uses tension, diffusion, the number-density
- * constraint, a temperature-dependent rest density or heat transfer.
+ * (`solver.multiFluid.features`). The PBF and WCSPH solvers run every feature on both backends; the
+ * MPS solver refuses a material or collider that uses tension, diffusion, the number-density estimate, a
+ * temperature-dependent rest density, heat transfer, trapped air, boiling or artificial buoyancy.
  */
 export function checkMultiFluidComponents(ctx: SimulationContext, particles: boolean): void {
   const store = ctx.components.FluidMaterial;
@@ -116,11 +118,11 @@ export function checkMultiFluidComponents(ctx: SimulationContext, particles: boo
   }
   const features = updateMultiFluidFeatures(ctx);
   const used = explicitFeatureNames(features);
-  // Trapped air and boiling run on both backends with the PBF solver (WebGPU: multifluid/airFields.wgsl);
-  // the WCSPH and MPS solvers refuse them below with the other features.
-  if (used.length > 0 && ctx.settings.solver !== 'pbf') {
+  // Every feature runs on both backends with the PBF and WCSPH solvers (WebGPU: multifluid/gpu.ts); the MPS
+  // solver refuses them.
+  if (used.length > 0 && ctx.settings.solver === 'mps') {
     throw new FluidError(
-      `${used.join(', ')} ${used.length > 1 ? 'are' : 'is'} implemented for solver 'pbf' only (this simulation uses '${ctx.settings.solver}'); set it to 0`,
+      `${used.join(', ')} ${used.length > 1 ? 'are' : 'is'} implemented for solvers 'pbf' and 'sph' only (this simulation uses 'mps'); set it to 0`,
     );
   }
   const check = (eid: number): void => checkParticleAttributes(ctx, eid, features.temperatureDensity);

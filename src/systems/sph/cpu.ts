@@ -65,6 +65,7 @@ import {
 import { collideParticles, computeWallWeights } from '../collide/cpu';
 import { largestSpeed, type SimulationContext, selfWeight } from '../context';
 import { addBodyImpulse } from '../couple/cpu';
+import { computeRestVolumes } from '../density/numberDensity';
 import { neighbourSystem } from '../neighbours/cpu';
 
 /** Factor of the force condition dt <= FORCE_FACTOR sqrt(h / |a|max) (Monaghan 1992). */
@@ -149,9 +150,9 @@ export function sphMirroredSubstepSystem(ctx: SimulationContext): void {
  */
 export function sphMaxKinematicViscosity(ctx: SimulationContext): number {
   const m = ctx.materials;
-  let inverseRestDensity = 0;
-  for (let k = 0; k < m.count; k++) inverseRestDensity = Math.max(inverseRestDensity, m.inverseRestDensity[k]);
-  return ctx.settings.sphViscosity * inverseRestDensity;
+  let largest = 0;
+  for (let k = 0; k < m.count; k++) largest = Math.max(largest, m.dynamicViscosity[k] * m.inverseRestDensity[k]);
+  return largest;
 }
 
 /**
@@ -191,7 +192,10 @@ export function sphNeighbourSystem(ctx: SimulationContext): void {
 /**
  * Density (eq. 3) of every particle at the current positions, walls included, into `solver.density`;
  * the pressure p = max(0, k (rho - rho0)) (eq. 12) into `solver.lambda` and the volume m / rho into
- * `solver.volume`.
+ * `solver.volume`. With the number-density estimate (a material's `numberDensity` or `temperatureDensity`,
+ * `features.numberDensity`) rho_i = m_i delta_i, delta_i = W(0) + Z_i + sum_j W_ij (Solenthaler and Pajarola
+ * 2008), and rho0_i = m_i / V0_i with V0_i the rest volume of density/numberDensity.ts (alpha / T for a
+ * temperature-dependent rest density, Müller et al. 2005 eq. 16).
  */
 export function computeSphDensity(ctx: SimulationContext): void {
   const s = ctx.solver;
@@ -201,6 +205,11 @@ export function computeSphDensity(ctx: SimulationContext): void {
   const poly6C = poly6Coefficient(h);
   const w0 = selfWeight(h);
   const { predictedX, predictedY, predictedZ, mass, material, density, neighbourStart, neighbours, wallWeight } = s;
+  const features = s.multiFluid.features;
+  if (features.numberDensity) {
+    computeSphNumberDensity(ctx, computeRestVolumes(ctx, features));
+    return;
+  }
   for (let i = 0; i < n; i++) density[i] = mass[i] * (w0 + wallWeight[i]);
   for (let i = 0; i < n; i++) {
     const xi = predictedX[i];
@@ -236,6 +245,70 @@ export function computeSphDensity(ctx: SimulationContext): void {
 }
 
 /**
+ * The number-density form of {@link computeSphDensity}: delta_i into `solver.density` first, then
+ * rho_i = m_i delta_i, p_i = max(0, k (rho_i - m_i / V0_i)) into `solver.lambda` and V_i = 1 / delta_i into
+ * `solver.volume`. The walls' virtual particles carry the neighbourhood's mean mass, as in PBF's
+ * number-density solve (density/numberDensity.ts): their pressure on particle i is scaled by
+ * b_i = 2 r_i - 1 where r_i > 1, else r_i, with r_i = (m_i W(0) + sum_j m_j W_ij) / ((delta_i - Z_i) m_i)
+ * (1 in one fluid), kept in `multiFluid.neighbourhoodMass` for the accelerations and the wall impulses.
+ * Without it a light particle at the floor under heavy ones is held there by its own, lower pressure: in
+ * the buoyancy test (tests/sph-multifluid.test.ts) 14 of its 191 light particles stayed below 0.2 m for good.
+ */
+function computeSphNumberDensity(ctx: SimulationContext, restVolume: Float64Array): void {
+  const s = ctx.solver;
+  const n = s.count;
+  const h = ctx.settings.kernelRadius;
+  const hSquared = h * h;
+  const poly6C = poly6Coefficient(h);
+  const w0 = selfWeight(h);
+  const { predictedX, predictedY, predictedZ, mass, density, neighbourStart, neighbours, wallWeight } = s;
+  const wallScale = s.multiFluid.neighbourhoodMass;
+  for (let i = 0; i < n; i++) {
+    density[i] = w0 + wallWeight[i];
+    wallScale[i] = mass[i] * w0;
+  }
+  for (let i = 0; i < n; i++) {
+    const xi = predictedX[i];
+    const yi = predictedY[i];
+    const zi = predictedZ[i];
+    const mi = mass[i];
+    let delta = density[i];
+    let neighbourhoodMass = wallScale[i];
+    const end = neighbourStart[i + 1];
+    for (let k = neighbourStart[i]; k < end; k++) {
+      const j = neighbours[k];
+      const rx = xi - predictedX[j];
+      const ry = yi - predictedY[j];
+      const rz = zi - predictedZ[j];
+      const r2 = rx * rx + ry * ry + rz * rz;
+      if (r2 >= hSquared) continue;
+      const d = hSquared - r2;
+      const w = poly6C * d * d * d;
+      delta += w;
+      density[j] += w;
+      neighbourhoodMass += mass[j] * w;
+      wallScale[j] += mi * w;
+    }
+    density[i] = delta;
+    wallScale[i] = neighbourhoodMass;
+  }
+  const stiffness = ctx.settings.sphSpeedOfSound * ctx.settings.sphSpeedOfSound;
+  const pressure = s.lambda;
+  const volume = s.volume;
+  for (let i = 0; i < n; i++) {
+    const delta = density[i];
+    const m = mass[i];
+    const rho = m * delta;
+    const excess = rho - m / restVolume[i];
+    const ratio = wallScale[i] / ((delta - wallWeight[i]) * m);
+    wallScale[i] = ratio > 1 ? 2 * ratio - 1 : ratio;
+    density[i] = rho;
+    pressure[i] = excess > 0 ? stiffness * excess : 0;
+    volume[i] = 1 / delta;
+  }
+}
+
+/**
  * Accelerations (eq. 8) into `solver.delta`: pressure (symmetric form), viscosity (eq. 14), the walls' pressure,
  * surface tension (eq. 19) and gravity. The color-field gradient n (eq. 16) is kept in
  * `solver.vorticity` and its Laplacian in `solver.gradientSquares`. Returns the largest |a| (m/s^2).
@@ -251,7 +324,10 @@ export function computeSphAccelerations(ctx: SimulationContext): number {
   const spikyC = spikyGradientCoefficient(h) / ctx.lattice.gradientMoment;
   const viscosityC = viscosityLaplacianCoefficient(h);
   const colorC = poly6GradientCoefficient(h);
-  const mu = settings.sphViscosity;
+  // Each material's dynamic viscosity (eq. 9 of Müller et al. 2005: a pair feels the mean of the two).
+  const viscosityOf = ctx.materials.dynamicViscosity;
+  const material = s.material;
+  const numberDensity = s.multiFluid.features.numberDensity;
   const sigma = settings.sphSurfaceTension;
   const threshold = settings.sphSurfaceThreshold;
   const coincidentOffset = COINCIDENT_OFFSET * h;
@@ -265,9 +341,11 @@ export function computeSphAccelerations(ctx: SimulationContext): number {
   // Self terms: the walls' pressure (mirrored particles), the walls' share of the color normal, and the
   // particle's own color Laplacian at r = 0 (lap W(0) = -colorC h^2 (3 h^2)).
   const selfLaplacian = -colorC * hSquared * 3 * hSquared;
+  // The walls' pressure scale b_i of the number-density form (computeSphNumberDensity), else 1.
+  const wallScale = s.multiFluid.features.numberDensity ? s.multiFluid.neighbourhoodMass : undefined;
   for (let i = 0; i < n; i++) {
     const rho = density[i];
-    const wall = (-mass[i] * pressure[i]) / (rho * rho);
+    const wall = (-mass[i] * pressure[i] * (wallScale ? wallScale[i] : 1)) / (rho * rho);
     deltaX[i] = wall * wallGradientX[i];
     deltaY[i] = wall * wallGradientY[i];
     deltaZ[i] = wall * wallGradientZ[i];
@@ -289,6 +367,10 @@ export function computeSphAccelerations(ctx: SimulationContext): number {
     const pi = pressure[i];
     const inverseRhoISquared = 1 / (rhoI * rhoI);
     const vi = volume[i];
+    const muI = viscosityOf[material[i]];
+    // The number-density form's pressure weight p_i V_i^2 = p_i / delta_i^2.
+    const pressureWeightI = pi * vi * vi;
+    const inverseMassI = 1 / mi;
     let ax = deltaX[i];
     let ay = deltaY[i];
     let az = deltaZ[i];
@@ -312,18 +394,35 @@ export function computeSphAccelerations(ctx: SimulationContext): number {
       const vj = volume[j];
       // Pressure (symmetric form, see the notes): grad_i W_ij = g (x_i - x_j), g = -spikyC (h - r)^2 / r.
       const g = (-spikyC * e * e) / r;
-      const pressureScale = -g * (pi * inverseRhoISquared + pressure[j] / (rhoJ * rhoJ));
-      // Viscosity (eq. 14): lap W_ij = viscosityC (h - r).
-      const viscosityScale = (mu * viscosityC * e) / (rhoI * rhoJ);
+      // Viscosity (eq. 14, with eq. 9's pair mean of mu): lap W_ij = viscosityC (h - r).
+      const viscosityScale = (0.5 * (muI + viscosityOf[material[j]]) * viscosityC * e) / (rhoI * rhoJ);
       const ux = velocityX[j] - vxi;
       const uy = velocityY[j] - vyi;
       const uz = velocityZ[j] - vzi;
-      ax += mj * (pressureScale * rx + viscosityScale * ux);
-      ay += mj * (pressureScale * ry + viscosityScale * uy);
-      az += mj * (pressureScale * rz + viscosityScale * uz);
-      deltaX[j] -= mi * (pressureScale * rx + viscosityScale * ux);
-      deltaY[j] -= mi * (pressureScale * ry + viscosityScale * uy);
-      deltaZ[j] -= mi * (pressureScale * rz + viscosityScale * uz);
+      if (numberDensity) {
+        // Solenthaler and Pajarola 2008: m_i a_i = -sum_j (p_i / delta_i^2 + p_j / delta_j^2) grad W_ij, and
+        // the viscosity force m_i m_j / (rho_i rho_j) = V_i V_j times the same mean mu.
+        const pressureForce = -g * (pressureWeightI + pressure[j] * vj * vj);
+        const viscosityForce = mi * mj * viscosityScale;
+        const fx = pressureForce * rx + viscosityForce * ux;
+        const fy = pressureForce * ry + viscosityForce * uy;
+        const fz = pressureForce * rz + viscosityForce * uz;
+        const inverseMassJ = 1 / mj;
+        ax += fx * inverseMassI;
+        ay += fy * inverseMassI;
+        az += fz * inverseMassI;
+        deltaX[j] -= fx * inverseMassJ;
+        deltaY[j] -= fy * inverseMassJ;
+        deltaZ[j] -= fz * inverseMassJ;
+      } else {
+        const pressureScale = -g * (pi * inverseRhoISquared + pressure[j] / (rhoJ * rhoJ));
+        ax += mj * (pressureScale * rx + viscosityScale * ux);
+        ay += mj * (pressureScale * ry + viscosityScale * uy);
+        az += mj * (pressureScale * rz + viscosityScale * uz);
+        deltaX[j] -= mi * (pressureScale * rx + viscosityScale * ux);
+        deltaY[j] -= mi * (pressureScale * ry + viscosityScale * uy);
+        deltaZ[j] -= mi * (pressureScale * rz + viscosityScale * uz);
+      }
       // Color field (eq. 15-17): grad_i W = -colorC (h^2 - r^2)^2 (x_i - x_j), lap W = -colorC
       // (h^2 - r^2) (3 h^2 - 7 r^2).
       const d = hSquared - r2;
@@ -388,11 +487,12 @@ function accumulateSphWallImpulses(ctx: SimulationContext): void {
   const s = ctx.solver;
   const dt = ctx.substepTimeStep;
   const entity = ctx.colliders.entity;
+  const wallScale = s.multiFluid.features.numberDensity ? s.multiFluid.neighbourhoodMass : undefined;
   for (let k = 0; k < list.count; k++) {
     const i = list.particle[k];
     const m = s.mass[i];
     const rho = s.density[i];
-    const scale = (dt * m * m * s.lambda[i]) / (rho * rho);
+    const scale = (dt * m * m * s.lambda[i] * (wallScale ? wallScale[i] : 1)) / (rho * rho);
     if (scale === 0) continue;
     const slot = list.slot[k];
     addBodyImpulse(

@@ -3,8 +3,12 @@
 // p_i = max(0, k (rho_i - rho0_i)). One thread per particle gathers over the 27 cells around its cell, on the
 // current positions (the predict pass left x* = x in sphMode). The wall weights come from the wall-weight
 // functions of density/lambda.wgsl (its part before the entry point, prepended by gpu/backend.ts).
-// Writes (rho, p, neighbour count, m / rho) to solve and (grad Z, 0) to wall; with coupled colliders also the
-// shares of the two nearest (as the lambda pass does), for the wall impulses of sph/apply.wgsl.
+// With the number-density estimate (sphNumberDensity, several fluids; see computeSphNumberDensity):
+// rho_i = m_i (W(0) + Z_i + sum_j W_ij) and rho0_i = m_i / V0_i, V0_i from wall[i].w (the restVolume pass,
+// density/restVolume.wgsl, ran before: alpha / T for a temperature-dependent rest density).
+// Writes (rho, p, b_i, m / rho) to solve, b_i the walls' pressure scale (1 without the number density) and (grad Z, mu_i) to wall, mu_i the material's dynamic
+// viscosity for the forces pass; with coupled colliders also the shares of the two nearest (as the lambda
+// pass does), for the wall impulses of sph/apply.wgsl.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -22,20 +26,30 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   nextShare = nearShare;
   nextSlot = -1;
   if (p.colliderCount > 0u) { walls = wallWeights(xi); }
-  var density = mi * (p.selfWeight + walls.w);
-  var neighbours = 0u;
+  var numberDensity = p.selfWeight + walls.w;
+  var density = mi * numberDensity;
   let home = keyCell(u32(own.w));
   // @neighbours
         let r = xi - other.xyz;
         let r2 = dot(r, r);
         if (r2 >= k.radiusSquared) { continue; }
-        neighbours = neighbours + 1u;
-        density = density + scene.materials[sortedInfo[j].material].mass * poly6(k, r2);
+        let w = poly6(k, r2);
+        density = density + scene.materials[sortedInfo[j].material].mass * w;
+        numberDensity = numberDensity + w;
   // @end neighbours
-  let restDensity = 1.0 / scene.materials[materialI].inverseRestDensity;
+  var restDensity = 1.0 / scene.materials[materialI].inverseRestDensity;
+  // The walls' pressure scale b_i (1 in one fluid; see computeSphNumberDensity): r_i = the neighbourhood's
+  // mean mass over m_i, b_i = 2 r_i - 1 where r_i > 1.
+  var wallScale = 1.0;
+  if (p.sphNumberDensity == 1u) {
+    let ratio = (density - mi * walls.w) / ((numberDensity - walls.w) * mi);
+    wallScale = select(ratio, 2.0 * ratio - 1.0, ratio > 1.0);
+    density = mi * numberDensity;
+    restDensity = mi / wall[i].w;
+  }
   let pressure = max(0.0, p.sphStiffness * (density - restDensity));
-  solve[i] = vec4<f32>(density, pressure, f32(neighbours), mi / density);
-  wall[i] = vec4<f32>(walls.xyz, 0.0);
+  solve[i] = vec4<f32>(density, pressure, wallScale, mi / density);
+  wall[i] = vec4<f32>(walls.xyz, scene.materials[materialI].dynamicViscosity);
   if (p.coupledCount > 0u) {
     wall[p.wallShareOffset + i] = vec4<f32>(nearShare.xyz, f32(nearSlot));
     wall[2u * p.wallShareOffset + i] = vec4<f32>(nextShare.xyz, f32(nextSlot));

@@ -1,7 +1,10 @@
 // WCSPH accelerations and the leap-frog kick (mirrors computeSphAccelerations and sphForceSystem in
 // sph/cpu.ts; Müller et al. 2003, section 3): per particle, gathered over its neighbours,
-// a_i = -sum_j m_j (p_i / rho_i^2 + p_j / rho_j^2) grad W_spiky (normalised on the rest lattice) + mu sum_j m_j (v_j - v_i) / (rho_i rho_j)
-// lap W_viscosity (eq. 14) - m_i p_i / rho_i^2 grad Z_i (walls) + g, plus surface tension
+// a_i = -sum_j m_j (p_i / rho_i^2 + p_j / rho_j^2) grad W_spiky (normalised on the rest lattice; with the
+// number-density estimate -(1 / m_i) sum_j (p_i V_i^2 + p_j V_j^2) grad W_spiky, Solenthaler and Pajarola
+// 2008) + sum_j (mu_i + mu_j) / 2 m_j (v_j - v_i) / (rho_i rho_j) lap W_viscosity (eq. 14 with eq. 9 of
+// Müller et al. 2005; mu per material, wall.w from the density pass) - m_i p_i / rho_i^2 grad Z_i (walls) + g,
+// plus surface tension
 // -sigma lap(c_S) n / (|n| rho_i) where |n| > l (eq. 15-19, poly6 gradient and Laplacian, the walls counted
 // in n). Then v = v + dt a, clamped to maxSpeed, and the drift dt v is written to delta: the collide pass adds
 // it to x* (= x here) without the clamp to one particle radius it applies to PBF's corrections (sphMode 1;
@@ -25,10 +28,15 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   // Masses as V rho (the density pass stored V = m / rho): one buffer fewer to bind (at most 8 per pass).
   let mi = volumeI * rhoI;
   let inverseRhoISquared = 1.0 / (rhoI * rhoI);
-  let gradientZ = wall[i].xyz;
+  let wallI = wall[i];
+  let gradientZ = wallI.xyz;
+  let muI = wallI.w;
   let color = p.poly6Gradient;
-  let viscosity = p.sphViscosity * p.viscosityLaplacian / rhoI;
-  var acceleration = (-mi * pressureI * inverseRhoISquared) * gradientZ;
+  let viscosity = 0.5 * p.viscosityLaplacian / rhoI;
+  let numberDensity = p.sphNumberDensity == 1u;
+  let pressureWeightI = pressureI * volumeI * volumeI;
+  // The walls' pressure, scaled by b_i (solve.z, 1 in one fluid; see sph/density.wgsl).
+  var acceleration = (-mi * pressureI * solveI.z * inverseRhoISquared) * gradientZ;
   var normal = volumeI * gradientZ;
   // The particle's own color Laplacian at r = 0: -color h^2 (3 h^2).
   var laplacian = volumeI * (-color * 3.0 * k.radiusSquared * k.radiusSquared);
@@ -42,8 +50,13 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         let solveJ = solve[j];
         let mj = solveJ.w * solveJ.x;
         let e = k.radius - distance;
-        let pressureScale = p.sphPressureGradient * e * e / distance * (pressureI * inverseRhoISquared + solveJ.y / (solveJ.x * solveJ.x));
-        let viscosityScale = viscosity * (k.radius - distance) / solveJ.x;
+        var pressureScale = p.sphPressureGradient * e * e / distance;
+        if (numberDensity) {
+          pressureScale = pressureScale * (pressureWeightI + solveJ.y * solveJ.w * solveJ.w) / (mi * mj);
+        } else {
+          pressureScale = pressureScale * (pressureI * inverseRhoISquared + solveJ.y / (solveJ.x * solveJ.x));
+        }
+        let viscosityScale = viscosity * (muI + wall[j].w) * (k.radius - distance) / solveJ.x;
         acceleration = acceleration + mj * (pressureScale * r + viscosityScale * (sortedVelocity[j].xyz - vi));
         let d = k.radiusSquared - r2;
         normal = normal + (solveJ.w * -color * d * d) * r;
