@@ -221,6 +221,8 @@ interface ExampleCase {
    * for them. Default: none.
    */
   whiteWater?: 'shown' | 'on';
+  /** `?solver=` of the page (the pages with several fluids offer 'sph'); default the page's own (PBF). */
+  solver?: 'sph';
 }
 
 const examples: ExampleCase[] = [
@@ -428,6 +430,39 @@ const examples: ExampleCase[] = [
     },
   },
   {
+    // The lava lamp with WCSPH (`?solver=sph`) on the CPU backend (the WebGPU backend's WCSPH with several
+    // fluids is compared with the CPU in tests/sph-webgpu.test.ts): the red fluid warms and expands, the blue
+    // stays above it, nothing blows up. Measured on WebGPU: red 307.0 -> 364.8 K, its highest particle 0.079
+    // -> 0.112 m, blue mean height 0.246 -> 0.263 m, fastest 0.12 m/s after 84 steps.
+    name: 'lava-lamp',
+    solver: 'sph',
+    engines: ['webgl'],
+    frames: 20,
+    materials: ['blue', 'red'],
+    check(first, last) {
+      for (const [name, value] of Object.entries(last)) expect(Number.isFinite(value), name).toBe(true);
+      expect(last.redTemperature).toBeGreaterThan(first.redTemperature + 10);
+      expect(last.blueHeight).toBeGreaterThan(last.redHeight + 0.1);
+      expect(last.redHighest).toBeLessThan(0.45);
+      expect(last.fastest).toBeLessThan(1.5);
+    },
+  },
+  {
+    // Oil on water with WCSPH (`?solver=sph`), on the CPU backend: the oil arrives, the water stays.
+    name: 'oil-on-water',
+    solver: 'sph',
+    engines: ['webgl'],
+    frames: 20,
+    materials: ['water', 'oil'],
+    check(first, last) {
+      for (const [name, value] of Object.entries(last)) expect(Number.isFinite(value), name).toBe(true);
+      expect(last.oilCount).toBeGreaterThan(first.oilCount);
+      expect(last.waterCount).toBe(first.waterCount);
+      expect(last.waterTop).toBeLessThan(0.4);
+      expect(last.oilHeight).toBeLessThan(0.5);
+    },
+  },
+  {
     // Trapped air (sections 3.4, 4.3), small particles: water pours into the glass; air particles appear under
     // the falling water and leave at the surface. Measured: water 248 -> 333, air 4 -> 9 (WebGL, CPU backend);
     // water 293 -> 573, air 11 -> 10 (WebGPU).
@@ -545,15 +580,16 @@ describe('examples in headless Chromium', () => {
   for (const engine of ['webgl', 'webgpu'] as const) {
     for (const example of examples.filter((candidate) => (candidate.engines ?? ['webgl', 'webgpu']).includes(engine))) {
       it(
-        `${example.name} (${engine}): water where the particles are, moving, no console errors`,
+        `${example.name}${example.solver ? ` ?solver=${example.solver}` : ''} (${engine}): water where the particles are, moving, no console errors`,
         async () => {
           expect(address).toBeTruthy();
           const { page, errors } = await pageFor(engine);
           const shots: Record<string, Buffer> = {};
-          const label = `${example.name}-${engine}`;
+          const label = `${example.name}${example.solver ? `-${example.solver}` : ''}-${engine}`;
           try {
             // The page as a player gets it, its debug pane collapsed into its button (the same in every shot).
-            await page.goto(`${address}${example.name}/?engine=${engine}&particles=small&mode=fluid`);
+            const solver = example.solver ? `&solver=${example.solver}` : '';
+            await page.goto(`${address}${example.name}/?engine=${engine}&particles=small&mode=fluid${solver}`);
             // The DOM overlays change from frame to frame; the masks compare only the canvas.
             await page.addStyleTag({ content: '#stats, #help { display: none !important; }' });
             await page.waitForFunction(() => (window as ExampleWindow).fluidExample?.ready === true, undefined, {
@@ -621,6 +657,7 @@ describe('examples in headless Chromium', () => {
             expect(state.backend).toBe(backend);
             expect(state.zeroCopy).toBe(engine === 'webgpu');
             expect(state.stats).toContain(`| ${backend} |`);
+            if (example.solver) expect(state.stats).toContain(`(${example.solver}, `);
             expect(state.steps).toBeGreaterThan(10);
             expect(report.particles).toBeGreaterThan(20);
             expect(report.fluidPixels).toBeGreaterThan(200);

@@ -13,7 +13,7 @@ import { StandardMaterial } from '@babylonjs/core/Materials/standardMaterial';
 import { Color3 } from '@babylonjs/core/Maths/math.color';
 import { Vector3 } from '@babylonjs/core/Maths/math.vector';
 import { CreateSphere } from '@babylonjs/core/Meshes/Builders/sphereBuilder';
-import { FluidPlugin, type FluidSolver } from '../../src';
+import { FluidPlugin } from '../../src';
 import {
   createDebugPane,
   createEngine,
@@ -30,11 +30,7 @@ import {
 const parameters = readParameters();
 const small = parameters.particles === 'small';
 /** The `?solver=` switch: 'pbf' (default), 'sph' or 'mps'. */
-function readSolver(): FluidSolver {
-  const value = new URLSearchParams(window.location.search).get('solver');
-  return value === 'sph' || value === 'mps' ? value : 'pbf';
-}
-const solver = readSolver();
+const solver = parameters.solver;
 const engine = await createEngine(parameters);
 const scene = createStudioScene(engine);
 

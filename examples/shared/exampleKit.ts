@@ -24,7 +24,13 @@ import { CreateGround } from '@babylonjs/core/Meshes/Builders/groundBuilder';
 import type { Mesh } from '@babylonjs/core/Meshes/mesh';
 import '@babylonjs/core/Rendering/edgesRenderer';
 import { Scene } from '@babylonjs/core/scene';
-import { FluidDebugPane, type FluidLookOptions, type FluidPlugin, type FluidRenderMode } from '../../src';
+import {
+  FluidDebugPane,
+  type FluidLookOptions,
+  type FluidPlugin,
+  type FluidRenderMode,
+  type FluidSolver,
+} from '../../src';
 
 /** URL switches of every example. */
 export interface ExampleParameters {
@@ -43,6 +49,11 @@ export interface ExampleParameters {
   whiteWater: boolean;
   /** `?anisotropy=0` draws the screen-space water from spheres instead of anisotropic particles (default: on). */
   anisotropy: boolean;
+  /**
+   * `?solver=sph` (weakly compressible SPH) or `?solver=mps` picks the solver of the pages that offer it (the
+   * dam break, the lava lamp, oil on water); default `pbf`.
+   */
+  solver: FluidSolver;
 }
 
 /** Reads the URL switches. */
@@ -57,7 +68,21 @@ export function readParameters(): ExampleParameters {
     renderMode: modes.find((known) => known === mode),
     whiteWater: query.get('whiteWater') !== '0',
     anisotropy: query.get('anisotropy') !== '0',
+    solver: readSolver(query.get('solver')),
   };
+}
+
+/** The solver a `?solver=` value names: 'sph' or 'mps', else 'pbf'. */
+function readSolver(value: string | null): FluidSolver {
+  return value === 'sph' || value === 'mps' ? value : 'pbf';
+}
+
+/**
+ * The solver of a page with several fluids: the URL's, except MPS, which has none yet (docs/solvers.md,
+ * "Not yet"): such a page runs PBF then.
+ */
+export function severalFluidsSolver(parameters: ExampleParameters): 'pbf' | 'sph' {
+  return parameters.solver === 'sph' ? 'sph' : 'pbf';
 }
 
 /**
@@ -182,7 +207,7 @@ export function showStats(engine: AbstractEngine, scene: Scene, plugin: FluidPlu
     const fps = engine.getFps();
     line.textContent =
       `${Number.isFinite(fps) ? fps.toFixed(0) : '-'} fps | particles ${plugin.simulation.particleCount} | step ${stats.stepMilliseconds.toFixed(1)} ms ` +
-      `(${settings.substeps}x${settings.iterations}) | ${plugin.backend} | ${plugin.renderMode}${extra ? ` | ${extra()}` : ''}`;
+      `(${settings.solver === 'pbf' ? `${settings.substeps}x${settings.iterations}` : `${settings.solver}, ${stats.solverSubsteps} substeps`}) | ${plugin.backend} | ${plugin.renderMode}${extra ? ` | ${extra()}` : ''}`;
   });
 }
 

@@ -431,10 +431,19 @@ export class FluidDebugPane {
     return knobs;
   }
 
-  /** Sliders of one material's `FluidMaterial` components (the PBF ones only with that solver). */
+  /**
+   * Sliders of one material's `FluidMaterial` components (the PBF ones only with that solver; WCSPH's own
+   * viscosity with that one; the interface tension where the material has one, with either).
+   */
   private materialKnobs(id: number): [Knob, string][] {
     const store = this.plugin.simulation.components.FluidMaterial;
-    type Field = 'restDensity' | 'viscosity' | 'vorticity' | 'artificialPressureStrength' | 'interfaceTension';
+    type Field =
+      | 'restDensity'
+      | 'viscosity'
+      | 'vorticity'
+      | 'artificialPressureStrength'
+      | 'interfaceTension'
+      | 'dynamicViscosity';
     const field = (key: Field, range: KnobRange): [Knob, string] => [
       knobOf(
         range,
@@ -446,7 +455,20 @@ export class FluidDebugPane {
       key,
     ];
     const knobs = [field('restDensity', ['rest density', 'kg/m³', MATERIAL_OPTIONS.restDensity, 50, 3000, 10, 0])];
-    if (this.plugin.simulation.settings.solver !== 'pbf') return knobs;
+    const solver = this.plugin.simulation.settings.solver;
+    const tension = (): void => {
+      if (store.interfaceTension[id] > 0) {
+        knobs.push(
+          field('interfaceTension', ['interface tension', 'N/m', MATERIAL_OPTIONS.interfaceTension, 0, 5, 0.05, 2]),
+        );
+      }
+    };
+    if (solver === 'sph') {
+      // -1: the simulation's sph.viscosity (the slider's left end).
+      knobs.push(field('dynamicViscosity', ['viscosity', 'Pa s', MATERIAL_OPTIONS.dynamicViscosity, -1, 50, 0.5, 1]));
+      tension();
+    }
+    if (solver !== 'pbf') return knobs;
     knobs.push(
       field('viscosity', ['viscosity', '', MATERIAL_OPTIONS.viscosity, 0, 0.5, 0.005, 3]),
       field('vorticity', ['vorticity', 'm/s', MATERIAL_OPTIONS.vorticity, 0, 0.2, 0.005, 3]),
@@ -460,11 +482,7 @@ export class FluidDebugPane {
         2,
       ]),
     );
-    if (store.interfaceTension[id] > 0) {
-      knobs.push(
-        field('interfaceTension', ['interface tension', 'N/m', MATERIAL_OPTIONS.interfaceTension, 0, 5, 0.05, 2]),
-      );
-    }
+    tension();
     return knobs;
   }
 
