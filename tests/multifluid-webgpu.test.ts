@@ -216,7 +216,7 @@ describe('fluid-fluid interaction on the WebGPU backend in headless Chromium', (
     expect(steps[1].meanRedGpu).toBeLessThan(0.95);
   }, 300_000);
 
-  it('runs every feature with the PBF solver; WCSPH on WebGPU still refuses them', async () => {
+  it('runs every feature with the PBF solver; WCSPH on WebGPU takes them and records their passes', async () => {
     const result = await gpu.run<MultiFluidSolversResult>('multiFluidSolvers');
     console.log(`solvers: ${JSON.stringify(result)}`);
     expect(result.pbfBackend).toBe('webgpu');

@@ -86,8 +86,12 @@ describe('the schedule', () => {
       'sphForces',
       'velocity',
       'sphFinish',
+      'multiFluid',
+      'artificialBuoyancy',
       'publish',
       'diffuse',
+      'boiling',
+      'trappedAir',
     ]);
   });
 
@@ -206,6 +210,37 @@ describe('the schedule', () => {
       'writeBack',
       'advance',
     ]);
+  });
+
+  it('gives the WCSPH pass order with several fluids: the rest volumes first, the shared terms after sphFinish', () => {
+    const features: MultiFluidFeatures = {
+      ...NO_FEATURES,
+      numberDensity: true,
+      interfaceTension: true,
+      temperatureDiffusion: true,
+      artificialBuoyancy: true,
+      boiling: true,
+    };
+    const order = gpuStepOrder('sph', plan({ features, colliderHeat: true }));
+    const substep = [
+      ...SORT,
+      'restVolume',
+      'sphDensity',
+      'sphForces',
+      'collide',
+      'velocity',
+      'sphFinish',
+      'tension',
+      'diffusionRate',
+      'diffusionPlan',
+      'diffusionChange',
+      'diffusionApply',
+      'diffusionNext',
+      'heat',
+      'buoyancy',
+    ];
+    expect(order.substep).toEqual([...substep, 'writeBack', 'advance']);
+    expect(order.lastSubstep).toEqual([...substep, 'boil', 'airFields', 'airDecide', 'writeBack', 'advance']);
   });
 
   it('names only passes that are compiled, each defined once', () => {
