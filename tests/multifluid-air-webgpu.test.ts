@@ -144,6 +144,25 @@ describe('trapped air and boiling on the WebGPU backend in headless Chromium', (
     expect(gpu.consoleErrors).toEqual([]);
   }, 600_000);
 
+  it('generates air under a pouring jet with WCSPH on both backends', async () => {
+    const result = await gpu.run<AirPourResult>('airPour', {
+      pourFrames: 30,
+      settleFrames: 0,
+      capacity: 900,
+      solver: 'sph',
+    });
+    console.log(
+      `WCSPH pour: air every 10 frames CPU [${result.cpu.airCounts.filter((_, k) => (k + 1) % 10 === 0).join(' ')}], GPU [${result.gpu.airCounts.filter((_, k) => (k + 1) % 10 === 0).join(' ')}]; generated ${result.cpu.generated} / ${result.gpu.generated}`,
+    );
+    expect(result.backend).toBe('webgpu');
+    expect(result.cpu.nonFinite + result.gpu.nonFinite).toBe(0);
+    // The same band as PBF's pour above: both generate, the GPU's total within a factor 2 of the CPU's.
+    expect(result.cpu.generated).toBeGreaterThanOrEqual(10);
+    expect(result.gpu.generated).toBeGreaterThanOrEqual(0.5 * result.cpu.generated);
+    expect(result.gpu.generated).toBeLessThanOrEqual(2 * result.cpu.generated);
+    expect(gpu.consoleErrors).toEqual([]);
+  }, 600_000);
+
   it('boils a heated pot on both backends; the vapour leaves at the surface', async () => {
     const result = await gpu.run<AirBoilResult>('airBoil', { frames: 150, probability: 0.01 });
     console.log(`boil: CPU ${JSON.stringify(result.cpu)}; GPU ${JSON.stringify(result.gpu)}`);

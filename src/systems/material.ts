@@ -241,10 +241,10 @@ function resolveMultiFluidNumbers(options: FluidMaterialOptions): Record<MultiFl
 }
 
 /**
- * Names of the options of `values` that use fluid-fluid interaction features the WCSPH and MPS solvers do
- * not implement (tension, diffusion, temperature-dependent rest density, the number-density constraint,
- * trapped air, boiling, artificial buoyancy; the PBF solver runs them on both backends); empty when none
- * is used. A different rest density alone is not listed (every solver handles it).
+ * Names of the options of `values` that use fluid-fluid interaction features the MPS solver does not
+ * implement (tension, diffusion, temperature-dependent rest density, the number-density constraint,
+ * trapped air, boiling, artificial buoyancy; the PBF and WCSPH solvers run them on both backends); empty
+ * when none is used. A different rest density alone is not listed (every solver handles it).
  */
 export function unsupportedMultiFluidOptions(values: ResolvedMaterial): string[] {
   const names: string[] = [];

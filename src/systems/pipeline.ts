@@ -50,12 +50,14 @@ function onGpu(
 export const sphCpuSystems: readonly FluidSystem[] = cpuSystemsOf(sphSchedule);
 
 /**
- * The WebGPU backend's systems for WCSPH: as {@link webGpuSystems}, with the substep planner (from the last
- * readback's velocities) before the GPU step, whose passes are the WCSPH ones (see gpu/backend.ts).
+ * The WebGPU backend's systems for WCSPH: as {@link webGpuSystems} (the trapped air the GPU proposed included),
+ * with the substep planner (from the last readback's velocities) before the GPU step, whose passes are the
+ * WCSPH ones (see gpu/backend.ts).
  */
 export function sphWebGpuSystems(gpu?: GpuContext): readonly FluidSystem[] {
   return [
     { name: 'emit', stage: 'step-start', run: emitOnlySystem },
+    { name: 'trappedAir', stage: 'step-start', run: onGpu(gpu, gpuTrappedAirSystem) },
     { name: 'gather', stage: 'step-start', run: gatherSceneSystem },
     { name: 'sphSubsteps', stage: 'step-start', run: sphMirroredSubstepSystem },
     { name: 'gpuStep', stage: 'step-start', run: onGpu(gpu, gpuStepSystem) },

@@ -263,6 +263,8 @@ export interface AirPourOptions {
   settleFrames: number;
   /** Capacity of each simulation. */
   capacity: number;
+  /** The solver (default 'pbf'). */
+  solver?: 'pbf' | 'sph';
 }
 
 /** One backend's run of {@link airPour}. */
@@ -287,7 +289,7 @@ export interface AirPourResult {
 }
 
 /** A jet poured from 0.3 m into a glass with a 4 cm pool, with trapped air (as tests/multifluid-air.test.ts). */
-function pourScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, capacity: number) {
+function pourScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, capacity: number, solver: 'pbf' | 'sph') {
   const simulation = new FluidSimulation({
     projection: false,
     particleRadius: RADIUS,
@@ -295,6 +297,7 @@ function pourScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, capacity: nu
     iterations: 3,
     backend,
     engine,
+    solver,
   });
   const water = simulation.addMaterial({ restDensity: 1000, numberDensity: true });
   const air = simulation.addMaterial({ restDensity: 100, numberDensity: true, surfaceColor: 0, color: [1, 1, 1] });
@@ -316,7 +319,8 @@ function pourScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, capacity: nu
 
 /** The pouring scene on both backends in lockstep: air counts per frame. */
 export async function airPour(engine: WebGPUEngine, args: AirPourOptions): Promise<AirPourResult> {
-  const built = [pourScene('cpu', engine, args.capacity), pourScene('webgpu', engine, args.capacity)];
+  const solver = args.solver ?? 'pbf';
+  const built = [pourScene('cpu', engine, args.capacity, solver), pourScene('webgpu', engine, args.capacity, solver)];
   await built[1].simulation.ready();
   const runs: AirPourRun[] = built.map(() => ({
     airCounts: [],

@@ -20,6 +20,11 @@ export interface SphParityStep {
   maxDensityDifference: number;
   /** Largest temperature difference (K). */
   maxTemperatureDifference: number;
+  /** `stats.meanNeighbourCount` and `stats.meanDensityError` of each backend (the errors differ by definition, see the test). */
+  neighboursCpu: number;
+  neighboursGpu: number;
+  densityErrorCpu: number;
+  densityErrorGpu: number;
   /** Mean height of the particles on each backend (m). */
   meanHeightCpu: number;
   meanHeightGpu: number;
@@ -128,6 +133,10 @@ export async function sphParity(engine: WebGPUEngine, args: SphParityOptions = {
       maxVelocityDifference: 0,
       maxDensityDifference: 0,
       maxTemperatureDifference: 0,
+      neighboursCpu: cpu.stats.meanNeighbourCount,
+      neighboursGpu: gpu.stats.meanNeighbourCount,
+      densityErrorCpu: cpu.stats.meanDensityError,
+      densityErrorGpu: gpu.stats.meanDensityError,
       meanHeightCpu: 0,
       meanHeightGpu: 0,
       worst: [],

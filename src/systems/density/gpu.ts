@@ -87,7 +87,7 @@ export const densityPasses: readonly PassDefinition[] = [
   },
 ];
 
-/** The number-density passes of several fluids (PBF only). */
+/** The number-density passes of several fluids (PBF; WCSPH uses only `restVolume`, before sph/density.wgsl). */
 export const numberDensityPasses: readonly PassDefinition[] = [
   {
     key: 'numberDensityLambda',

@@ -2,7 +2,8 @@
 // density/numberDensity.ts): V_i = m_i / rho0_i (m^3), with rho0_i = alpha / T_i for a material with a
 // temperature-dependent rest density (Müller et al. 2005, eq. 16), else the material's rest density. Run once
 // per substep, after the sort and before the solver iterations; written to wall[i].w, which the
-// number-density lambda pass (numberDensityLambda.wgsl) reads and keeps.
+// number-density lambda pass (numberDensityLambda.wgsl) reads and keeps. With WCSPH sph/density.wgsl reads it
+// and then writes the material's dynamic viscosity there.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {

@@ -1,5 +1,5 @@
 /**
- * The fluid-fluid interaction passes of the PBF solver (Müller et al. 2005, mirroring multifluid/interaction.ts,
+ * The fluid-fluid interaction passes of the PBF and WCSPH solvers (Müller et al. 2005, mirroring multifluid/interaction.ts,
  * air.ts and phase.ts): tension (tension.wgsl), diffusion (diffusion.wgsl: rate, a one-thread plan, and per
  * part a change, an apply and a one-thread count), collider heat (heat.wgsl), and trapped air and boiling
  * (airFields.wgsl: boil, the fields, the decisions, and the artificial buoyancy of eq. 17).
@@ -18,7 +18,7 @@ import tensionSource from './tension.wgsl?raw';
 const diffusion = (entry: string) => commonSource + entrySection(diffusionSource, entry);
 const air = (entry: string) => entrySection(airFieldsSource, entry);
 
-/** The fluid-fluid interaction, trapped-air and boiling passes (PBF only). */
+/** The fluid-fluid interaction, trapped-air and boiling passes (PBF and WCSPH). */
 export const multiFluidPasses: readonly PassDefinition[] = [
   {
     key: 'tension',

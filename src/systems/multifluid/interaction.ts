@@ -284,8 +284,9 @@ function exchangeColliderHeat(ctx: SimulationContext): void {
 /**
  * Substep system `multiFluid` of the CPU system list (schedule.ts): interface and surface tension,
  * diffusion of temperature and color, and collider heat, each only when in use (the features of
- * `solver.multiFluid.features`, set before the step). Runs after `viscosityVorticity`, which sets
- * `solver.volume` and x = x*. Allocates nothing.
+ * `solver.multiFluid.features`, set before the step). With PBF it runs after `viscosityVorticity`, which sets
+ * `solver.volume` and x = x*; with WCSPH after `sphFinish` (x = x*), with the volumes and densities of the
+ * substep's density pass. Allocates nothing.
  */
 export function multiFluidInteractionSystem(ctx: SimulationContext): void {
   const state = ctx.solver.multiFluid;

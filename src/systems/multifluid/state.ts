@@ -46,7 +46,10 @@ export interface MultiFluidState {
   readonly features: MultiFluidFeatures;
   /** Rest volume V_i = m_i / rho0_i (m^3). */
   readonly restVolume: Float64Array;
-  /** sum_j m_j W_ij, then the neighbourhood's mean mass over the particle's own, mbar_i / m_i. */
+  /**
+   * sum_j m_j W_ij, then the neighbourhood's mean mass over the particle's own, mbar_i / m_i (PBF); with
+   * WCSPH the walls' pressure scale b_i made from it (sph/cpu.ts, computeSphNumberDensity).
+   */
   readonly neighbourhoodMass: Float64Array;
   /** Color-field gradient n (1/m, eq. 3). */
   readonly normalX: Float64Array;
@@ -58,6 +61,8 @@ export interface MultiFluidState {
   readonly color: Float64Array;
   /** Largest diffusivity of the particle's material over the diffused channels (m^2/s). */
   readonly coefficient: Float64Array;
+  /** WCSPH: each particle's dynamic viscosity mu (Pa s) in the substep, where the materials' differ (sph/cpu.ts). */
+  readonly viscosity: Float64Array;
   /** Explicit diffusion rate sum_j c_ij V_j lap W_ij (1/s). */
   readonly rate: Float64Array;
   /** Per diffused channel (temperature, red, green, blue): the change of one explicit part. */
@@ -121,6 +126,7 @@ export function createMultiFluidState(capacity: number): MultiFluidState {
     laplacian: f(),
     color: f(),
     coefficient: f(),
+    viscosity: f(),
     rate: f(),
     change: [f(), f(), f(), f()],
     values: [f(), f(), f(), f()],

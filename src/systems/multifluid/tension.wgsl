@@ -3,7 +3,8 @@
 // sigma, n_i = sum_j V_j c_j grad W_ij (poly6 gradient), sigma lap(c)_i = sigma_i V_i c_i lap W(0)
 // + sum_j (sigma_i + sigma_j) / 2 V_j c_j lap W_ij, and where sigma lap(c) != 0 and |n_i| >= threshold / h:
 // v_i += dt (-sigma lap(c)_i) n_i / (|n_i| rho_i). V_j = m_j / rho_j from the density solve (solve.x), as
-// the CPU's volume. Adds to the velocities the viscosity and vorticity passes left in delta.xyz.
+// the CPU's volume. Adds to the velocities the viscosity and vorticity passes (PBF), or sph/finish.wgsl
+// (WCSPH), left in delta.xyz.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {

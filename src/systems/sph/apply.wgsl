@@ -13,10 +13,10 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let p = scene.params;
   let own = sortedPredicted[i];
   sortedPredicted[i] = vec4<f32>(own.xyz + delta[i].xyz, own.w);
-  // solve: (rho, p, the walls' pressure scale b_i, m / rho).
+  // solve: (rho, p, neighbour count, m / rho); delta.w: the walls' pressure scale b_i (sph/forces.wgsl).
   let solveI = solve[i];
   let mass = solveI.w * solveI.x;
-  let scale = p.timeStep * mass * mass * solveI.y * solveI.z / (solveI.x * solveI.x);
+  let scale = p.timeStep * mass * mass * solveI.y * delta[i].w / (solveI.x * solveI.x);
   for (var pending = 0u; pending < PENDING_PUSHES; pending = pending + 1u) {
     contact[i].pending[pending] = vec4<f32>(0.0, 0.0, 0.0, -1.0);
   }

@@ -34,12 +34,19 @@
  *   the matching energy gradient a_i = -m_i p_i / rho_i^2 grad Z_i (grad Z points into the wall). A coupled
  *   collider's body receives the opposite impulse. The color-field normal counts the walls the same way,
  *   so a wall does not look like a free surface.
- * - Viscosity is one dynamic viscosity `settings.sphViscosity` for every material (the materials' XSPH
- *   coefficient belongs to PBF); per-material rest density and mass come from the material table.
+ * - Viscosity is each material's dynamic viscosity (`FluidMaterial.dynamicViscosity`, else
+ *   `settings.sphViscosity`), a pair of two materials feeling the mean (mu_i + mu_j) / 2 (eq. 9 of Müller et
+ *   al. 2005; the materials' XSPH coefficient belongs to PBF); per-material rest density and mass come from
+ *   the material table.
+ * - Several fluids (Müller et al. 2005): with `features.numberDensity` (a material's `numberDensity` or
+ *   `temperatureDensity`) the density is m_i times the number density and the pressure force Solenthaler and
+ *   Pajarola's (see {@link computeSphDensity} and {@link computeSphAccelerations}); tension, diffusion, collider
+ *   heat, artificial buoyancy, trapped air and boiling are the shared multifluid/ systems, after sphFinish and
+ *   at the end of the step (schedule.ts).
  * - Adaptive substeps (the paper suggests CFL-based steps, section 3.6): at the start of a step the frame is
  *   split into N equal substeps, N = max(settings.substeps, ceil(frame dt / dt_max)) capped at
  *   `sphMaxSubsteps`, with dt_max = min(lambda h / (c_s + v_bound), 0.25 sqrt(h / a_bound),
- *   h^2 / (32 nu_max)) (CFL, force and viscous conditions; nu_max = mu / rho0_min; the last is the standard
+ *   h^2 / (32 nu_max)) (CFL, force and viscous conditions; nu_max from {@link sphMaxKinematicViscosity}; the last is the standard
  *   0.125 h_s^2 / nu with the smoothing length h_s = h / 2, beyond which the explicit viscosity diverges). Velocities can grow during the step, so v_bound = min(maxSpeed,
  *   v_max + |g| frame dt); the accelerations of this step are not known yet, so a_bound = max(|g|, the
  *   largest |a| of the last substep of the previous step). The count used is `stats.solverSubsteps`.
@@ -145,13 +152,20 @@ export function sphMirroredSubstepSystem(ctx: SimulationContext): void {
 }
 
 /**
- * The largest kinematic viscosity mu / rho0 (m^2/s) over the materials (the smallest rest density), the
- * nu_max of the viscous condition; 0 without materials.
+ * The largest kinematic viscosity a particle can feel (m^2/s), the nu_max of the viscous condition: over the
+ * ordered pairs of materials (k, l), the pair's mean dynamic viscosity (mu_k + mu_l) / 2 (eq. 9 of Müller et
+ * al. 2005) over the rest density of k (a light particle among viscous heavy ones feels their viscosity over
+ * its own density); 0 without materials. A temperature-dependent rest density below `restDensity` is not
+ * counted.
  */
 export function sphMaxKinematicViscosity(ctx: SimulationContext): number {
   const m = ctx.materials;
   let largest = 0;
-  for (let k = 0; k < m.count; k++) largest = Math.max(largest, m.dynamicViscosity[k] * m.inverseRestDensity[k]);
+  for (let k = 0; k < m.count; k++) {
+    for (let l = 0; l < m.count; l++) {
+      largest = Math.max(largest, 0.5 * (m.dynamicViscosity[k] + m.dynamicViscosity[l]) * m.inverseRestDensity[k]);
+    }
+  }
   return largest;
 }
 
@@ -324,9 +338,14 @@ export function computeSphAccelerations(ctx: SimulationContext): number {
   const spikyC = spikyGradientCoefficient(h) / ctx.lattice.gradientMoment;
   const viscosityC = viscosityLaplacianCoefficient(h);
   const colorC = poly6GradientCoefficient(h);
-  // Each material's dynamic viscosity (eq. 9 of Müller et al. 2005: a pair feels the mean of the two).
+  // Each material's dynamic viscosity (eq. 9 of Müller et al. 2005: a pair feels the mean of the two): one
+  // value when every material has the same (no per-pair load), else each particle's in muOf.
   const viscosityOf = ctx.materials.dynamicViscosity;
   const material = s.material;
+  const muOf = s.multiFluid.viscosity;
+  let uniformMu = ctx.materials.count > 0 ? viscosityOf[0] : 0;
+  for (let slot = 1; slot < ctx.materials.count; slot++) if (viscosityOf[slot] !== uniformMu) uniformMu = -1;
+  if (uniformMu < 0) for (let i = 0; i < n; i++) muOf[i] = viscosityOf[material[i]];
   const numberDensity = s.multiFluid.features.numberDensity;
   const sigma = settings.sphSurfaceTension;
   const threshold = settings.sphSurfaceThreshold;
@@ -367,7 +386,7 @@ export function computeSphAccelerations(ctx: SimulationContext): number {
     const pi = pressure[i];
     const inverseRhoISquared = 1 / (rhoI * rhoI);
     const vi = volume[i];
-    const muI = viscosityOf[material[i]];
+    const muI = uniformMu < 0 ? muOf[i] : uniformMu;
     // The number-density form's pressure weight p_i V_i^2 = p_i / delta_i^2.
     const pressureWeightI = pi * vi * vi;
     const inverseMassI = 1 / mi;
@@ -395,7 +414,8 @@ export function computeSphAccelerations(ctx: SimulationContext): number {
       // Pressure (symmetric form, see the notes): grad_i W_ij = g (x_i - x_j), g = -spikyC (h - r)^2 / r.
       const g = (-spikyC * e * e) / r;
       // Viscosity (eq. 14, with eq. 9's pair mean of mu): lap W_ij = viscosityC (h - r).
-      const viscosityScale = (0.5 * (muI + viscosityOf[material[j]]) * viscosityC * e) / (rhoI * rhoJ);
+      const pairMu = uniformMu < 0 ? 0.5 * (muI + muOf[j]) : uniformMu;
+      const viscosityScale = (pairMu * viscosityC * e) / (rhoI * rhoJ);
       const ux = velocityX[j] - vxi;
       const uy = velocityY[j] - vyi;
       const uz = velocityZ[j] - vzi;

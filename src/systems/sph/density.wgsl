@@ -6,7 +6,7 @@
 // With the number-density estimate (sphNumberDensity, several fluids; see computeSphNumberDensity):
 // rho_i = m_i (W(0) + Z_i + sum_j W_ij) and rho0_i = m_i / V0_i, V0_i from wall[i].w (the restVolume pass,
 // density/restVolume.wgsl, ran before: alpha / T for a temperature-dependent rest density).
-// Writes (rho, p, b_i, m / rho) to solve, b_i the walls' pressure scale (1 without the number density) and (grad Z, mu_i) to wall, mu_i the material's dynamic
+// Writes (rho, p, neighbour count, m / rho) to solve (the readback takes rho and the count for the stats) and (grad Z, mu_i) to wall, mu_i the material's dynamic
 // viscosity for the forces pass; with coupled colliders also the shares of the two nearest (as the lambda
 // pass does), for the wall impulses of sph/apply.wgsl.
 
@@ -28,27 +28,24 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   if (p.colliderCount > 0u) { walls = wallWeights(xi); }
   var numberDensity = p.selfWeight + walls.w;
   var density = mi * numberDensity;
+  var neighbours = 0u;
   let home = keyCell(u32(own.w));
   // @neighbours
         let r = xi - other.xyz;
         let r2 = dot(r, r);
         if (r2 >= k.radiusSquared) { continue; }
+        neighbours = neighbours + 1u;
         let w = poly6(k, r2);
         density = density + scene.materials[sortedInfo[j].material].mass * w;
         numberDensity = numberDensity + w;
   // @end neighbours
   var restDensity = 1.0 / scene.materials[materialI].inverseRestDensity;
-  // The walls' pressure scale b_i (1 in one fluid; see computeSphNumberDensity): r_i = the neighbourhood's
-  // mean mass over m_i, b_i = 2 r_i - 1 where r_i > 1.
-  var wallScale = 1.0;
   if (p.sphNumberDensity == 1u) {
-    let ratio = (density - mi * walls.w) / ((numberDensity - walls.w) * mi);
-    wallScale = select(ratio, 2.0 * ratio - 1.0, ratio > 1.0);
     density = mi * numberDensity;
     restDensity = mi / wall[i].w;
   }
   let pressure = max(0.0, p.sphStiffness * (density - restDensity));
-  solve[i] = vec4<f32>(density, pressure, wallScale, mi / density);
+  solve[i] = vec4<f32>(density, pressure, f32(neighbours), mi / density);
   wall[i] = vec4<f32>(walls.xyz, scene.materials[materialI].dynamicViscosity);
   if (p.coupledCount > 0u) {
     wall[p.wallShareOffset + i] = vec4<f32>(nearShare.xyz, f32(nearSlot));

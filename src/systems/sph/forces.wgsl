@@ -6,7 +6,7 @@
 // Müller et al. 2005; mu per material, wall.w from the density pass) - m_i p_i / rho_i^2 grad Z_i (walls) + g,
 // plus surface tension
 // -sigma lap(c_S) n / (|n| rho_i) where |n| > l (eq. 15-19, poly6 gradient and Laplacian, the walls counted
-// in n). Then v = v + dt a, clamped to maxSpeed, and the drift dt v is written to delta: the collide pass adds
+// in n). Then v = v + dt a, clamped to maxSpeed, and the drift dt v is written to delta (b_i to delta.w): the collide pass adds
 // it to x* (= x here) without the clamp to one particle radius it applies to PBF's corrections (sphMode 1;
 // the drift exceeds r when lambda h > r and v is comparable to c_s, or when maxSubsteps caps the count), and
 // the velocity pass takes v = (x* - x) / dt back from the positions, as on the CPU.
@@ -35,8 +35,10 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let viscosity = 0.5 * p.viscosityLaplacian / rhoI;
   let numberDensity = p.sphNumberDensity == 1u;
   let pressureWeightI = pressureI * volumeI * volumeI;
-  // The walls' pressure, scaled by b_i (solve.z, 1 in one fluid; see sph/density.wgsl).
-  var acceleration = (-mi * pressureI * solveI.z * inverseRhoISquared) * gradientZ;
+  var acceleration = vec3<f32>(0.0);
+  // The number-density form's sums for the walls' pressure scale b_i (see below).
+  var neighbourhoodMass = mi * p.selfWeight;
+  var neighbourhoodNumber = p.selfWeight;
   var normal = volumeI * gradientZ;
   // The particle's own color Laplacian at r = 0: -color h^2 (3 h^2).
   var laplacian = volumeI * (-color * 3.0 * k.radiusSquared * k.radiusSquared);
@@ -56,12 +58,26 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         } else {
           pressureScale = pressureScale * (pressureI * inverseRhoISquared + solveJ.y / (solveJ.x * solveJ.x));
         }
+        if (numberDensity) {
+          let w = poly6(k, r2);
+          neighbourhoodMass = neighbourhoodMass + mj * w;
+          neighbourhoodNumber = neighbourhoodNumber + w;
+        }
         let viscosityScale = viscosity * (muI + wall[j].w) * (k.radius - distance) / solveJ.x;
         acceleration = acceleration + mj * (pressureScale * r + viscosityScale * (sortedVelocity[j].xyz - vi));
         let d = k.radiusSquared - r2;
         normal = normal + (solveJ.w * -color * d * d) * r;
         laplacian = laplacian + solveJ.w * -color * d * (3.0 * k.radiusSquared - 7.0 * r2);
   // @end neighbours
+  // The walls' pressure, scaled by b_i (1 in one fluid; with the number density the walls' virtual particles
+  // carry the neighbourhood's mean mass, r_i = that over m_i, b_i = 2 r_i - 1 where r_i > 1, as
+  // computeSphNumberDensity in sph/cpu.ts). b_i goes to delta.w for the wall impulses of sph/apply.wgsl.
+  var wallScale = 1.0;
+  if (numberDensity) {
+    let ratio = neighbourhoodMass / (neighbourhoodNumber * mi);
+    wallScale = select(ratio, 2.0 * ratio - 1.0, ratio > 1.0);
+  }
+  acceleration = acceleration + (-mi * pressureI * wallScale * inverseRhoISquared) * gradientZ;
   acceleration = acceleration + p.gravity.xyz;
   let lengthSquared = dot(normal, normal);
   if (p.sphSurfaceTension > 0.0 && lengthSquared > p.sphSurfaceThreshold * p.sphSurfaceThreshold && lengthSquared > 0.0) {
@@ -70,5 +86,5 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   var v = vi + p.timeStep * acceleration;
   let speedSquared = dot(v, v);
   if (speedSquared > p.maxSpeed * p.maxSpeed) { v = v * (p.maxSpeed / sqrt(speedSquared)); }
-  delta[i] = vec4<f32>(p.timeStep * v, 0.0);
+  delta[i] = vec4<f32>(p.timeStep * v, wallScale);
 }

@@ -15,7 +15,10 @@ import sphDensitySource from './density.wgsl?raw';
 import sphFinishSource from './finish.wgsl?raw';
 import sphForcesSource from './forces.wgsl?raw';
 
-/** The WCSPH passes (a WCSPH simulation compiles them instead of the multi-fluid ones). */
+/**
+ * The WCSPH passes (a WCSPH simulation compiles them instead of PBF's density, projection and number-density
+ * solve; with the multi-fluid passes and the rest-volume pass, schedule.ts).
+ */
 export const sphPasses: readonly PassDefinition[] = [
   {
     key: 'sphDensity',

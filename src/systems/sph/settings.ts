@@ -18,7 +18,8 @@ export interface SphOptions {
   speedOfSound?: number;
   /**
    * Dynamic viscosity mu in Pa s of the symmetric viscosity force (eq. 14, viscosity-kernel Laplacian
-   * 45 / (pi h^6) (h - r)), one value for every material (the materials' XSPH coefficient belongs to PBF).
+   * 45 / (pi h^6) (h - r)), for every material without a `dynamicViscosity` of its own (the materials' XSPH
+   * coefficient belongs to PBF).
    * At game particle sizes it is mostly the numerical damping WCSPH needs: the kinematic viscosity
    * mu / rho0 = 0.01 m^2/s of the default is Monaghan's artificial viscosity alpha c_s h / 10 with
    * alpha = 0.05 at c_s = 20 m/s, h = 0.1 m. With 5 Pa s a dam break still sloshed with 4% density error
