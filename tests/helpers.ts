@@ -70,3 +70,25 @@ export function contextWithParticles(positions: ArrayLike<number>, particleRadiu
   context.substepTimeStep = settings.timeStep / settings.substeps;
   return context;
 }
+
+/**
+ * The largest over the mean distance of the particles `ids` from their center (positions from `position`):
+ * sqrt(3) x 0.75 = 1.3 for a cube's lattice, 1 for a sphere's shell. The tension tests' roundness measure.
+ */
+export function largestOverMeanDistance(
+  ids: ArrayLike<number>,
+  position: { x: ArrayLike<number>; y: ArrayLike<number>; z: ArrayLike<number> },
+): number {
+  const list = Array.from(ids);
+  const center = [0, 0, 0];
+  for (const id of list) {
+    center[0] += position.x[id] / list.length;
+    center[1] += position.y[id] / list.length;
+    center[2] += position.z[id] / list.length;
+  }
+  const distances = list.map((id) =>
+    Math.hypot(position.x[id] - center[0], position.y[id] - center[1], position.z[id] - center[2]),
+  );
+  const mean = distances.reduce((sum, d) => sum + d, 0) / distances.length;
+  return Math.max(...distances) / mean;
+}

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { FluidError, FluidPlugin, FluidSimulation } from '../src/index';
 import type { SimulationContext } from '../src/systems/context';
 import { multiFluidInteractionSystem } from '../src/systems/multifluid/interaction';
-import { random } from './helpers';
+import { largestOverMeanDistance, random } from './helpers';
 
 /** Measured 1.096 K: max |T - 320 K| after 1/6 s at diffusivity 0.5 m^2/s (see the test); bound. */
 const FAST_DIFFUSION_BOUND = 1.5;
@@ -290,17 +290,7 @@ describe('interface tension (eq. 10-11)', () => {
       }
       for (let frame = 0; frame < 60; frame++) simulation.step();
       // Largest over mean distance from the drop's center: sqrt(3) x 0.75 = 1.3 for a cube's lattice, 1 for a sphere's shell.
-      const center = [0, 0, 0];
-      for (const id of drop) {
-        center[0] += Position.x[id] / drop.length;
-        center[1] += Position.y[id] / drop.length;
-        center[2] += Position.z[id] / drop.length;
-      }
-      const distances = drop.map((id) =>
-        Math.hypot(Position.x[id] - center[0], Position.y[id] - center[1], Position.z[id] - center[2]),
-      );
-      const mean = distances.reduce((sum, d) => sum + d, 0) / distances.length;
-      return Math.max(...distances) / mean;
+      return largestOverMeanDistance(drop, Position);
     };
     const without = corner(0);
     const withTension = corner(5);
@@ -446,18 +436,7 @@ describe('surface tension (eq. 12)', () => {
       const water = simulation.addMaterial({ surfaceTension });
       const ids = simulation.spawnBlock({ min: [0, 0, 0], max: [0.4, 0.4, 0.4], material: water });
       for (let frame = 0; frame < 60; frame++) simulation.step();
-      const { Position } = simulation.components;
-      const center = [0, 0, 0];
-      for (const id of ids) {
-        center[0] += Position.x[id] / ids.length;
-        center[1] += Position.y[id] / ids.length;
-        center[2] += Position.z[id] / ids.length;
-      }
-      const distances = Array.from(ids, (id) =>
-        Math.hypot(Position.x[id] - center[0], Position.y[id] - center[1], Position.z[id] - center[2]),
-      );
-      const mean = distances.reduce((sum, d) => sum + d, 0) / distances.length;
-      return Math.max(...distances) / mean;
+      return largestOverMeanDistance(ids, simulation.components.Position);
     };
     const without = corner(0);
     const withTension = corner(2);

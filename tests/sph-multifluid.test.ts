@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { poly6Coefficient, viscosityLaplacianCoefficient } from '../src/core/kernels';
 import { FluidSimulation } from '../src/index';
-import { random } from './helpers';
+import { largestOverMeanDistance, random } from './helpers';
 
 /** A WCSPH simulation of particles r = 0.025 m (h = 0.1 m) with `options` over the defaults. */
 function sph(options: ConstructorParameters<typeof FluidSimulation>[0] = {}): FluidSimulation {
@@ -252,16 +252,7 @@ describe('WCSPH interface tension, diffusion and collider heat', () => {
         }
       }
       for (let frame = 0; frame < 60; frame++) simulation.step();
-      const center = [0, 0, 0];
-      for (const id of drop) {
-        center[0] += Position.x[id] / drop.length;
-        center[1] += Position.y[id] / drop.length;
-        center[2] += Position.z[id] / drop.length;
-      }
-      const distances = drop.map((id) =>
-        Math.hypot(Position.x[id] - center[0], Position.y[id] - center[1], Position.z[id] - center[2]),
-      );
-      return Math.max(...distances) / (distances.reduce((sum, d) => sum + d, 0) / distances.length);
+      return largestOverMeanDistance(drop, Position);
     };
     const without = corner(0);
     const withTension = corner(5);
