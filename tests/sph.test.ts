@@ -79,6 +79,7 @@ describe('WCSPH options', () => {
     expect(() => systemsFor('webgpu', 'mps')).toThrow(/solver 'mps' runs on the CPU backend only/);
     expect(systemsFor('webgpu', 'sph').map((system) => system.name)).toEqual([
       'emit',
+      'trappedAir',
       'gather',
       'sphSubsteps',
       'gpuStep',
