@@ -9,7 +9,7 @@
  * section; `BENCH_GPU_COUNTS=10000,30000` and `BENCH_GPU_FRAMES=20` set its particle counts and most frames,
  * `BENCH_GPU_SECONDS=300` the time the page aims at (large counts get fewer frames, at least 3).
  * The multi-fluid dam break (every term of Müller et al. 2005 on, see tests/browser/bench.ts
- * `spawnDamBreakFluid`) runs on the CPU at `--multifluid-counts 5000,10000` and on WebGPU at
+ * `spawnDamBreakFluid`) runs on the CPU at `--multifluid-counts 5000,10000` (with PBF, then WCSPH) and on WebGPU at
  * `BENCH_GPU_MULTIFLUID_COUNTS=10000` (empty: skipped) within `BENCH_GPU_MULTIFLUID_SECONDS=120`.
  * The resting pool (`BENCH_REST=0` skips it): a column `--rest-depth 50` particles deep (10 x 10 columns,
  * particle radius 1 cm) spawned at rest and stepped `--rest-seconds 4` s with each solver's defaults
@@ -141,11 +141,13 @@ interface Measured {
 
 /**
  * Median ms per frame and per system of each of `simulations` over the measured frames, stepped in turn
- * (one frame of each, then the next frame of each) so that the machine's load falls on all alike.
+ * (one frame of each, then the next frame of each) so that the machine's load falls on all alike; `afterStep`
+ * runs after each measured step (to record more of its stats).
  */
 function measureInterleaved(
   simulations: readonly FluidSimulation[],
   names: readonly string[] = systemNames,
+  afterStep?: () => void,
 ): Measured[] {
   for (let frame = 0; frame < warmup; frame++) for (const simulation of simulations) simulation.step();
   const stepTimes = simulations.map((): number[] => []);
@@ -154,6 +156,7 @@ function measureInterleaved(
   for (let frame = 0; frame < frames; frame++) {
     simulations.forEach((simulation, k) => {
       simulation.step();
+      afterStep?.();
       stepTimes[k].push(simulation.stats.stepMilliseconds);
       neighbourCounts[k].push(simulation.stats.meanNeighbourCount);
       for (const name of names) {
@@ -233,6 +236,25 @@ function cpuTables(): void {
     ]);
   }
   printTable(multiFluidRows);
+
+  // The same scene with WCSPH (several fluids run with it too; adaptive substeps, see sph/cpu.ts).
+  console.log('\nthe same multi-fluid dam break with WCSPH (solver: sph; substeps: the median count a frame):');
+  const sphNames = ['sphForces', 'multiFluid'];
+  const sphRows: string[][] = [['particles', 'substeps', 'ms/frame', 'ms/substep', ...sphNames]];
+  for (const count of multiFluidCounts) {
+    const simulation = scene(count, { name: 'analytic box' }, 'sph', true);
+    const counts: number[] = [];
+    const result = measureInterleaved([simulation], sphNames, () => counts.push(simulation.stats.solverSubsteps))[0];
+    const substepCount = median(counts);
+    sphRows.push([
+      String(simulation.particleCount),
+      String(substepCount),
+      result.step.toFixed(2),
+      (result.step / substepCount).toFixed(2),
+      ...sphNames.map((name) => result.systems[name].toFixed(2)),
+    ]);
+  }
+  printTable(sphRows);
 
   // Mesh colliders: bake times (median of 3) and the per-step cost against the analytic shapes.
   console.log('\nsigned distance field bake (bakeSignedDistanceField, resolution 128 along the longest side):');
