@@ -1,5 +1,6 @@
 import { createEntityIndex, createWorld } from 'bitecs';
 import { createFluidComponents, type FluidSettings } from '../src/components';
+import type { FluidSimulation } from '../src/index';
 import { createSimulationContext, type SimulationContext } from '../src/systems/context';
 import { gatherMaterials } from '../src/systems/gather';
 import { registerMaterial, resolveMaterial, writeMaterial } from '../src/systems/material';
@@ -91,4 +92,21 @@ export function largestOverMeanDistance(
   );
   const mean = distances.reduce((sum, d) => sum + d, 0) / distances.length;
   return Math.max(...distances) / mean;
+}
+
+/**
+ * The momentum of the particles `ids` of `simulation` (each with its material's particle mass) and the sum of
+ * the masses times their speeds: [px, py, pz, sum m |v|], in kg m/s. The momentum tests' measure.
+ */
+export function momentumOf(simulation: FluidSimulation, ids: ArrayLike<number>): [number, number, number, number] {
+  const { Particle, Velocity, FluidMaterial } = simulation.components;
+  const p: [number, number, number, number] = [0, 0, 0, 0];
+  for (const id of Array.from(ids)) {
+    const m = FluidMaterial.particleMass[Particle.material[id]];
+    p[0] += m * Velocity.x[id];
+    p[1] += m * Velocity.y[id];
+    p[2] += m * Velocity.z[id];
+    p[3] += m * Math.hypot(Velocity.x[id], Velocity.y[id], Velocity.z[id]);
+  }
+  return p;
 }

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { FluidError, FluidPlugin, FluidSimulation } from '../src/index';
 import type { SimulationContext } from '../src/systems/context';
 import { multiFluidInteractionSystem } from '../src/systems/multifluid/interaction';
-import { largestOverMeanDistance, random } from './helpers';
+import { largestOverMeanDistance, momentumOf, random } from './helpers';
 
 /** Measured 1.096 K: max |T - 320 K| after 1/6 s at diffusivity 0.5 m^2/s (see the test); bound. */
 const FAST_DIFFUSION_BOUND = 1.5;
@@ -457,7 +457,7 @@ describe('momentum of the number-density constraint', () => {
     const light = simulation.addMaterial({ ...common, restDensity: 300 });
     const ids = simulation.spawnBlock({ min: [0, 0, 0], max: [0.3, 0.3, 0.3], material: heavy });
     const next = random(5);
-    const { Particle, Position, Velocity, FluidMaterial } = simulation.components;
+    const { Particle, Position, Velocity } = simulation.components;
     for (const id of ids) {
       if (next() < 0.5) Particle.material[id] = light;
       Position.x[id] += (next() - 0.5) * 0.01;
@@ -465,20 +465,9 @@ describe('momentum of the number-density constraint', () => {
       Velocity.y[id] = (next() - 0.5) * 0.4;
       Velocity.z[id] = (next() - 0.5) * 0.4;
     }
-    const momentum = (): [number, number, number, number] => {
-      const p: [number, number, number, number] = [0, 0, 0, 0];
-      for (const id of ids) {
-        const m = FluidMaterial.particleMass[Particle.material[id]];
-        p[0] += m * Velocity.x[id];
-        p[1] += m * Velocity.y[id];
-        p[2] += m * Velocity.z[id];
-        p[3] += m * Math.hypot(Velocity.x[id], Velocity.y[id], Velocity.z[id]);
-      }
-      return p;
-    };
-    const start = momentum();
+    const start = momentumOf(simulation, ids);
     for (let frame = 0; frame < 30; frame++) simulation.step();
-    const end = momentum();
+    const end = momentumOf(simulation, ids);
     const drift = Math.hypot(end[0] - start[0], end[1] - start[1], end[2] - start[2]) / start[3];
     console.log(`number-density momentum drift after 0.5 s: ${drift.toExponential(3)} of sum m |v| at the start`);
     expect(drift).toBeLessThan(MOMENTUM_DRIFT_BOUND);

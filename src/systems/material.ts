@@ -68,7 +68,7 @@ export interface FluidMaterialOptions {
   initialTemperature?: number;
   /**
    * Dynamic viscosity mu in Pa s for the WCSPH solver (`solver: 'sph'`): two materials' particles feel the
-   * mean (Müller et al. 2005, eq. 9). Range [-1, 1e5]. Default -1: any negative value takes the
+   * mean (Müller et al. 2005, eq. 9). Range [-1, 1e5]. Default -1: a negative value takes the
    * simulation's `sph.viscosity`. Ignored by the PBF and MPS solvers.
    */
   dynamicViscosity?: number;

@@ -48,7 +48,7 @@ export interface MultiFluidState {
   readonly restVolume: Float64Array;
   /**
    * sum_j m_j W_ij, then the neighbourhood's mean mass over the particle's own, mbar_i / m_i (PBF); with
-   * WCSPH the walls' pressure scale b_i made from it (sph/cpu.ts, computeSphNumberDensity).
+   * WCSPH the number density, then the walls' pressure scale b_i made from it (sph/cpu.ts, computeSphDensity).
    */
   readonly neighbourhoodMass: Float64Array;
   /** Color-field gradient n (1/m, eq. 3). */

@@ -206,10 +206,17 @@ export function sphNeighbourSystem(ctx: SimulationContext): void {
 /**
  * Density (eq. 3) of every particle at the current positions, walls included, into `solver.density`;
  * the pressure p = max(0, k (rho - rho0)) (eq. 12) into `solver.lambda` and the volume m / rho into
- * `solver.volume`. With the number-density estimate (a material's `numberDensity` or `temperatureDensity`,
- * `features.numberDensity`) rho_i = m_i delta_i, delta_i = W(0) + Z_i + sum_j W_ij (Solenthaler and Pajarola
- * 2008), and rho0_i = m_i / V0_i with V0_i the rest volume of density/numberDensity.ts (alpha / T for a
- * temperature-dependent rest density, Müller et al. 2005 eq. 16).
+ * `solver.volume`. One pair loop sums the masses (m_i (W(0) + Z_i) + sum_j m_j W_ij) and, with the
+ * number-density estimate (a material's `numberDensity` or `temperatureDensity`, `features.numberDensity`),
+ * the number density delta_i = W(0) + Z_i + sum_j W_ij into `multiFluid.neighbourhoodMass`. That estimate
+ * (Solenthaler and Pajarola 2008) has rho_i = m_i delta_i, rho0_i = m_i / V0_i with V0_i the rest volume of
+ * density/numberDensity.ts (alpha / T for a temperature-dependent rest density, Müller et al. 2005 eq. 16) and
+ * V_i = 1 / delta_i. Its walls' virtual particles carry the neighbourhood's mean mass, as in PBF's
+ * number-density solve: their pressure on particle i is scaled by b_i = 2 r_i - 1 where r_i > 1, else r_i,
+ * with r_i = (m_i W(0) + sum_j m_j W_ij) / ((delta_i - Z_i) m_i) (1 in one fluid), kept in
+ * `multiFluid.neighbourhoodMass` for the accelerations and the wall impulses. Without it a light particle at
+ * the floor under heavy ones is held there by its own, lower pressure: in the buoyancy test
+ * (tests/sph-multifluid.test.ts) 14 of its 191 light particles stayed below 0.2 m for good.
  */
 export function computeSphDensity(ctx: SimulationContext): void {
   const s = ctx.solver;
@@ -220,17 +227,18 @@ export function computeSphDensity(ctx: SimulationContext): void {
   const w0 = selfWeight(h);
   const { predictedX, predictedY, predictedZ, mass, material, density, neighbourStart, neighbours, wallWeight } = s;
   const features = s.multiFluid.features;
-  if (features.numberDensity) {
-    computeSphNumberDensity(ctx, computeRestVolumes(ctx, features));
-    return;
-  }
+  const numberDensity = features.numberDensity;
+  // The number density delta_i with the number-density estimate, then the walls' pressure scale b_i.
+  const number = s.multiFluid.neighbourhoodMass;
   for (let i = 0; i < n; i++) density[i] = mass[i] * (w0 + wallWeight[i]);
+  if (numberDensity) for (let i = 0; i < n; i++) number[i] = w0 + wallWeight[i];
   for (let i = 0; i < n; i++) {
     const xi = predictedX[i];
     const yi = predictedY[i];
     const zi = predictedZ[i];
     const mi = mass[i];
     let rho = density[i];
+    let delta = numberDensity ? number[i] : 0;
     const end = neighbourStart[i + 1];
     for (let k = neighbourStart[i]; k < end; k++) {
       const j = neighbours[k];
@@ -243,82 +251,39 @@ export function computeSphDensity(ctx: SimulationContext): void {
       const w = poly6C * d * d * d;
       rho += mass[j] * w;
       density[j] += mi * w;
+      if (numberDensity) {
+        delta += w;
+        number[j] += w;
+      }
     }
     density[i] = rho;
+    if (numberDensity) number[i] = delta;
   }
   const stiffness = ctx.settings.sphSpeedOfSound * ctx.settings.sphSpeedOfSound;
-  const inverseRestDensity = ctx.materials.inverseRestDensity;
   const pressure = s.lambda;
   const volume = s.volume;
+  if (numberDensity) {
+    const restVolume = computeRestVolumes(ctx, features);
+    for (let i = 0; i < n; i++) {
+      const delta = number[i];
+      const m = mass[i];
+      // r_i: the neighbourhood's mass without the walls' over m_i times its number without them.
+      const ratio = (density[i] - m * wallWeight[i]) / ((delta - wallWeight[i]) * m);
+      number[i] = ratio > 1 ? 2 * ratio - 1 : ratio;
+      const rho = m * delta;
+      const excess = rho - m / restVolume[i];
+      density[i] = rho;
+      pressure[i] = excess > 0 ? stiffness * excess : 0;
+      volume[i] = 1 / delta;
+    }
+    return;
+  }
+  const inverseRestDensity = ctx.materials.inverseRestDensity;
   for (let i = 0; i < n; i++) {
     const rho = density[i];
     const excess = rho - 1 / inverseRestDensity[material[i]];
     pressure[i] = excess > 0 ? stiffness * excess : 0;
     volume[i] = mass[i] / rho;
-  }
-}
-
-/**
- * The number-density form of {@link computeSphDensity}: delta_i into `solver.density` first, then
- * rho_i = m_i delta_i, p_i = max(0, k (rho_i - m_i / V0_i)) into `solver.lambda` and V_i = 1 / delta_i into
- * `solver.volume`. The walls' virtual particles carry the neighbourhood's mean mass, as in PBF's
- * number-density solve (density/numberDensity.ts): their pressure on particle i is scaled by
- * b_i = 2 r_i - 1 where r_i > 1, else r_i, with r_i = (m_i W(0) + sum_j m_j W_ij) / ((delta_i - Z_i) m_i)
- * (1 in one fluid), kept in `multiFluid.neighbourhoodMass` for the accelerations and the wall impulses.
- * Without it a light particle at the floor under heavy ones is held there by its own, lower pressure: in
- * the buoyancy test (tests/sph-multifluid.test.ts) 14 of its 191 light particles stayed below 0.2 m for good.
- */
-function computeSphNumberDensity(ctx: SimulationContext, restVolume: Float64Array): void {
-  const s = ctx.solver;
-  const n = s.count;
-  const h = ctx.settings.kernelRadius;
-  const hSquared = h * h;
-  const poly6C = poly6Coefficient(h);
-  const w0 = selfWeight(h);
-  const { predictedX, predictedY, predictedZ, mass, density, neighbourStart, neighbours, wallWeight } = s;
-  const wallScale = s.multiFluid.neighbourhoodMass;
-  for (let i = 0; i < n; i++) {
-    density[i] = w0 + wallWeight[i];
-    wallScale[i] = mass[i] * w0;
-  }
-  for (let i = 0; i < n; i++) {
-    const xi = predictedX[i];
-    const yi = predictedY[i];
-    const zi = predictedZ[i];
-    const mi = mass[i];
-    let delta = density[i];
-    let neighbourhoodMass = wallScale[i];
-    const end = neighbourStart[i + 1];
-    for (let k = neighbourStart[i]; k < end; k++) {
-      const j = neighbours[k];
-      const rx = xi - predictedX[j];
-      const ry = yi - predictedY[j];
-      const rz = zi - predictedZ[j];
-      const r2 = rx * rx + ry * ry + rz * rz;
-      if (r2 >= hSquared) continue;
-      const d = hSquared - r2;
-      const w = poly6C * d * d * d;
-      delta += w;
-      density[j] += w;
-      neighbourhoodMass += mass[j] * w;
-      wallScale[j] += mi * w;
-    }
-    density[i] = delta;
-    wallScale[i] = neighbourhoodMass;
-  }
-  const stiffness = ctx.settings.sphSpeedOfSound * ctx.settings.sphSpeedOfSound;
-  const pressure = s.lambda;
-  const volume = s.volume;
-  for (let i = 0; i < n; i++) {
-    const delta = density[i];
-    const m = mass[i];
-    const rho = m * delta;
-    const excess = rho - m / restVolume[i];
-    const ratio = wallScale[i] / ((delta - wallWeight[i]) * m);
-    wallScale[i] = ratio > 1 ? 2 * ratio - 1 : ratio;
-    density[i] = rho;
-    pressure[i] = excess > 0 ? stiffness * excess : 0;
-    volume[i] = 1 / delta;
   }
 }
 
@@ -360,7 +325,7 @@ export function computeSphAccelerations(ctx: SimulationContext): number {
   // Self terms: the walls' pressure (mirrored particles), the walls' share of the color normal, and the
   // particle's own color Laplacian at r = 0 (lap W(0) = -colorC h^2 (3 h^2)).
   const selfLaplacian = -colorC * hSquared * 3 * hSquared;
-  // The walls' pressure scale b_i of the number-density form (computeSphNumberDensity), else 1.
+  // The walls' pressure scale b_i of the number-density form (computeSphDensity), else 1.
   const wallScale = s.multiFluid.features.numberDensity ? s.multiFluid.neighbourhoodMass : undefined;
   for (let i = 0; i < n; i++) {
     const rho = density[i];

@@ -3,7 +3,7 @@
 // p_i = max(0, k (rho_i - rho0_i)). One thread per particle gathers over the 27 cells around its cell, on the
 // current positions (the predict pass left x* = x in sphMode). The wall weights come from the wall-weight
 // functions of density/lambda.wgsl (its part before the entry point, prepended by gpu/backend.ts).
-// With the number-density estimate (sphNumberDensity, several fluids; see computeSphNumberDensity):
+// With the number-density estimate (sphNumberDensity, several fluids; see computeSphDensity):
 // rho_i = m_i (W(0) + Z_i + sum_j W_ij) and rho0_i = m_i / V0_i, V0_i from wall[i].w (the restVolume pass,
 // density/restVolume.wgsl, ran before: alpha / T for a temperature-dependent rest density).
 // Writes (rho, p, neighbour count, m / rho) to solve (the readback takes rho and the count for the stats) and (grad Z, mu_i) to wall, mu_i the material's dynamic

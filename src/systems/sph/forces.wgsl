@@ -71,7 +71,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   // @end neighbours
   // The walls' pressure, scaled by b_i (1 in one fluid; with the number density the walls' virtual particles
   // carry the neighbourhood's mean mass, r_i = that over m_i, b_i = 2 r_i - 1 where r_i > 1, as
-  // computeSphNumberDensity in sph/cpu.ts). b_i goes to delta.w for the wall impulses of sph/apply.wgsl.
+  // computeSphDensity in sph/cpu.ts). b_i goes to delta.w for the wall impulses of sph/apply.wgsl.
   var wallScale = 1.0;
   if (numberDensity) {
     let ratio = neighbourhoodMass / (neighbourhoodNumber * mi);
