@@ -15,6 +15,7 @@ export const LONG_TESTS = [
   'tests/multifluid-air-webgpu.test.ts',
   'tests/coupling.test.ts',
   'tests/multifluid-webgpu.test.ts',
+  'tests/mps-still-webgpu.test.ts',
 ];
 
 /**

@@ -10,7 +10,9 @@
  * `BENCH_GPU_SECONDS=300` the time the page aims at (large counts get fewer frames, at least 3).
  * The multi-fluid dam break (every term of Müller et al. 2005 on, see tests/browser/bench.ts
  * `spawnDamBreakFluid`) runs on the CPU at `--multifluid-counts 5000,10000` (with PBF, then WCSPH) and on WebGPU at
- * `BENCH_GPU_MULTIFLUID_COUNTS=10000` (empty: skipped) within `BENCH_GPU_MULTIFLUID_SECONDS=120`.
+ * `BENCH_GPU_MULTIFLUID_COUNTS=10000` (empty: skipped) within `BENCH_GPU_MULTIFLUID_SECONDS=120`; the other
+ * solvers' dam break on WebGPU: `BENCH_GPU_SOLVERS=mps` (also `sph`; empty: skipped) at
+ * `BENCH_GPU_SOLVER_COUNTS=10000` within `BENCH_GPU_SOLVER_SECONDS=120` each.
  * The resting pool (`BENCH_REST=0` skips it): a column `--rest-depth 50` particles deep (10 x 10 columns,
  * particle radius 1 cm) spawned at rest and stepped `--rest-seconds 4` s with each solver's defaults
  * (`--rest-solvers pbf,pbf-surface-layers,pbf-no-projection,sph,mps`): ms per frame and the residual motion at the end; on
@@ -390,7 +392,7 @@ function solverTable(): void {
   }
   printTable(rows);
   console.log(
-    `pbf: ${substeps} substeps x ${iterations} iterations; sph: substeps from the CFL condition (stats.solverSubsteps); mps: ${substeps} substeps, one conjugate gradient solve each.`,
+    `pbf: ${substeps} substeps x ${iterations} iterations; sph: substeps from the CFL condition (stats.solverSubsteps); mps: substeps from its CFL condition (mps.courantNumber), one conjugate gradient solve each.`,
   );
 }
 
@@ -485,6 +487,31 @@ async function gpuTables(): Promise<void> {
         }),
         gpuFrames,
       );
+    }
+    const solverCounts = (process.env.BENCH_GPU_SOLVER_COUNTS ?? '10000')
+      .split(',')
+      .filter((count) => count !== '')
+      .map(Number);
+    const gpuSolvers = (process.env.BENCH_GPU_SOLVERS ?? 'mps').split(',').filter((solver) => solver !== '');
+    for (const solver of gpuSolvers) {
+      if (solverCounts.length === 0) break;
+      console.log(
+        `\nwebgpu dam break with solver '${solver}' (default settings; substeps from the CFL condition, each frame followed by an awaited readback outside the timed part):`,
+      );
+      const result = await gpu.run<BenchResult>('bench', {
+        counts: solverCounts,
+        substeps,
+        iterations,
+        frames: Math.min(gpuFrames, 5),
+        budgetSeconds: Number(process.env.BENCH_GPU_SOLVER_SECONDS ?? '120'),
+        solver,
+      });
+      printGpuResult(result, gpuFrames);
+      for (const row of result.rows) {
+        console.log(
+          `${solver} ${row.particles} particles: median ${row.solverSubsteps} substeps${row.pressureSolveIterations === undefined ? '' : `, ${row.pressureSolveIterations} conjugate gradient iterations`}, ${row.dispatchesPerFrame} dispatches in the first frame`,
+        );
+      }
     }
     const whiteWaterCounts = (process.env.BENCH_GPU_DIFFUSE_COUNTS ?? '10000')
       .split(',')

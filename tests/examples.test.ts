@@ -819,8 +819,8 @@ describe('examples in headless Chromium', () => {
         expect(panes.map((pane) => pane.solver).sort()).toEqual(['mps', 'pbf', 'sph']);
         for (const pane of panes) {
           expect(pane.webgpuEngine, pane.url).toBe(engine === 'webgpu');
-          // MPS has no WebGPU version: the plugin's 'auto' backend runs it on the CPU on any engine.
-          expect(pane.backend, pane.url).toBe(engine === 'webgpu' && pane.solver !== 'mps' ? 'webgpu' : 'cpu');
+          // Every solver runs on the WebGPU backend with a WebGPU engine (the plugin's 'auto' backend).
+          expect(pane.backend, pane.url).toBe(engine === 'webgpu' ? 'webgpu' : 'cpu');
           expect(pane.pane, pane.url).toBe(false);
         }
       } catch (error) {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { GpuPlan } from '../src/systems/gpu/passes';
 import type { MultiFluidFeatures } from '../src/systems/multifluid/state';
 import { sphCpuSystems } from '../src/systems/pipeline';
-import { gpuPassDefinitions, gpuStepOrder, pbfSchedule, sphSchedule } from '../src/systems/schedule';
+import { gpuPassDefinitions, gpuStepOrder, mpsSchedule, pbfSchedule, sphSchedule } from '../src/systems/schedule';
 
 const NO_FEATURES: MultiFluidFeatures = {
   numberDensity: false,
@@ -71,6 +71,7 @@ function plan(overrides: Partial<GpuPlan>): GpuPlan {
     neighbourMode: 'list',
     meshes: true,
     diffuse: false,
+    mpsIterations: 0,
     ...overrides,
   };
 }
@@ -243,6 +244,56 @@ describe('the schedule', () => {
     expect(order.lastSubstep).toEqual([...substep, 'boil', 'airFields', 'airDecide', 'writeBack', 'advance']);
   });
 
+  it('gives the MPS pass order: the recorded conjugate gradient iterations, the analytic variants without meshes', () => {
+    const order = gpuStepOrder('mps', plan({ mpsIterations: 2, meshes: false }));
+    const iteration = ['mpsCgProduct', 'mpsCgAlpha', 'mpsCgUpdate', 'mpsCgBeta'];
+    const expected = [
+      'clear',
+      'predict',
+      ...SORT.slice(2),
+      'mpsViscosity',
+      'mpsCollision',
+      'mpsAdvance',
+      'collideAnalytic',
+      'mpsStartDensityAnalytic',
+      'mpsNumberDensityAnalytic',
+      'mpsAssemble',
+      'mpsCgStart',
+      'mpsCgBegin',
+      ...iteration,
+      ...iteration,
+      'mpsCgResidual',
+      'mpsCgFinish',
+      'mpsCorrection',
+      'collideAnalytic',
+      'mpsEndDensityAnalytic',
+      'velocity',
+      'sphFinish',
+      'writeBack',
+      'advance',
+    ];
+    expect(order.substep).toEqual(expected);
+    expect(order.lastSubstep).toEqual(expected);
+    // With coupled colliders: the apply pass before each coupled collide pass, the coupled velocity pass.
+    const coupled = gpuStepOrder('mps', plan({ mpsIterations: 1, coupled: true, meshes: false })).substep;
+    expect(coupled.filter((key) => key === 'mpsApply')).toHaveLength(2);
+    expect(coupled.filter((key) => key === 'collideCoupledAnalytic')).toHaveLength(2);
+    expect(coupled.indexOf('mpsApply')).toBe(coupled.indexOf('collideCoupledAnalytic') - 1);
+    expect(coupled).toContain('velocityCoupled');
+    const meshes = gpuStepOrder('mps', plan({ mpsIterations: 1 })).substep;
+    expect(meshes).toContain('mpsStartDensity');
+    expect(meshes.filter((key) => key === 'collide')).toHaveLength(2);
+    expect(meshes.filter((key) => key === 'mpsCgProduct')).toHaveLength(1);
+  });
+
+  it('binds at most 8 storage buffers in every pass of every solver', () => {
+    for (const solver of ['pbf', 'sph', 'mps'] as const) {
+      for (const definition of gpuPassDefinitions(solver, true)) {
+        expect(definition.bindings.length, `${solver}: ${definition.key}`).toBeLessThanOrEqual(8);
+      }
+    }
+  });
+
   it('names only passes that are compiled, each defined once', () => {
     const everything: MultiFluidFeatures = Object.fromEntries(
       Object.keys(NO_FEATURES).map((key) => [key, true]),
@@ -250,14 +301,22 @@ describe('the schedule', () => {
     for (const [solver, schedule] of [
       ['pbf', pbfSchedule],
       ['sph', sphSchedule],
+      ['mps', mpsSchedule],
     ] as const) {
-      const keys = gpuPassDefinitions(solver, true).map((definition) => definition.key);
+      const keys = gpuPassDefinitions(solver, solver !== 'mps').map((definition) => definition.key);
       expect(new Set(keys).size).toBe(keys.length);
       const compiled = new Set([...keys, ...SCANS]);
+      const whiteWater = solver !== 'mps';
       for (const variant of [
-        plan({}),
-        plan({ simpleMaterials: false, coupled: true, features: everything, colliderHeat: true, diffuse: true }),
-        plan({ meshes: false, diffuse: true }),
+        plan({ mpsIterations: 3 }),
+        plan({
+          simpleMaterials: false,
+          coupled: true,
+          features: solver === 'mps' ? NO_FEATURES : everything,
+          colliderHeat: solver !== 'mps',
+          diffuse: whiteWater,
+        }),
+        plan({ meshes: false, diffuse: whiteWater, mpsIterations: 1 }),
       ]) {
         const order = gpuStepOrder(solver, variant);
         for (const key of [...order.substep, ...order.lastSubstep])

@@ -8,6 +8,7 @@ import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import { describe, expect, it } from 'vitest';
 import { FluidError, FluidSimulation } from '../src/index';
 import { systemsFor } from '../src/systems/pipeline';
+import { resolveSimulationOptions } from '../src/systems/settings';
 import { sphSubstepCount } from '../src/systems/sph/cpu';
 import { random } from './helpers';
 
@@ -73,10 +74,16 @@ describe('WCSPH options', () => {
     bad({ solver: 'sph', sph: { courantNumber: 0 } }, /sph\.courantNumber is 0; allowed range is \[0\.01, 1\]/);
     bad({ solver: 'sph', sph: { maxSubsteps: 2.5 } }, /sph\.maxSubsteps is 2\.5; allowed range is an integer in/);
     bad({ solver: 'sph', sph: 'fast' }, /sph is fast; it must be an object/);
-    bad({ solver: 'mps', backend: 'webgpu' }, /solver 'mps' runs on the CPU backend only/);
-    // WCSPH runs on both backends: without a WebGPU engine, 'webgpu' fails on the engine, not the solver.
+    // WCSPH and MPS run on both backends: without a WebGPU engine, 'webgpu' fails on the engine, not the solver.
+    bad({ solver: 'mps', backend: 'webgpu' }, /backend is 'webgpu' but engine is missing/);
     bad({ solver: 'sph', backend: 'webgpu' }, /backend is 'webgpu' but engine is missing/);
-    expect(() => systemsFor('webgpu', 'mps')).toThrow(/solver 'mps' runs on the CPU backend only/);
+    expect(systemsFor('webgpu', 'mps').map((system) => system.name)).toEqual([
+      'emit',
+      'gather',
+      'mpsSubsteps',
+      'gpuStep',
+      'publish',
+    ]);
     expect(systemsFor('webgpu', 'sph').map((system) => system.name)).toEqual([
       'emit',
       'trappedAir',
@@ -88,14 +95,15 @@ describe('WCSPH options', () => {
     expect(() => systemsFor('cpu', 'flip' as never)).toThrow(/solver is 'flip'/);
   });
 
-  it("picks the CPU for 'auto' with a WebGPU-capable engine when the solver is 'mps'", () => {
+  it("picks WebGPU for 'auto' with a WebGPU-capable engine for every solver", () => {
     const engine = {
       isWebGPU: true,
       getCaps: () => ({ supportComputeShaders: true }),
     } as unknown as AbstractEngine;
-    const simulation = new FluidSimulation({ solver: 'mps', backend: 'auto', engine });
-    expect(simulation.backend).toBe('cpu');
-    expect(simulation.stats.backend).toBe('cpu');
+    for (const solver of ['pbf', 'sph', 'mps'] as const) {
+      expect(resolveSimulationOptions({ solver, backend: 'auto', engine }).settings.backend).toBe('webgpu');
+      expect(resolveSimulationOptions({ solver, backend: 'auto' }).settings.backend).toBe('cpu');
+    }
   });
 
   it('checks settings edited between steps', () => {

@@ -4,9 +4,9 @@
  * (the button at the top right) tunes the material and the solver live. Uses only the public API of the
  * library.
  *
- * `?solver=pbf` (default), `?solver=sph` (weakly compressible SPH) or `?solver=mps` picks the solver. PBF
- * and WCSPH run on the WebGPU backend with `?engine=webgpu` (the plugin's 'auto' backend) and on the CPU
- * with the default WebGL2 engine; MPS runs on the CPU backend only, whatever the engine. compare.html shows
+ * `?solver=pbf` (default), `?solver=sph` (weakly compressible SPH) or `?solver=mps` picks the solver. Each
+ * runs on the WebGPU backend with `?engine=webgpu` (the plugin's 'auto' backend) and on the CPU with the
+ * default WebGL2 engine. compare.html shows
  * the three side by side (and passes its `?engine=` on to all three).
  */
 import { StandardMaterial } from '@babylonjs/core/Materials/standardMaterial';

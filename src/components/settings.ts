@@ -18,7 +18,7 @@ export type FluidBackend = 'cpu' | 'webgpu';
  *   of state p = k (rho - rho0) (eq. 12), pressure, viscosity and surface-tension forces (eq. 10, 14, 19),
  *   leap-frog integration with adaptive substeps from a CFL condition;
  * - `'mps'`: Moving Particle Semi-implicit (Premoze et al. 2003), a pressure Poisson equation solved by
- *   conjugate gradients; CPU backend only.
+ *   conjugate gradients; both backends.
  */
 export type FluidSolver = (typeof SOLVERS)[number];
 

@@ -74,7 +74,9 @@ export interface FluidStats {
   pressureSolveIterations: number;
   /**
    * MPS solver only (0 for the others): the largest final relative residual |b - A p| / |b| of the pressure
-   * solves of the last step (dimensionless; at most the tolerance when every solve converged).
+   * solves of the last step (dimensionless; on the CPU at most the tolerance when every solve converged; on
+   * WebGPU the tolerance has a float32 floor of 1e-5 and a solve cut at the recorded iterations ends above it,
+   * see docs/solvers.md, "MPS on WebGPU").
    */
   pressureSolveResidual: number;
   /**
@@ -593,6 +595,22 @@ export function largestSpeed(solver: SolverState): number {
   let maxSpeedSquared = 0;
   for (let i = 0; i < solver.count; i++) {
     const speedSquared = velocityX[i] * velocityX[i] + velocityY[i] * velocityY[i] + velocityZ[i] * velocityZ[i];
+    if (speedSquared > maxSpeedSquared) maxSpeedSquared = speedSquared;
+  }
+  return Math.sqrt(maxSpeedSquared);
+}
+
+/**
+ * The largest speed (m/s) of the live particles' `Velocity` components (on the WebGPU backend, the velocities
+ * of the last particle readback applied).
+ */
+export function largestComponentSpeed(ctx: SimulationContext): number {
+  const s = ctx.solver;
+  const { x, y, z } = ctx.components.Velocity;
+  let maxSpeedSquared = 0;
+  for (let i = 0; i < s.count; i++) {
+    const eid = s.entity[i];
+    const speedSquared = x[eid] * x[eid] + y[eid] * y[eid] + z[eid] * z[eid];
     if (speedSquared > maxSpeedSquared) maxSpeedSquared = speedSquared;
   }
   return Math.sqrt(maxSpeedSquared);

@@ -85,8 +85,8 @@ export interface FluidSimulationOptions {
    * (Macklin & Müller 2013, density constraints, `iterations` per substep), `'sph'` weakly compressible SPH
    * (Müller et al. 2003, section 3: p = k (rho - rho0), eq. 12; forces eq. 10, 14, 19; adaptive CFL
    * substeps, see {@link FluidSimulationOptions.sph}; both backends), `'mps'` Moving Particle
-   * Semi-implicit (Premoze et al. 2003, pressure Poisson equation). `'mps'` runs on the CPU backend only:
-   * with `backend: 'webgpu'` it throws {@link FluidError}, with `'auto'` it picks the CPU. Default `'pbf'`.
+   * Semi-implicit (Premoze et al. 2003, pressure Poisson equation; both backends, see docs/solvers.md).
+   * Default `'pbf'`.
    */
   solver?: FluidSolver;
   /** Options of the WCSPH solver (`solver: 'sph'`); see {@link SphOptions}. Ignored by the other solvers. */

@@ -12,6 +12,7 @@ import type { SimulationContext } from './context';
 import { emitOnlySystem } from './emit/cpu';
 import { gatherSceneSystem } from './gather';
 import { type GpuContext, gpuPublishSystem, gpuStepSystem, gpuTrappedAirSystem } from './gpu/systems';
+import { mpsMirroredSubstepSystem } from './mps/cpu';
 import { mpsCpuSystems } from './mps/systems';
 import { cpuSystemsOf, pbfSchedule, sphSchedule } from './schedule';
 import { sphMirroredSubstepSystem } from './sph/cpu';
@@ -66,17 +67,29 @@ export function sphWebGpuSystems(gpu?: GpuContext): readonly FluidSystem[] {
 }
 
 /**
+ * The WebGPU backend's systems for MPS: emit, gather, the substep planner (from the last readback's velocities,
+ * `mpsMirroredSubstepSystem`), the GPU step whose passes are the MPS schedule's (schedule.ts) and publish. No
+ * trapped air: MPS refuses the several-fluid features.
+ */
+export function mpsWebGpuSystems(gpu?: GpuContext): readonly FluidSystem[] {
+  return [
+    { name: 'emit', stage: 'step-start', run: emitOnlySystem },
+    { name: 'gather', stage: 'step-start', run: gatherSceneSystem },
+    { name: 'mpsSubsteps', stage: 'step-start', run: mpsMirroredSubstepSystem },
+    { name: 'gpuStep', stage: 'step-start', run: onGpu(gpu, gpuStepSystem) },
+    { name: 'publish', stage: 'step-end', run: onGpu(gpu, gpuPublishSystem) },
+  ];
+}
+
+/**
  * The ordered system list of `solver` on `backend` (the WebGPU lists act on `gpu`): for `'pbf'` the existing {@link cpuSystems} and
- * {@link webGpuSystems}; for `'sph'` {@link sphCpuSystems} and {@link sphWebGpuSystems}; for `'mps'` the MPS systems
- * (CPU only). Throws {@link FluidError} for a combination no backend implements.
+ * {@link webGpuSystems}; for `'sph'` {@link sphCpuSystems} and {@link sphWebGpuSystems}; for `'mps'` `mpsCpuSystems`
+ * (mps/systems.ts) and {@link mpsWebGpuSystems}. Throws {@link FluidError} for a solver that is none of them.
  */
 export function systemsFor(backend: FluidBackend, solver: FluidSolver, gpu?: GpuContext): readonly FluidSystem[] {
   if (solver === 'pbf') return backend === 'webgpu' ? webGpuSystems(gpu) : cpuSystems;
   if (solver === 'sph') return backend === 'webgpu' ? sphWebGpuSystems(gpu) : sphCpuSystems;
-  if (solver === 'mps') {
-    if (backend === 'webgpu') throw new FluidError("solver 'mps' runs on the CPU backend only");
-    return mpsCpuSystems;
-  }
+  if (solver === 'mps') return backend === 'webgpu' ? mpsWebGpuSystems(gpu) : mpsCpuSystems;
   throw new FluidError(`solver is '${String(solver)}'; allowed values are ${choiceText(SOLVERS)}`);
 }
 

@@ -20,6 +20,8 @@ import { bookkeepingPasses } from './gpu/bookkeeping';
 import type { GpuPasses, GpuPlan, PassDefinition } from './gpu/passes';
 import { artificialBuoyancySystem, trappedAirSystem } from './multifluid/air';
 import { multiFluidGpuPasses, multiFluidPasses } from './multifluid/gpu';
+import { mpsCollisionSystem, mpsCommitSystem, mpsPressureSystem, mpsSubstepSystem, mpsViscositySystem } from './mps/cpu';
+import { mpsPasses, mpsPressureGpuPasses } from './mps/gpu';
 import { multiFluidInteractionSystem } from './multifluid/interaction';
 import { boilingSystem } from './multifluid/phase';
 import { neighbourSystem } from './neighbours/cpu';
@@ -183,8 +185,39 @@ export const sphSchedule: readonly ScheduleEntry[] = [
   },
 ];
 
-/** The schedule of a solver the WebGPU backend runs (`'pbf'` or `'sph'`). */
+/**
+ * Moving Particle Semi-implicit (`solver: 'mps'`, Premoze et al. 2003, Algorithm 1; see mps/cpu.ts): the same
+ * emit, gather, collider poses, gravity and prediction, neighbour search, velocity with the contact response
+ * and publish as PBF, around the MPS systems: explicit viscosity (eq. 9), particle collisions, and the
+ * pressure entry (collide, number densities, the pressure Poisson equation by conjugate gradients, the
+ * correction of eq. 15-17, collide again); a step-start planner picks the substep count from the CFL condition.
+ * On the GPU the pressure entry records `plan.mpsIterations` conjugate gradient iterations (mps/gpu.ts), and
+ * `mpsCommit` copies the velocities for the write-back, as WCSPH's `sphFinish` does.
+ */
+export const mpsSchedule: readonly ScheduleEntry[] = [
+  { name: 'emit', stage: 'step-start', run: emitSystem },
+  { name: 'gather', stage: 'step-start', run: gatherSystem },
+  // The substep count from the CFL condition (mpsSettings.courantNumber).
+  { name: 'mpsSubsteps', stage: 'step-start', run: mpsSubstepSystem },
+  { name: 'colliderPose', stage: 'substep', run: colliderPoseSystem },
+  { name: 'predict', stage: 'substep', run: predictSystem, gpu: () => ['clear', 'predict'] },
+  { name: 'neighbours', stage: 'substep', run: neighbourSystem, gpu: neighbourPasses },
+  { name: 'mpsViscosity', stage: 'substep', run: mpsViscositySystem, gpu: () => ['mpsViscosity'] },
+  { name: 'mpsCollision', stage: 'substep', run: mpsCollisionSystem, gpu: () => ['mpsCollision', 'mpsAdvance'] },
+  { name: 'mpsPressure', stage: 'substep', run: mpsPressureSystem, gpu: mpsPressureGpuPasses },
+  {
+    name: 'velocity',
+    stage: 'substep',
+    run: velocitySystem,
+    gpu: (plan) => [plan.coupled ? 'velocityCoupled' : 'velocity'],
+  },
+  { name: 'mpsCommit', stage: 'substep', run: mpsCommitSystem, gpu: () => ['sphFinish'] },
+  { name: 'publish', stage: 'step-end', run: publishSystem },
+];
+
+/** The schedule of a solver. */
 export function gpuScheduleOf(solver: FluidSolver): readonly ScheduleEntry[] {
+  if (solver === 'mps') return mpsSchedule;
   return solver === 'sph' ? sphSchedule : pbfSchedule;
 }
 
@@ -229,6 +262,12 @@ export function gpuPassDefinitions(solver: FluidSolver, whiteWater = false): rea
     ...velocityPasses,
     ...(whiteWater ? diffusePasses : []),
   ];
+  // MPS compiles neither PBF's density passes nor the multi-fluid ones (it refuses several fluids); its
+  // velocity copy for the write-back is WCSPH's `sphFinish`.
+  if (solver === 'mps') {
+    const finish = sphPasses.filter((pass) => pass.key === 'sphFinish');
+    return [...common.filter((pass) => !densityPasses.includes(pass)), ...mpsPasses, ...finish];
+  }
   return solver === 'sph'
     ? [...common, ...sphPasses, ...numberDensityPasses.filter((pass) => pass.key === 'restVolume'), ...multiFluidPasses]
     : [...common, ...projectionPasses, ...projectionVariants, ...numberDensityPasses, ...multiFluidPasses];

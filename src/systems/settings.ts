@@ -124,9 +124,6 @@ export function resolveSimulationOptions(options: FluidSimulationOptions): Resol
   const maxSpeed = checkOption('maxSpeed', rules.maxSpeed, withDefault(options.maxSpeed, defaultMaxSpeed));
   const requested = checkChoice('backend', BACKEND_CHOICES, withDefault<string>(options.backend, 'cpu'));
   const solver = checkChoice('solver', SOLVERS, withDefault<string>(options.solver, 'pbf'));
-  if (solver === 'mps' && requested === 'webgpu') {
-    throw new FluidError("solver 'mps' runs on the CPU backend only; use backend 'cpu' or 'auto'");
-  }
   const sphSettings = resolveSphSettings(options.sph, kernelRadius);
   // Checked before anything is created: a bad value throws here.
   const mpsSettings = solver === 'mps' ? resolveMpsSettings(withDefault(options.mps, {})) : undefined;
@@ -145,7 +142,7 @@ export function resolveSimulationOptions(options: FluidSimulationOptions): Resol
       "diffuse.capacity is set but white water runs with solver 'pbf' or 'sph' only; remove diffuse",
     );
   }
-  const backend: FluidBackend = requested === 'cpu' || !computeCapable || solver === 'mps' ? 'cpu' : 'webgpu';
+  const backend: FluidBackend = requested === 'cpu' || !computeCapable ? 'cpu' : 'webgpu';
   const projection = resolveProjectionOptions(options.projection);
   const iterations = checkOption(
     'iterations',

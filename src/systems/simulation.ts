@@ -108,6 +108,8 @@ export class FluidSimulation {
   private mirrorMode: MirrorMode = 'every-frame';
   /** `settings.sphMaxSubsteps` at creation: fixed (the WebGPU backend sizes its pose buffer with it). */
   private readonly sphMaxSubsteps: number;
+  /** MPS on the WebGPU backend: the most substeps a step may have (collider poses' room, gpu/buffers.ts). */
+  private readonly mpsSubstepRoom: number;
   private readonly observers: { remove(): void }[] = [];
   /**
    * Listeners told when the backend changes while running (a lost WebGPU device falls back to the CPU,
@@ -135,6 +137,7 @@ export class FluidSimulation {
       this.entityIndex,
     );
     if (mpsSettings) configureMps(this.context, mpsSettings);
+    this.mpsSubstepRoom = Math.max(32, mpsSettings?.maxSubsteps ?? 0);
     this.systems = cpuSystems;
     this.useSystems(systemsFor('cpu', solver), 'cpu');
     if (backend === 'webgpu') {
@@ -159,6 +162,9 @@ export class FluidSimulation {
       removedSinceStep: 0,
       nonFinite: false,
       projectionIterations: 0,
+      pressureSolveIterations: 0,
+      pressureSolveResidual: 0,
+      mpsLimitReported: false,
       onReadbackError: () => {
         // A readback fails only when the device is lost; the context-lost handler switches backend.
       },
@@ -654,7 +660,16 @@ export class FluidSimulation {
         );
       }
     }
-    if (this.settings.solver === 'mps') checkMpsSettings(mpsState(this.context).settings);
+    if (this.settings.solver === 'mps') {
+      const mps = mpsState(this.context).settings;
+      checkMpsSettings(mps);
+      // The WebGPU backend keeps collider poses for the substeps it had room for at creation (gpu/buffers.ts).
+      if (this.gpuContext !== undefined && mps.maxSubsteps > this.mpsSubstepRoom) {
+        throw new FluidError(
+          `mpsSettings.maxSubsteps is ${mps.maxSubsteps}; on the WebGPU backend it may be at most ${this.mpsSubstepRoom} (the larger of 32 and its value at creation; create the simulation with mps.maxSubsteps instead)`,
+        );
+      }
+    }
     // The WebGPU backend checks the particles game code marked when it uploads them.
     checkComponents(this.context, this.gpuContext === undefined);
     runStep(this.context, this.systems, timeStep ?? this.settings.timeStep);

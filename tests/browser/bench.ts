@@ -37,6 +37,12 @@ export interface BenchArguments {
    * show among the passes. Default 0: off.
    */
   diffuse?: number;
+  /**
+   * The solver (default `'pbf'`). WCSPH and MPS plan their substeps from the velocities of the last readback:
+   * each measured frame is followed by an awaited `readback()` outside the timed part (a game's default
+   * mirror reads back every frame), and `substeps` and `iterations` are then the medians the stats report.
+   */
+  solver?: 'pbf' | 'sph' | 'mps';
 }
 
 /** One particle count's medians. */
@@ -54,6 +60,9 @@ export interface BenchRow {
   frameMilliseconds: number;
   /** Compute dispatches of the first measured frame (each its own compute pass in Babylon). */
   dispatchesPerFrame: number;
+  /** WCSPH and MPS: the median `stats.solverSubsteps` of the measured frames; MPS: the median `stats.pressureSolveIterations`. */
+  solverSubsteps?: number;
+  pressureSolveIterations?: number;
   /** Median ms per pass name (summed over substeps and iterations), submit-and-wait around each pass. */
   passMilliseconds: Record<string, number>;
   /** Median GPU ms per pass name from timestamp queries (and `total`: their sum per step); absent without them. */
@@ -156,6 +165,7 @@ function damBreak(
   multiFluid: boolean,
   projection = true,
   diffuse = 0,
+  solver: 'pbf' | 'sph' | 'mps' = 'pbf',
 ): FluidSimulation {
   const particleRadius = 0.025;
   const spacing = 2 * particleRadius;
@@ -171,6 +181,7 @@ function damBreak(
     iterations,
     ...(projection ? {} : { projection: false as const }),
     ...(diffuse > 0 ? { diffuse: { capacity: Math.ceil(diffuse * nx * ny * nz) } } : {}),
+    solver,
   });
   const width = nx * spacing;
   const tank = simulation.addCollider({
@@ -314,6 +325,7 @@ export async function benchScenario(engine: WebGPUEngine, args: BenchArguments):
       args.multiFluid ?? false,
       args.projection,
       args.diffuse,
+      args.solver,
     );
     try {
       await simulation.ready();
@@ -350,6 +362,9 @@ export async function benchScenario(engine: WebGPUEngine, args: BenchArguments):
       const profiledSteps = Math.max(MIN_PROFILED_STEPS, Math.ceil(frames / 4));
 
       const frameTimes: number[] = [];
+      const substepCounts: number[] = [];
+      const solveIterations: number[] = [];
+      const adaptive = args.solver === 'sph' || args.solver === 'mps';
       let dispatchesPerFrame = 0;
       for (let frame = 0; frame < frames; frame++) {
         const start = performance.now();
@@ -357,6 +372,10 @@ export async function benchScenario(engine: WebGPUEngine, args: BenchArguments):
         else simulation.step();
         await solver.finish();
         frameTimes.push(performance.now() - start);
+        if (!adaptive) continue;
+        substepCounts.push(simulation.stats.solverSubsteps);
+        await simulation.readback();
+        solveIterations.push(simulation.stats.pressureSolveIterations);
       }
       // Profiled steps; with timestamp queries, the same steps also time each pass on the GPU.
       const recorder = timestampQueries && timestampNote === undefined ? new TimestampRecorder(engine) : undefined;
@@ -387,6 +406,8 @@ export async function benchScenario(engine: WebGPUEngine, args: BenchArguments):
         dispatchesPerFrame,
         passMilliseconds: medians(profiles),
       };
+      if (adaptive) row.solverSubsteps = median(substepCounts);
+      if (args.solver === 'mps') row.pressureSolveIterations = median(solveIterations);
       if (gpuTimes.length === profiledSteps) row.gpuPassMilliseconds = medians(gpuTimes);
       rows.push(row);
       msPerParticle = row.frameMilliseconds / Math.max(1, row.particles);

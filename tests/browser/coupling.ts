@@ -44,7 +44,7 @@ const NORMAL: Record<'box' | 'mesh', BodyPose> = {
 
 let sharedField: SignedDistanceField | undefined;
 
-function poolScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, solver: 'pbf' | 'sph' = 'pbf'): PoolScene {
+function poolScene(backend: 'cpu' | 'webgpu', engine: WebGPUEngine, solver: 'pbf' | 'sph' | 'mps' = 'pbf'): PoolScene {
   const simulation = new FluidSimulation({
     ...(solver === 'pbf' ? { projection: false } : { solver }),
     particleRadius: 0.025,
@@ -539,9 +539,13 @@ export interface SphCouplingParityResult {
  * GPU plans each step's substeps from the velocities it read back, as the CPU does from its own): each step's
  * impulses on the box (friction) and the mesh (restitution) against the CPU's, and the particles'.
  */
-export async function sphCouplingParity(engine: WebGPUEngine, steps = 5): Promise<SphCouplingParityResult> {
-  const cpu = poolScene('cpu', engine, 'sph');
-  const gpu = poolScene('webgpu', engine, 'sph');
+export async function sphCouplingParity(
+  engine: WebGPUEngine,
+  steps = 5,
+  solver: 'sph' | 'mps' = 'sph',
+): Promise<SphCouplingParityResult> {
+  const cpu = poolScene('cpu', engine, solver);
+  const gpu = poolScene('webgpu', engine, solver);
   await gpu.simulation.ready();
   for (let k = 0; k < 20; k++) cpu.simulation.step();
   place(cpu, 'box', NORMAL.box, true);

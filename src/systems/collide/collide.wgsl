@@ -31,8 +31,9 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   // @uncoupled
   var correction = delta[i].xyz;
   let lengthSquared = dot(correction, correction);
-  // WCSPH (sphMode 1) hands its whole drift dt v here, unclamped as on the CPU (sph/cpu.ts).
-  if (p.sphMode == 0u && lengthSquared > p.particleRadius * p.particleRadius) {
+  // WCSPH (sphMode 1) hands its whole drift dt v here, and MPS (mpsMode 1) the drift of its viscosity and
+  // collisions and its clamped correction, unclamped as on the CPU (sph/cpu.ts, mps/cpu.ts).
+  if (p.sphMode == 0u && p.mpsMode == 0u && lengthSquared > p.particleRadius * p.particleRadius) {
     correction = correction * (p.particleRadius / sqrt(lengthSquared));
   }
   var x = own.xyz + correction;

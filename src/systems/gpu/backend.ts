@@ -37,6 +37,7 @@ import { StorageBuffer } from '@babylonjs/core/Buffers/storageBuffer.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { FluidError } from '../../core/errors';
 import type { SimulationContext } from '../context';
+import { MPS_GPU_FEWEST_ITERATIONS, MPS_GPU_FIRST_ITERATIONS, MPS_GPU_TOLERANCE_FLOOR } from '../mps/gpu';
 import { type AirCandidates, AirEventBook } from './airEvents';
 import { BUFFER_ALIASES, createStorageBuffers, freeDiffusePool, neighbourMode, solverSizes } from './buffers';
 import {
@@ -141,6 +142,11 @@ export class WebGpuSolver {
   private readonly zeroAirHeader = new Uint32Array(AIR_EVENTS.header);
   /** The step values the scene writers read, updated in place (no object per step). */
   private readonly sceneStep: SceneStep;
+  /**
+   * MPS (`solver: 'mps'`): the pressure solve's conjugate gradient iterations each substep records (0 for the
+   * other solvers); see {@link WebGpuSolver.noteMpsSolve}.
+   */
+  private mpsIterations = 0;
   /** Steps recorded since creation. */
   private stepsRecorded = 0;
   /** `stepsRecorded` when the newest particle readback applied so far was requested (or the state was uploaded). */
@@ -201,6 +207,35 @@ export class WebGpuSolver {
     );
     this.passes = compiled.passes;
     this.passLists = new PassLists(this.passes, compiled.scanPasses, settings.solver, this.neighbourMode);
+    if (settings.solver === 'mps') this.mpsIterations = MPS_GPU_FIRST_ITERATIONS;
+  }
+
+  /**
+   * The conjugate gradient iterations each MPS substep records now: at most `mps.maxIterations`. The GPU stops
+   * iterating once the solve converged; the recorded passes left return at once.
+   */
+  get mpsRecordedIterations(): number {
+    const most = this.ctx.mps?.settings.maxIterations ?? 0;
+    return Math.min(this.mpsIterations, most);
+  }
+
+  /**
+   * Adapts the MPS solve's recorded iterations to what a readback reports (its largest `iterations` over a
+   * step's substeps and their largest relative `residual`): doubled, up to `mps.maxIterations`, when a solve
+   * used every recorded iteration without reaching the tolerance (the GPU's floor {@link MPS_GPU_TOLERANCE_FLOOR}
+   * applies); halved, down to {@link MPS_GPU_FEWEST_ITERATIONS}, when the solves needed less than a quarter.
+   * Returns true when a solve was limited (it stopped at the recorded count, above the tolerance) and the
+   * count could grow (it was below `mps.maxIterations`).
+   */
+  noteMpsSolve(iterations: number, residual: number): boolean {
+    const settings = this.ctx.mps?.settings;
+    if (!settings || this.mpsIterations === 0) return false;
+    const recorded = this.mpsRecordedIterations;
+    const tolerance = Math.max(settings.tolerance, MPS_GPU_TOLERANCE_FLOOR);
+    const limited = iterations >= recorded && !(residual <= tolerance);
+    if (limited) this.mpsIterations = Math.min(settings.maxIterations, 2 * recorded);
+    else if (4 * iterations < recorded) this.mpsIterations = Math.max(MPS_GPU_FEWEST_ITERATIONS, recorded >> 1);
+    return limited && recorded < settings.maxIterations;
   }
 
   /**
@@ -336,7 +371,7 @@ export class WebGpuSolver {
 
   /** Refills the pass lists from this step's parameters when the step's shape changed (see passLists.ts). */
   private updatePassLists(): void {
-    this.passLists.update(this.ctx, this.sceneWords, this.scene.offsets.params);
+    this.passLists.update(this.ctx, this.sceneWords, this.scene.offsets.params, this.mpsRecordedIterations);
   }
 
   /**
@@ -360,7 +395,7 @@ export class WebGpuSolver {
   /**
    * True when the particle components hold the velocities the GPU ended the last recorded step with: a
    * particle readback requested after that step has arrived (or no step ran since the GPU state was built
-   * from the components). WCSPH plans its substeps from them only then (sph/cpu.ts).
+   * from the components). WCSPH and MPS plan their substeps from them only then (sph/cpu.ts, mps/cpu.ts).
    */
   velocitiesCurrent(): boolean {
     return this.particlesReadAtStep === this.stepsRecorded;
@@ -417,13 +452,15 @@ export class WebGpuSolver {
 
   /**
    * Once a collider is coupled: grows the wall buffer to three blocks of `capacity` entries, the wall
-   * gradients and the two coupled-collider shares the lambda pass keeps (Params.wallShareOffset = capacity).
+   * gradients and the two coupled-collider shares the lambda pass keeps (Params.wallShareOffset = capacity);
+   * for MPS to six: its two blocks of wall sums and two per share (mps/apply.wgsl).
    */
   private addWallShares(): void {
     if (this.wallShares) return;
     this.wallShares = true;
     this.buffers.wall.dispose();
-    const wall = new StorageBuffer(this.engine, this.ctx.settings.capacity * 16 * 3, STORAGE_FLAGS, 'fluid-wall');
+    const blocks = this.ctx.settings.solver === 'mps' ? 6 : 3;
+    const wall = new StorageBuffer(this.engine, this.ctx.settings.capacity * 16 * blocks, STORAGE_FLAGS, 'fluid-wall');
     this.buffers.wall = wall;
     rebindBuffer(this.passes, 'wall', wall);
   }
@@ -545,10 +582,9 @@ export class WebGpuSolver {
    */
   private decodeReadback(mapped: ArrayBuffer, request: ReadbackRequest): GpuReadback {
     const { copies, atStep, bodyCount, bodies } = request;
-    const { count, nonFinite, diffusionLimitedSubsteps, projectionIterations, removedCount } = decodeState(
-      mapped,
-      request.bound,
-    );
+    const decoded = decodeState(mapped, request.bound);
+    const { count, nonFinite, diffusionLimitedSubsteps, projectionIterations, removedCount } = decoded;
+    const { pressureSolveIterations, pressureSolveResidual } = decoded;
     if (copies.at('attributes')) this.attributesReadAtStep = Math.max(this.attributesReadAtStep, atStep);
     const removed = decodeRemoved(mapped, copies, removedCount);
     const air = decodeAirEvents(mapped, copies, nonFinite, this.airLimit, this.pendingAir, this.pendingAirCount);
@@ -565,7 +601,16 @@ export class WebGpuSolver {
       bodyImpulses: bodies.impulses,
     };
     const diffuse = decodeDiffuse(mapped, copies);
-    const counters = { count, removed, nonFinite, diffusionLimitedSubsteps, projectionIterations, ...diffuse };
+    const counters = {
+      count,
+      removed,
+      nonFinite,
+      diffusionLimitedSubsteps,
+      projectionIterations,
+      pressureSolveIterations,
+      pressureSolveResidual,
+      ...diffuse,
+    };
     if (!request.particles) return { ...counters, ...coupling, ...air };
     // The caller applies the particles at once (gpu/systems.ts, applyReadback).
     this.particlesReadAtStep = Math.max(this.particlesReadAtStep, atStep);
@@ -598,6 +643,10 @@ export class WebGpuSolver {
     this.attributesReadAtStep = this.stepsRecorded;
     const s = this.ctx.solver;
     for (let place = 0; place < s.count; place++) this.queueAppend(s.entity[place]);
+    // MPS: the warm start of the pressure solve from the CPU's copy (a restored snapshot, or the last particle
+    // readback's pressures).
+    const mps = this.ctx.mps;
+    if (this.ctx.settings.solver === 'mps' && mps) this.buffers.mpsPressure.update(new Float32Array(mps.pressureOfEntity));
   }
 
   /**

@@ -76,6 +76,9 @@ fn append(@builtin(global_invocation_id) id: vec3<u32>) {
 fn begin() {
   state.count = state.count + scene.params.appendCount;
   state.substep = 0u;
+  // The MPS solve's largest iterations and residual over this step's substeps (mps/cg.wgsl, finish).
+  state.pressureSolveIterations = 0u;
+  state.pressureSolveResidual = 0.0;
 }
 
 // @entry advance

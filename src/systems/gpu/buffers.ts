@@ -20,6 +20,8 @@ import {
   DIFFUSE_COUNTERS,
   DiffuseParticle,
   defineScene,
+  MPS_BLOCKS,
+  MpsSolve,
   ParticleInfo,
   ParticleRecord,
   Pose,
@@ -113,11 +115,15 @@ export function solverSizes(ctx: SimulationContext): SolverSizes {
   // Poses for every substep (start and end, Pose.size = 64 bytes each): at most 32 substeps for PBF, up to
   // `sphMaxSubsteps` (fixed at creation) for WCSPH's adaptive count, i.e. 128 bytes x maxColliders x
   // substeps: 2 MiB at the defaults (256 x 64 colliders); more than MAX_POSE_BYTES is refused.
-  const maxSubsteps = settings.solver === 'sph' ? Math.max(32, settings.sphMaxSubsteps) : 32;
+  // MPS's adaptive count likewise up to `mps.maxSubsteps` as it is at creation (a larger edited value is
+  // refused before a step, simulation.ts).
+  const adaptive = settings.solver === 'sph' ? 'sph' : settings.solver === 'mps' ? 'mps' : undefined;
+  const adaptiveMost = adaptive === 'sph' ? settings.sphMaxSubsteps : (ctx.mps?.settings.maxSubsteps ?? 0);
+  const maxSubsteps = adaptive ? Math.max(32, adaptiveMost) : 32;
   const poseCount = maxSubsteps * settings.maxColliders * 2;
   if (poseCount * Pose.size > MAX_POSE_BYTES) {
     throw new FluidError(
-      `sph.maxSubsteps ${settings.sphMaxSubsteps} x maxColliders ${settings.maxColliders} needs ${poseCount * Pose.size} bytes of collider poses on the WebGPU backend; allowed are ${MAX_POSE_BYTES} (sph.maxSubsteps x maxColliders <= ${MAX_POSE_BYTES / (2 * Pose.size)}): lower one of them`,
+      `${adaptive}.maxSubsteps ${adaptiveMost} x maxColliders ${settings.maxColliders} needs ${poseCount * Pose.size} bytes of collider poses on the WebGPU backend; allowed are ${MAX_POSE_BYTES} (${adaptive}.maxSubsteps x maxColliders <= ${MAX_POSE_BYTES / (2 * Pose.size)}): lower one of them`,
     );
   }
   const headerBytes = scene.offsets.poses;
@@ -206,7 +212,9 @@ export function createStorageBuffers(
   make('removed', capacity * 4);
   make('sortOrder', capacity * 4);
   make('solve', vec4);
-  make('wall', vec4);
+  // MPS keeps two blocks of wall sums (mps/density.wgsl): the first moment and Z, the hydrostatic sums.
+  const mps = ctx.settings.solver === 'mps';
+  make('wall', mps ? 2 * vec4 : vec4);
   make('delta', vec4);
   make('contact', capacity * Contact.size);
   make('omega', vec4);
@@ -232,6 +240,12 @@ export function createStorageBuffers(
   make('projectionCell', sizes.projectionCells * ProjectionCell.size);
   make('projectionFace', 3 * sizes.projectionCells * ProjectionFace.size);
   make('projectionParticle', 3 * vec4);
+  // The MPS pressure solve (mps/*.wgsl), sized only for MPS: MPS_BLOCKS.count vec4s per place, each place's
+  // terms of the dot products, the scalars, the warm start by entity id.
+  make('mps', mps ? MPS_BLOCKS.count * vec4 : 16);
+  make('mpsPartials', mps ? vec4 : 16);
+  make('mpsSolve', MpsSolve.size);
+  make('mpsPressure', mps ? ctx.entityCapacity * 4 : 16);
   // White water (diffuse/diffuse.wgsl), sized only when it is on: the pool (also the view's vertex buffer),
   // two vec4s per sorted place, the counters.
   const whiteWater = ctx.settings.diffuseCapacity > 0;

@@ -51,9 +51,10 @@ export class PassLists {
   /**
    * Refills the lists when the shape of the step changed: the projection, the density iterations, whether some material
    * has vorticity, one simple material, coupled colliders, mesh colliders, the multi-fluid features and the diffusion parts
-   * (read from `ctx` and from the parameters this step wrote at `paramsBase` of the scene words).
+   * (read from `ctx` and from the parameters this step wrote at `paramsBase` of the scene words), and the MPS
+   * solve's recorded iterations `mpsIterations`.
    */
-  update(ctx: SimulationContext, sceneWords: WordViews, paramsBase: number): void {
+  update(ctx: SimulationContext, sceneWords: WordViews, paramsBase: number, mpsIterations = 0): void {
     const anyVorticity = sceneWords.u32[word(Params, 'anyVorticity', paramsBase)] === 1;
     const m = ctx.materials;
     const simpleMaterials = m.count <= 1 && (m.count === 0 || Math.fround(m.artificialPressureExponent[0]) === 4);
@@ -76,7 +77,7 @@ export class PassLists {
       (anyVorticity ? 4 : 0) |
       (simpleMaterials ? 2 : 0) |
       (coupled ? 1 : 0);
-    const shape = (single * 128 + multiFluidShape(features)) * (MAX_DIFFUSION_PARTS + 1) + slots;
+    const shape = ((single * 128 + multiFluidShape(features)) * (MAX_DIFFUSION_PARTS + 1) + slots) * 131072 + mpsIterations;
     if (shape === this.shape) return;
     this.shape = shape;
     this.build({
@@ -93,6 +94,7 @@ export class PassLists {
       scanPasses: this.scanPasses,
       neighbourMode: this.neighbourMode,
       diffuse: ctx.settings.diffuseCapacity > 0,
+      mpsIterations,
     });
   }
 

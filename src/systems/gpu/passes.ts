@@ -84,6 +84,11 @@ export interface GpuPlan {
   readonly neighbourMode: NeighbourMode;
   /** White water is on (`diffuse.capacity` above 0): its passes in the last substep. */
   readonly diffuse: boolean;
+  /**
+   * The MPS pressure solve's conjugate gradient iterations recorded per substep (`solver: 'mps'`; see
+   * `WebGpuSolver.mpsRecordedIterations`); 0 for the other solvers.
+   */
+  readonly mpsIterations: number;
 }
 
 /** The passes of one schedule entry in a step of `plan`, in order. */

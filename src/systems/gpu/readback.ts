@@ -46,6 +46,12 @@ export interface GpuReadback {
   readonly diffusionLimitedSubsteps: number;
   /** The conjugate gradient iterations of the last substep's projection before the readback's copy. */
   readonly projectionIterations: number;
+  /**
+   * The MPS pressure solve's largest conjugate gradient iterations and relative residual |b - A x| / |b| over
+   * the substeps of the last step before the readback's copy (mps/cg.wgsl; 0 for the other solvers).
+   */
+  readonly pressureSolveIterations: number;
+  readonly pressureSolveResidual: number;
   /** Coupled colliders whose impulses this readback brought (entries of the three arrays below). */
   readonly bodyCount: number;
   /** Collider entity per entry (-1: the slot's collider was not coupled). */
@@ -137,6 +143,10 @@ export interface ReadbackState {
   readonly diffusionLimitedSubsteps: number;
   /** See {@link GpuReadback.projectionIterations}. */
   readonly projectionIterations: number;
+  /** See {@link GpuReadback.pressureSolveIterations}. */
+  readonly pressureSolveIterations: number;
+  /** See {@link GpuReadback.pressureSolveResidual}. */
+  readonly pressureSolveResidual: number;
   /** Removed ids in the `removed` copy, at most `bound`. */
   readonly removedCount: number;
 }
@@ -149,6 +159,8 @@ export function decodeState(mapped: ArrayBuffer, bound: number): ReadbackState {
     nonFinite: state[State.offsets.nonFinite / 4] !== 0,
     diffusionLimitedSubsteps: state[State.offsets.diffusionLimited / 4],
     projectionIterations: state[State.offsets.projectionIterations / 4],
+    pressureSolveIterations: state[State.offsets.pressureSolveIterations / 4],
+    pressureSolveResidual: new Float32Array(mapped, 0, State.size / 4)[State.offsets.pressureSolveResidual / 4],
     removedCount: Math.min(state[State.offsets.removedCount / 4], bound),
   };
 }

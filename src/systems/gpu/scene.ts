@@ -14,6 +14,7 @@ import {
 import { colliderPoseSystem } from '../collide/cpu';
 import { COLLIDER_FRAME_STRIDE, POSE_SIZE, type SimulationContext, selfWeight } from '../context';
 import { DIFFUSE_MATERIAL_NAMES } from '../diffuse/settings';
+import { writeMpsParameters, writeMpsWallTable } from '../mps/gpu';
 import { SURFACE_EXIT_COSINE } from '../multifluid/air';
 import { DIFFUSION_STABILITY, MAX_DIFFUSION_PARTS, TENSION_NORMAL_THRESHOLD } from '../multifluid/interaction';
 import { isThinCoupledBody } from '../projection/grid';
@@ -137,6 +138,7 @@ export function writeParams(ctx: SimulationContext, scene: StructLayout, words: 
   u[P('diffuseSprayNeighbours')] = settings.diffuseSprayNeighbours;
   u[P('diffuseBubbleNeighbours')] = settings.diffuseBubbleNeighbours;
   u[P('diffuseStep')] = ctx.stats.stepCount;
+  writeMpsParameters(ctx, words, scene.offsets.params);
 }
 
 /**
@@ -202,6 +204,7 @@ export function writeMaterials(ctx: SimulationContext, scene: StructLayout, word
   u[P('diffusionSlots')] = diffusionSlots(largestDiffusivity, h, ctx.substepTimeStep);
   const wall = ctx.lattice.wallWeight;
   for (let k = 0; k < wall.length; k++) f[(scene.offsets.wallTable >> 2) + k] = wall[k];
+  writeMpsWallTable(ctx, words, scene.offsets.mpsWallTable);
 }
 
 /** The scene's `ColliderData` table, and in `Params` the coupled colliders' count and the impulse quanta. */

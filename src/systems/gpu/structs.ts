@@ -41,6 +41,18 @@ export const SCAN_ELEMENTS = 16;
 export const SCAN_BLOCK = SCAN_WORKGROUP_SIZE * SCAN_ELEMENTS;
 /** vec4s of the wall weight table (its `WALL_WEIGHT_SAMPLES + 1` values, padded). */
 export const WALL_TABLE_VECTORS = Math.ceil((WALL_WEIGHT_SAMPLES + 1) / 4);
+/**
+ * The blocks of the `mps` buffer (mps/*.wgsl), `capacity` vec4s each, entry `block * capacity + place`: the
+ * conjugate gradients' (x, r, z, 0); the two direction slots (d, A d, 0, 0), the current one chosen by
+ * `MpsSolve.parity`, the first of which holds (p, p^ the smallest pressure of the particle and its neighbours,
+ * 0, 0) after the solve; and the source block: (n at the start of the substep, n*, the walls' hydrostatic
+ * Laplacian sum, 0) after the density passes, (diagonal, 0, b, warm start x0) after the assembly, the diagonal
+ * 0 on the free surface (Dirichlet, no unknown). Each pass writes whole vec4s of its own particle in blocks no
+ * neighbour reads in that pass. WGSL constants `MPS_SOLUTION`, `MPS_DIRECTION`, `MPS_SOURCE`.
+ */
+export const MPS_BLOCKS = { solution: 0, direction: 1, source: 3, count: 4 } as const;
+/** vec4s of the MPS wall table: two per sample of its `WALL_WEIGHT_SAMPLES + 1` distances. */
+export const MPS_WALL_TABLE_VECTORS = 2 * (WALL_WEIGHT_SAMPLES + 1);
 
 /**
  * Reference temperature T_ref (K) of the WebGPU backend's `attributes` buffer, whose x holds T - T_ref in
@@ -156,6 +168,26 @@ export const Params = defineStruct('Params', [
   ['diffuseSprayNeighbours', 'u32'],
   ['diffuseBubbleNeighbours', 'u32'],
   ['diffuseStep', 'u32'],
+  // MPS (`solver: 'mps'`, mps/*.wgsl mirroring mps/cpu.ts; the values come from `writeMpsParameters`, mps/gpu.ts):
+  // 1 when the step runs the MPS passes (the collide pass then applies the drift unclamped), the rest number
+  // density n0, the explicit viscosity's scale dt min(nu, stable nu) 2d / (lambda n0), the particle collisions'
+  // squared distance (m^2) and 1 + e, the free-surface threshold beta n0, the operator scale lambda / (2d dt^2)
+  // (1/s^2), the source relaxation gamma, the compressibility term's scale operatorScale n0 alpha (1/(Pa s^2)
+  // per kg/m^3), the conjugate gradients' relative tolerance and most iterations, the gradient's d / n0 and the
+  // weight's smallest distance (m). The wall sums' table is the scene's `mpsWallTable`.
+  ['mpsMode', 'u32'],
+  ['mpsRestNumberDensity', 'f32'],
+  ['mpsViscosityScale', 'f32'],
+  ['mpsCollisionLimitSquared', 'f32'],
+  ['mpsCollisionFactor', 'f32'],
+  ['mpsSurfaceThreshold', 'f32'],
+  ['mpsOperatorScale', 'f32'],
+  ['mpsRelaxation', 'f32'],
+  ['mpsCompressibilityScale', 'f32'],
+  ['mpsTolerance', 'f32'],
+  ['mpsMaxIterations', 'u32'],
+  ['mpsGradientScale', 'f32'],
+  ['mpsMinimumDistance', 'f32'],
 ]);
 
 /** Per-material solver values (see `MaterialTable`). */
@@ -362,6 +394,31 @@ export const State = defineStruct('State', [
   // The conjugate gradient iterations of the last substep's projection (projection/solve.wgsl; see
   // `FluidStats.projectionIterations`).
   ['projectionIterations', 'u32'],
+  // The MPS pressure solve's largest iteration count and relative residual over the substeps of the last step
+  // (mps/cg.wgsl; see `FluidStats.pressureSolveIterations`), zeroed by `begin`.
+  ['pressureSolveIterations', 'u32'],
+  ['pressureSolveResidual', 'f32'],
+]);
+
+/**
+ * The scalars of the MPS pressure solve's conjugate gradients on the GPU (mps/cg.wgsl; mirrors
+ * `solveConjugateGradient` in mps/pcg.ts): b.b, the stopping threshold tol^2 b.b, r.z, r.r, alpha, beta, the
+ * iterations done, 1 once it stopped (converged, the most iterations, or a breakdown d.Ad <= 0), which of the two
+ * direction slots holds the current direction (0 or 1), 1 after a breakdown, and the true relative residual
+ * |b - A x| / |b| of the finished solve.
+ */
+export const MpsSolve = defineStruct('MpsSolve', [
+  ['rightHandSideSquared', 'f32'],
+  ['thresholdSquared', 'f32'],
+  ['residualDotPreconditioned', 'f32'],
+  ['residualSquared', 'f32'],
+  ['alpha', 'f32'],
+  ['beta', 'f32'],
+  ['iterations', 'u32'],
+  ['done', 'u32'],
+  ['parity', 'u32'],
+  ['breakdown', 'u32'],
+  ['residual', 'f32'],
 ]);
 
 /**
@@ -518,6 +575,9 @@ export function defineScene(limits: SceneLimits): StructLayout {
   return defineStruct('Scene', [
     ['params', Params],
     ['wallTable', arrayOf('vec4<f32>', WALL_TABLE_VECTORS)],
+    // The MPS walls' ghost sums over the distance (mps/wallTables.ts), two vec4s per sample k:
+    // [2k] = (Z, s, a, b), [2k + 1] = (m, 0, 0, 0).
+    ['mpsWallTable', arrayOf('vec4<f32>', MPS_WALL_TABLE_VECTORS)],
     ['materials', arrayOf(Material, limits.maxMaterials)],
     ['colliders', arrayOf(ColliderData, limits.maxColliders)],
     ['drains', arrayOf(DrainData, limits.maxDrains)],
@@ -585,6 +645,13 @@ export const BUFFER_TYPES = {
   projectionCell: 'array<ProjectionCell>',
   projectionFace: 'array<ProjectionFace>',
   projectionParticle: 'array<vec4<f32>>',
+  // The MPS pressure solve (mps/*.wgsl), sized only for `solver: 'mps'`: per sorted place four vec4s (see
+  // `MPS_BLOCKS`), per sorted place its terms of the conjugate gradients' dot products, their scalars, and per
+  // ENTITY id the last pressure (Pa), the next solve's warm start.
+  mps: 'array<vec4<f32>>',
+  mpsPartials: 'array<vec4<f32>>',
+  mpsSolve: 'MpsSolve',
+  mpsPressure: 'array<f32>',
   // White water (diffuse/diffuse.wgsl): the pool, per sorted place two vec4s ((outward normal or 0, trapped
   // air), (entity id and material slot as bits, 0, 0)), and the counters (`DIFFUSE_COUNTERS`).
   diffuseParticles: 'array<DiffuseParticle>',
@@ -616,6 +683,7 @@ export function structDeclarations(scene: StructLayout): string {
     ProjectionGrid,
     ProjectionCell,
     ProjectionFace,
+    MpsSolve,
     DiffuseParticle,
     EllipsoidParams,
     scene,
@@ -657,6 +725,9 @@ export function passSource(
     `const BOILED_COUNTER: u32 = ${AIR_EVENTS.boiled}u;`,
     `const AIR_EVENT_HEADER: u32 = ${AIR_EVENTS.header}u;`,
     `const DRAIN_BOX: u32 = ${DrainShape.box}u;`,
+    `const MPS_SOLUTION: u32 = ${MPS_BLOCKS.solution}u;`,
+    `const MPS_DIRECTION: u32 = ${MPS_BLOCKS.direction}u;`,
+    `const MPS_SOURCE: u32 = ${MPS_BLOCKS.source}u;`,
     `const PROJECTION_BOUNDS: u32 = ${PROJECTION_BOUNDS}u;`,
     `const NO_DENSITY_ERROR: f32 = ${NO_DENSITY_ERROR.toFixed(1)};`,
     `const GRID_MARGIN: i32 = ${GRID_MARGIN};`,

@@ -40,6 +40,11 @@ export interface GpuContext {
   nonFinite: boolean;
   /** The projection's iterations the last applied readback brought (`stats.projectionIterations`). */
   projectionIterations: number;
+  /** The MPS solve's iterations and residual the last applied readback brought (`stats.pressureSolve*`). */
+  pressureSolveIterations: number;
+  pressureSolveResidual: number;
+  /** Set once the console warned that an MPS solve stopped at the recorded iterations. */
+  mpsLimitReported: boolean;
 }
 
 /**
@@ -76,6 +81,10 @@ export function gpuPublishSystem(ctx: SimulationContext, gpu: GpuContext): void 
   if (particles) gpu.particlesRequested = false;
   // The step's start zeroed it (pipeline.ts): the GPU's figure is the latest readback's.
   ctx.stats.projectionIterations = gpu.projectionIterations;
+  if (ctx.settings.solver === 'mps') {
+    ctx.stats.pressureSolveIterations = gpu.pressureSolveIterations;
+    ctx.stats.pressureSolveResidual = gpu.pressureSolveResidual;
+  }
   ctx.stats.particleCount = ctx.solver.count;
   // As on the CPU (publish.ts): the poses the step ended at are where the next step's colliders start from.
   commitColliderPoses(ctx);
@@ -149,6 +158,7 @@ export function applyReadback(ctx: SimulationContext, gpu: GpuContext, result: G
   ctx.stats.particleCount = s.count;
   gpu.projectionIterations = result.projectionIterations;
   ctx.stats.projectionIterations = result.projectionIterations;
+  applyMpsSolve(ctx, gpu, result);
   reportLimitedDiffusion(ctx, result.diffusionLimitedSubsteps);
   applyAirEvents(ctx, gpu, result);
   applyDiffuse(ctx, result);
@@ -163,6 +173,7 @@ export function applyReadback(ctx: SimulationContext, gpu: GpuContext, result: G
   const alphaOf = ctx.components.FluidMaterial.temperatureDensity;
   const materialEntity = ctx.materials.entity;
   const full = ctx.lattice.fullNeighbourhood;
+  const warmStart = ctx.settings.solver === 'mps' ? ctx.mps?.pressureOfEntity : undefined;
   let errorSum = 0;
   let errorMax = 0;
   let fullCount = 0;
@@ -195,6 +206,8 @@ export function applyReadback(ctx: SimulationContext, gpu: GpuContext, result: G
     Velocity.y[eid] = velocity[4 * k + 1];
     Velocity.z[eid] = velocity[4 * k + 2];
     Density[eid] = density;
+    // MPS: the particle's pressure (solve.y, mps/density.wgsl), the CPU's copy of the warm start for snapshots.
+    if (warmStart) warmStart[eid] = solve[4 * k + 1];
     Particle.age[eid] = infoFloat[4 * k + 2];
     if (attributes) {
       // Entity-indexed (see `GpuReadback.attributes`): temperature (relative to TEMPERATURE_REFERENCE on the
@@ -210,6 +223,25 @@ export function applyReadback(ctx: SimulationContext, gpu: GpuContext, result: G
   stats.meanDensityError = fullCount > 0 ? errorSum / fullCount : 0;
   stats.maxDensityError = errorMax;
   stats.meanNeighbourCount = result.count > 0 ? neighbours / result.count : 0;
+}
+
+/**
+ * The MPS pressure solve's iterations and residual a readback brought: into the stats (again at each publish
+ * until the next readback), and to the solver, which adapts the iterations its substeps record
+ * (`WebGpuSolver.noteMpsSolve`); the first time a solve was cut short there, a console warning.
+ */
+function applyMpsSolve(ctx: SimulationContext, gpu: GpuContext, result: GpuReadback): void {
+  if (ctx.settings.solver !== 'mps') return;
+  gpu.pressureSolveIterations = result.pressureSolveIterations;
+  gpu.pressureSolveResidual = result.pressureSolveResidual;
+  ctx.stats.pressureSolveIterations = result.pressureSolveIterations;
+  ctx.stats.pressureSolveResidual = result.pressureSolveResidual;
+  if (gpu.solver.noteMpsSolve(result.pressureSolveIterations, result.pressureSolveResidual) && !gpu.mpsLimitReported) {
+    gpu.mpsLimitReported = true;
+    console.warn(
+      `fluid WebGPU backend: an MPS pressure solve stopped after the ${result.pressureSolveIterations} conjugate gradient iterations a substep recorded, at the relative residual ${result.pressureSolveResidual}; later steps record more (up to mps.maxIterations); this warning is shown once`,
+    );
+  }
 }
 
 /**

@@ -75,11 +75,11 @@
 
 import { FluidError } from '../../core/errors';
 import { collideParticles } from '../collide/cpu';
-import { largestSpeed, type SimulationContext } from '../context';
+import { largestComponentSpeed, largestSpeed, type SimulationContext } from '../context';
 import { hashCell } from '../neighbours/cpu';
-import { DIMENSION, MPS_MINIMUM_DISTANCE_FRACTION, type MpsState } from './data';
+import { MPS_MINIMUM_DISTANCE_FRACTION, type MpsState } from './data';
 import { solveConjugateGradient } from './pcg';
-import { addWallPressureImpulses, applyPressureCorrection, assemblePressureEquation } from './pressure';
+import { addWallPressureImpulses, applyPressureCorrection, assemblePressureEquation, mpsViscosityScale } from './pressure';
 import { mpsState } from './state';
 import { computeMpsWallTerms } from './walls';
 
@@ -92,15 +92,37 @@ import { computeMpsWallTerms } from './walls';
  * place within one substep).
  */
 export function mpsSubstepSystem(ctx: SimulationContext): void {
+  planMpsSubsteps(ctx, largestSpeed(ctx.solver));
+}
+
+/**
+ * Sets the step's substep count for the largest speed `speed` (m/s) at its start (see {@link mpsSubstepSystem}):
+ * v = min(maxSpeed, speed + |g| dt).
+ */
+export function planMpsSubsteps(ctx: SimulationContext, speed: number): void {
   const settings = ctx.settings;
   const g = settings.gravity;
   const dt = ctx.frameTimeStep;
-  const speed = Math.min(settings.maxSpeed, largestSpeed(ctx.solver) + Math.hypot(g[0], g[1], g[2]) * dt);
+  const bound = Math.min(settings.maxSpeed, speed + Math.hypot(g[0], g[1], g[2]) * dt);
   const mps = mpsState(ctx).settings;
-  const needed = Math.ceil((dt * speed) / (mps.courantNumber * 2 * settings.particleRadius));
+  const needed = Math.ceil((dt * bound) / (mps.courantNumber * 2 * settings.particleRadius));
   const count = Math.max(settings.substeps, Math.min(mps.maxSubsteps, needed));
   ctx.substepCount = count;
   ctx.substepTimeStep = dt / count;
+}
+
+/**
+ * Step-start system of the WebGPU backend's MPS: the same substep planning without reading the GPU's velocities
+ * back within the step, as WCSPH's `sphMirroredSubstepSystem` (sph/cpu.ts): from the `Velocity` components
+ * when they hold the velocities the previous step ended with (`WebGpuSolver.velocitiesCurrent`), else from
+ * `settings.maxSpeed` (more substeps than needed, never too few).
+ */
+export function mpsMirroredSubstepSystem(ctx: SimulationContext): void {
+  if (ctx.gpu !== undefined && !ctx.gpu.solver.velocitiesCurrent()) {
+    planMpsSubsteps(ctx, ctx.settings.maxSpeed);
+    return;
+  }
+  planMpsSubsteps(ctx, largestComponentSpeed(ctx));
 }
 
 /**
@@ -117,7 +139,6 @@ export function mpsViscositySystem(ctx: SimulationContext): void {
   const reSquared = re * re;
   const floor = MPS_MINIMUM_DISTANCE_FRACTION * re;
   const dt = ctx.substepTimeStep;
-  const { restNumberDensity, laplacianLambda } = state.lattice;
   const { predictedX, predictedY, predictedZ, velocityX, velocityY, velocityZ, neighbourStart, neighbours } = s;
   const { deltaX, deltaY, deltaZ } = s;
   deltaX.fill(0, 0, n);
@@ -149,8 +170,7 @@ export function mpsViscositySystem(ctx: SimulationContext): void {
     }
   }
   // Explicit diffusion is stable for dt nu 2d / lambda <= 0.5 (the diagonal of eq. 7 is 2d / lambda).
-  const stableNu = (0.5 * laplacianLambda) / (2 * DIMENSION * dt);
-  const scale = (dt * (nu < stableNu ? nu : stableNu) * 2 * DIMENSION) / (laplacianLambda * restNumberDensity);
+  const scale = mpsViscosityScale(state, dt);
   for (let i = 0; i < n; i++) {
     const dvx = scale * deltaX[i];
     const dvy = scale * deltaY[i];

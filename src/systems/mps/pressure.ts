@@ -10,6 +10,30 @@ import { addBodyImpulse } from '../couple/cpu';
 import { DIMENSION, type MpsState } from './data';
 import type { SparseSymmetricMatrix } from './pcg';
 
+/** The operator scale lambda / (2d dt^2) (1/s^2) of the scaled equation (mps/cpu.ts) for substep `dt` (s). */
+export function mpsOperatorScale(state: MpsState, dt: number): number {
+  return state.lattice.laplacianLambda / (2 * DIMENSION * dt * dt);
+}
+
+/**
+ * The compressibility term's scale operatorScale n0 alpha (1/(Pa s^2)), times rho_i the diagonal's term c_i,
+ * for substep `dt` (s).
+ */
+export function mpsCompressibilityScale(state: MpsState, dt: number): number {
+  return mpsOperatorScale(state, dt) * state.lattice.restNumberDensity * state.settings.compressibility;
+}
+
+/**
+ * The explicit viscosity's scale dt min(nu, stable nu) 2d / (lambda n0) (mpsViscositySystem, mps/cpu.ts) for
+ * substep `dt` (s): the stable nu is the bound dt nu 2d / lambda <= 0.5 of explicit diffusion.
+ */
+export function mpsViscosityScale(state: MpsState, dt: number): number {
+  const nu = state.settings.kinematicViscosity;
+  const { restNumberDensity, laplacianLambda } = state.lattice;
+  const stableNu = (0.5 * laplacianLambda) / (2 * DIMENSION * dt);
+  return (dt * (nu < stableNu ? nu : stableNu) * 2 * DIMENSION) / (laplacianLambda * restNumberDensity);
+}
+
 function growMatrix(matrix: SparseSymmetricMatrix, needed: number): void {
   let size = matrix.column.length;
   while (size < needed) size *= 2;
@@ -25,16 +49,16 @@ function growMatrix(matrix: SparseSymmetricMatrix, needed: number): void {
 export function assemblePressureEquation(ctx: SimulationContext, state: MpsState): void {
   const s = ctx.solver;
   const n = s.count;
-  const { restNumberDensity: n0, laplacianLambda } = state.lattice;
+  const n0 = state.lattice.restNumberDensity;
   const { numberDensity, surface, unknownOfPlace, placeOfUnknown, matrix, rightHandSide, solution } = state;
   const { neighbourStart, neighbours, material, entity } = s;
   const pairWeight = s.pairWeight;
   const inverseRestDensity = ctx.materials.inverseRestDensity;
   const dt = ctx.substepTimeStep;
   const threshold = state.settings.surfaceThreshold * n0;
-  const operatorScale = laplacianLambda / (2 * DIMENSION * dt * dt);
+  const operatorScale = mpsOperatorScale(state, dt);
   const relaxation = state.settings.sourceRelaxation;
-  const compressibilityScale = operatorScale * n0 * state.settings.compressibility;
+  const compressibilityScale = mpsCompressibilityScale(state, dt);
   let unknowns = 0;
   for (let i = 0; i < n; i++) {
     if (numberDensity[i] < threshold) {

@@ -70,7 +70,7 @@ import {
   viscosityLaplacianCoefficient,
 } from '../../core/kernels';
 import { collideParticles, computeWallWeights } from '../collide/cpu';
-import { largestSpeed, type SimulationContext, selfWeight } from '../context';
+import { largestComponentSpeed, largestSpeed, type SimulationContext, selfWeight } from '../context';
 import { addBodyImpulse } from '../couple/cpu';
 import { computeRestVolumes } from '../density/numberDensity';
 import { neighbourSystem } from '../neighbours/cpu';
@@ -136,19 +136,11 @@ export function sphSubstepSystem(ctx: SimulationContext): void {
  * GPU's accelerations are not read back (`stats.maxAcceleration` is the CPU backend's).
  */
 export function sphMirroredSubstepSystem(ctx: SimulationContext): void {
-  const s = ctx.solver;
   if (ctx.gpu !== undefined && !ctx.gpu.solver.velocitiesCurrent()) {
     planSubsteps(ctx, ctx.settings.maxSpeed, 0);
     return;
   }
-  const { x, y, z } = ctx.components.Velocity;
-  let maxSpeedSquared = 0;
-  for (let i = 0; i < s.count; i++) {
-    const eid = s.entity[i];
-    const speedSquared = x[eid] * x[eid] + y[eid] * y[eid] + z[eid] * z[eid];
-    if (speedSquared > maxSpeedSquared) maxSpeedSquared = speedSquared;
-  }
-  planSubsteps(ctx, Math.sqrt(maxSpeedSquared), 0);
+  planSubsteps(ctx, largestComponentSpeed(ctx), 0);
 }
 
 /**
