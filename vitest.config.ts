@@ -30,6 +30,7 @@ const SLOWEST_FIRST = [
   'tests/soak.test.ts', // 362
   'tests/still-water.test.ts', // 122
   'tests/still-water-webgpu.test.ts', // 109
+  'tests/mps-still-webgpu.test.ts', // 136 alone, 2026-11-27
   'tests/fuzz.test.ts', // 76
   'tests/physics.test.ts', // 65
   'tests/multifluid-air-webgpu.test.ts', // 28

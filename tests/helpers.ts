@@ -5,6 +5,7 @@ import { createSimulationContext, type SimulationContext } from '../src/systems/
 import { gatherMaterials } from '../src/systems/gather';
 import { registerMaterial, resolveMaterial, writeMaterial } from '../src/systems/material';
 import { resolveSphSettings } from '../src/systems/sph/settings';
+import type { SphCouplingParityResult } from './browser/coupling';
 
 /** A deterministic pseudo-random generator (mulberry32) so tests are reproducible. */
 export function random(seed: number): () => number {
@@ -109,4 +110,21 @@ export function momentumOf(simulation: FluidSimulation, ids: ArrayLike<number>):
     p[3] += m * Math.hypot(Velocity.x[id], Velocity.y[id], Velocity.z[id]);
   }
   return p;
+}
+
+/**
+ * Logs a coupled-bodies parity run (tests/browser/coupling.ts, `sphCouplingParity` with either solver): per step
+ * the substeps and the box's and the mesh's impulses relative to the CPU's, then the sums over the steps.
+ */
+export function logCouplingParity(label: string, result: SphCouplingParityResult): void {
+  const show = (c: SphCouplingParityResult['sums']['box']) =>
+    `linear ${c.linearRelative.toExponential(2)} angular ${c.angularRelative.toExponential(2)} (CPU lift ${c.cpu.linear[1].toFixed(4)} N s)`;
+  for (const step of result.steps) {
+    console.log(
+      `${label} coupling step: substeps ${step.substepsCpu}/${step.substepsGpu}; box ${show(step.box)}; mesh ${show(step.mesh)}; particles ${step.particles.position.toExponential(2)} m, ${step.particles.velocity.toExponential(2)} m/s`,
+    );
+  }
+  console.log(
+    `${label} coupling, ${result.particles} particles, sums over the steps: box ${show(result.sums.box)}; mesh ${show(result.sums.mesh)}`,
+  );
 }

@@ -1,7 +1,7 @@
 /**
  * MPS at rest on the WebGPU backend against the CPU backend, in headless Chromium (SwiftShader WebGPU): the
  * hydrostatic column and a settling tank of tests/mps.test.ts (the tank at a quarter of its particles: a
- * SwiftShader frame of the GPU's solve takes about a second), each run on both backends with the same calls
+ * SwiftShader frame of the GPU's solve takes 0.3-0.4 s), each run on both backends with the same calls
  * and an awaited readback per frame (the `mpsRest` scenario of tests/browser/mps.ts). A long test (see
  * vitest.config.ts). Tolerances are written below with what was measured.
  */
@@ -33,10 +33,11 @@ describe('MPS at rest on the WebGPU backend', () => {
   }
 
   it('holds the hydrostatic pressure of a 0.8 m column within 5%, as the CPU does', async () => {
-    // Measured: bottom pressure / rho g h 0.988 on the CPU and 0.992 on WebGPU; mean speed at the end 0.020 and
-    // 0.034 m/s; interior number-density error 0.80% and 0.60%; at most 34 and 40 iterations; worst residual
-    // 1.0e-6 (CPU, tolerance 1e-6) and 2.5e-5 (WebGPU: a few solves stopped at the recorded iterations before
-    // the count grew, see mps/gpu.ts; the others reach the float32 floor 1e-5). 1.1 s a frame on SwiftShader.
+    // Measured: bottom pressure / rho g h 0.988 on the CPU and 0.984 on WebGPU; mean speed at the end 0.020 and
+    // 0.030 m/s; interior number-density error 0.80% and 0.63%; at most 34 and 42 iterations; worst residual
+    // 1.0e-6 (CPU, tolerance 1e-6) and 2.6e-5 (WebGPU: a few solves stopped at the recorded iterations before
+    // the count grew, see docs/solvers.md; the others reach the float32 floor 1e-5). 0.39 s a frame on
+    // SwiftShader.
     const { cpu, webgpu } = await both('column');
     expect(Math.abs(cpu.pressureRatio - 1)).toBeLessThan(0.05);
     expect(Math.abs(webgpu.pressureRatio - 1)).toBeLessThan(0.05);
@@ -48,8 +49,8 @@ describe('MPS at rest on the WebGPU backend', () => {
 
   it('settles a pool in 3 s with a mean number-density error within 1%, as the CPU does', async () => {
     // The bounds of tests/mps.test.ts's tank. Measured: interior number-density error at the end 0.71% (CPU)
-    // and 0.65% (WebGPU), its worst after 0.5 s 0.81% and 0.89%; mean speed 0.016 and 0.019 m/s; 475-478
-    // interior particles. 1.3 s a frame on SwiftShader.
+    // and 0.67% (WebGPU), its worst after 0.5 s 0.81% and 0.86%; mean speed 0.016 and 0.022 m/s; 471-478
+    // interior particles. 0.30 s a frame on SwiftShader.
     const { cpu, webgpu } = await both('tank');
     for (const result of [cpu, webgpu]) {
       expect(result.interiorCount).toBeGreaterThan(300);

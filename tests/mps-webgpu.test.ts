@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SphCouplingParityResult } from './browser/coupling';
 import { type GpuPage, openGpuPage } from './browser/driver';
 import type { MpsParityResult, MpsRefusalsResult, MpsSceneOptions, MpsSolveParityResult } from './browser/mps';
+import { logCouplingParity } from './helpers';
 
 describe('MPS on the WebGPU backend in headless Chromium', () => {
   let gpu: GpuPage;
@@ -116,16 +117,7 @@ describe('MPS on the WebGPU backend in headless Chromium', () => {
 
   it('gives coupled bodies the CPU impulses (ghost-wall pressure, collisions, contact response)', async () => {
     const result = await gpu.run<SphCouplingParityResult>('mpsCouplingParity', { steps: 5 });
-    const show = (c: SphCouplingParityResult['sums']['box']) =>
-      `linear ${c.linearRelative.toExponential(2)} angular ${c.angularRelative.toExponential(2)} (CPU lift ${c.cpu.linear[1].toFixed(4)} N s)`;
-    for (const step of result.steps) {
-      console.log(
-        `mps coupling step: substeps ${step.substepsCpu}/${step.substepsGpu}; box ${show(step.box)}; mesh ${show(step.mesh)}; particles ${step.particles.position.toExponential(2)} m, ${step.particles.velocity.toExponential(2)} m/s`,
-      );
-    }
-    console.log(
-      `mps coupling, ${result.particles} particles, sums over the steps: box ${show(result.sums.box)}; mesh ${show(result.sums.mesh)}`,
-    );
+    logCouplingParity('mps', result);
     expect(result.particles).toBe(384);
     expect(result.nonFinite).toBe(0);
     // Measured per step (2 substeps): linear 3.4e-6 to 1.4e-2 of the CPU's impulse, angular 4.8e-6 to 1.2e-2;

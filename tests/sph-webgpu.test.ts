@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SphCouplingParityResult } from './browser/coupling';
 import { type GpuPage, openGpuPage } from './browser/driver';
 import type { SphParityOptions, SphParityResult, SphRefusalsResult } from './browser/sph';
+import { logCouplingParity } from './helpers';
 
 describe('WCSPH on the WebGPU backend in headless Chromium', () => {
   let gpu: GpuPage;
@@ -140,16 +141,7 @@ describe('WCSPH on the WebGPU backend in headless Chromium', () => {
 
   it('gives coupled bodies the CPU impulses (wall pressure, collisions, contact response)', async () => {
     const result = await gpu.run<SphCouplingParityResult>('sphCouplingParity', { steps: 5 });
-    const show = (c: SphCouplingParityResult['sums']['box']) =>
-      `linear ${c.linearRelative.toExponential(2)} angular ${c.angularRelative.toExponential(2)} (CPU lift ${c.cpu.linear[1].toFixed(4)} N s)`;
-    for (const step of result.steps) {
-      console.log(
-        `sph coupling step: substeps ${step.substepsCpu}/${step.substepsGpu}; box ${show(step.box)}; mesh ${show(step.mesh)}; particles ${step.particles.position.toExponential(2)} m, ${step.particles.velocity.toExponential(2)} m/s`,
-      );
-    }
-    console.log(
-      `sph coupling, ${result.particles} particles, sums over the steps: box ${show(result.sums.box)}; mesh ${show(result.sums.mesh)}`,
-    );
+    logCouplingParity('sph', result);
     expect(result.particles).toBe(384);
     expect(result.nonFinite).toBe(0);
     // Measured per step: linear 3.2e-3 to 9.9e-2 of the CPU's impulse, angular 2.4e-3 to 0.19 (a step of 15

@@ -18,10 +18,16 @@ import { emitSystem } from './emit/cpu';
 import { gatherSystem } from './gather';
 import { bookkeepingPasses } from './gpu/bookkeeping';
 import type { GpuPasses, GpuPlan, PassDefinition } from './gpu/passes';
+import {
+  mpsCollisionSystem,
+  mpsCommitSystem,
+  mpsPressureSystem,
+  mpsSubstepSystem,
+  mpsViscositySystem,
+} from './mps/cpu';
+import { mpsPasses, mpsPressureGpuPasses } from './mps/gpu';
 import { artificialBuoyancySystem, trappedAirSystem } from './multifluid/air';
 import { multiFluidGpuPasses, multiFluidPasses } from './multifluid/gpu';
-import { mpsCollisionSystem, mpsCommitSystem, mpsPressureSystem, mpsSubstepSystem, mpsViscositySystem } from './mps/cpu';
-import { mpsPasses, mpsPressureGpuPasses } from './mps/gpu';
 import { multiFluidInteractionSystem } from './multifluid/interaction';
 import { boilingSystem } from './multifluid/phase';
 import { neighbourSystem } from './neighbours/cpu';

@@ -131,12 +131,18 @@ export async function mpsParity(engine: WebGPUEngine, args: MpsSceneOptions = {}
       const vb = [gpu.Velocity.x[id], gpu.Velocity.y[id], gpu.Velocity.z[id]];
       if (!b.concat(vb).every(Number.isFinite)) nonFinite++;
       if (b.some((v, axis) => v < 0 || v > (axis === 2 ? 0.25 : 0.6))) outside++;
-      result.maxPositionDifference = Math.max(result.maxPositionDifference, Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]));
+      result.maxPositionDifference = Math.max(
+        result.maxPositionDifference,
+        Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]),
+      );
       result.maxVelocityDifference = Math.max(
         result.maxVelocityDifference,
         Math.hypot(va[0] - vb[0], va[1] - vb[1], va[2] - vb[2]),
       );
-      result.maxDensityDifference = Math.max(result.maxDensityDifference, Math.abs(cpu.Density[id] - gpu.Density[id]) / 1000);
+      result.maxDensityDifference = Math.max(
+        result.maxDensityDifference,
+        Math.abs(cpu.Density[id] - gpu.Density[id]) / 1000,
+      );
       result.meanHeightCpu += a[1] / ids.length;
       result.meanHeightGpu += b[1] / ids.length;
     }

@@ -63,8 +63,7 @@ export const scenarios: Record<string, Scenario> = {
   nonFiniteRecovery: (engine) => nonFiniteRecovery(engine),
   couplingParity: async (engine, args) => (await import('./coupling')).couplingParity(engine, args),
   sphCouplingParity: async (engine, args) => (await import('./coupling')).sphCouplingParity(engine, args?.steps),
-  mpsCouplingParity: async (engine, args) =>
-    (await import('./coupling')).sphCouplingParity(engine, args?.steps, 'mps'),
+  mpsCouplingParity: async (engine, args) => (await import('./coupling')).sphCouplingParity(engine, args?.steps, 'mps'),
   snapshot: async (engine) => (await import('./snapshot')).snapshotAcrossBackends(engine),
   soak: async (engine, args) => (await import('./soak')).soakScenario(engine, args),
   bench: (engine, args) => benchScenario(engine, args),

@@ -646,7 +646,8 @@ export class WebGpuSolver {
     // MPS: the warm start of the pressure solve from the CPU's copy (a restored snapshot, or the last particle
     // readback's pressures).
     const mps = this.ctx.mps;
-    if (this.ctx.settings.solver === 'mps' && mps) this.buffers.mpsPressure.update(new Float32Array(mps.pressureOfEntity));
+    if (this.ctx.settings.solver === 'mps' && mps)
+      this.buffers.mpsPressure.update(new Float32Array(mps.pressureOfEntity));
   }
 
   /**

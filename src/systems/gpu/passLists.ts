@@ -77,7 +77,8 @@ export class PassLists {
       (anyVorticity ? 4 : 0) |
       (simpleMaterials ? 2 : 0) |
       (coupled ? 1 : 0);
-    const shape = ((single * 128 + multiFluidShape(features)) * (MAX_DIFFUSION_PARTS + 1) + slots) * 131072 + mpsIterations;
+    const shape =
+      ((single * 128 + multiFluidShape(features)) * (MAX_DIFFUSION_PARTS + 1) + slots) * 131072 + mpsIterations;
     if (shape === this.shape) return;
     this.shape = shape;
     this.build({

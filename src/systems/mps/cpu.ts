@@ -79,7 +79,12 @@ import { largestComponentSpeed, largestSpeed, type SimulationContext } from '../
 import { hashCell } from '../neighbours/cpu';
 import { MPS_MINIMUM_DISTANCE_FRACTION, type MpsState } from './data';
 import { solveConjugateGradient } from './pcg';
-import { addWallPressureImpulses, applyPressureCorrection, assemblePressureEquation, mpsViscosityScale } from './pressure';
+import {
+  addWallPressureImpulses,
+  applyPressureCorrection,
+  assemblePressureEquation,
+  mpsViscosityScale,
+} from './pressure';
 import { mpsState } from './state';
 import { computeMpsWallTerms } from './walls';
 
