@@ -9,7 +9,8 @@
 // `mpsPressureGpuPasses`, mps/gpu.ts): `product` (d = z + beta d_old, q = A d; d.q), `alpha` (alpha = r.z / d.q;
 // a breakdown d.q <= 0 stops the solve, where the CPU throws), `update` (x += alpha d, r -= alpha q, z = r /
 // diagonal; r.z and r.r) and `beta` (beta = r.z new / r.z, the stopping test |r| <= tol |b| or the iteration
-// limit, which sets `done`). Once done, the recorded passes left return at once. The direction ping-pongs
+// limit, which sets `done`). Once done, the recorded passes left return at once (the one-workgroup ones after
+// one barrier). The direction ping-pongs
 // between the two direction slots (`MpsSolve.parity`), so `product` reads the old direction of its neighbours
 // while it writes the new one of its own particle. `residual` then takes p = max(x, 0) (0 on the free surface),
 // p^ = the smallest p of the particle and its neighbours (for the gradient, correction.wgsl) and the true
@@ -20,6 +21,9 @@
 const REDUCTION_PARTS: u32 = 16u;
 var<workgroup> sums: array<vec4<f32>, WORKGROUP_SIZE>;
 var<workgroup> partSums: array<vec4<f32>, 17>;
+// `mpsSolve.done` for the whole workgroup of `alpha` and `beta`: lane 0 reads it, then a uniform load (mpsSolve
+// is read-write there, so a test of it would not be uniform before the barriers of the sums).
+var<workgroup> solveDone: u32;
 
 // The sum of `value` over the workgroup's lanes in a fixed order (uniform): REDUCTION_PARTS partial sums of
 // consecutive lanes, then their sum.
@@ -139,11 +143,13 @@ fn product(@builtin(global_invocation_id) id: vec3<u32>) {
 // alpha = r.z / d.q; a breakdown (d.q <= 0, or not finite) stops the solve.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn alpha(@builtin(local_invocation_index) lane: u32) {
-  // Binds the scene as every pass of the file does (its shared functions name it).
+  // The pass binds the scene (`scalarBindings`, mps/gpu.ts) without otherwise using it: this use keeps it in
+  // the pipeline's layout.
   _ = scene.params.capacity;
-  // (The sum comes first: mpsSolve is read-write here, so a test of `done` is not uniform before a barrier.)
+  if (lane == 0u) { solveDone = mpsSolve.done; }
+  if (workgroupUniformLoad(&solveDone) != 0u) { return; }
   let curvature = sumPartials(lane).x;
-  if (lane == 0u && mpsSolve.done == 0u) {
+  if (lane == 0u) {
     if (curvature > 0.0) {
       mpsSolve.alpha = mpsSolve.residualDotPreconditioned / curvature;
     } else {
@@ -178,8 +184,10 @@ fn update(@builtin(global_invocation_id) id: vec3<u32>) {
 // beta = r.z new / r.z; the iteration count, the slot of the new direction, and the stopping test.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn beta(@builtin(local_invocation_index) lane: u32) {
+  if (lane == 0u) { solveDone = mpsSolve.done; }
+  if (workgroupUniformLoad(&solveDone) != 0u) { return; }
   let sum = sumPartials(lane);
-  if (lane == 0u && mpsSolve.done == 0u) {
+  if (lane == 0u) {
     let iterations = mpsSolve.iterations + 1u;
     mpsSolve.beta = sum.x / mpsSolve.residualDotPreconditioned;
     mpsSolve.residualDotPreconditioned = sum.x;
@@ -236,6 +244,7 @@ fn residual(@builtin(global_invocation_id) id: vec3<u32>) {
 // The relative residual; the largest iterations and residual of the step's substeps into the state.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn finish(@builtin(local_invocation_index) lane: u32) {
+  // Keeps the bound scene in the layout, as in `alpha`.
   _ = scene.params.capacity;
   let sum = sumPartials(lane);
   if (lane == 0u) {

@@ -1,5 +1,5 @@
-// Shared by the MPS passes (mps/*.wgsl, mirroring mps/cpu.ts and mps/pressure.ts): the weight, the blocks of
-// the `mps` buffer (MPS_BLOCKS, gpu/structs.ts), and the workgroup sums of the conjugate gradients.
+// Shared by the MPS passes (mps/*.wgsl, mirroring mps/cpu.ts and mps/pressure.ts): the weight and the blocks
+// of the `mps` buffer (MPS_BLOCKS, gpu/structs.ts). The conjugate gradients' sums are in cg.wgsl.
 
 // w(r) = r_e / max(r, 0.1 r_e) - 1 for r < r_e, else 0 (mpsWeight, mps/data.ts), from r^2.
 fn mpsWeight(r2: f32) -> f32 {

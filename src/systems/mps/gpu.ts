@@ -6,7 +6,8 @@
  * Jacobi-preconditioned conjugate gradients with GPU reductions (cg.wgsl) and the pressure correction
  * (correction.wgsl), with the shared predict, sort, collide and velocity passes around them (the MPS schedule,
  * schedule.ts); with coupled colliders the drifts and the walls' pressure load on the bodies (apply.wgsl) and
- * the coupled variants of the collide and velocity passes. The parameters the passes read come from {@link writeMpsParameters}, with the CPU's formulas.
+ * the coupled variants of the collide and velocity passes. The parameters the passes read come from
+ * {@link writeMpsParameters}, with the CPU's formulas.
  */
 import poseSource from '../collide/pose.wgsl?raw';
 import { analyticVariant, shapesSource } from '../collide/shapes';
