@@ -1,4 +1,5 @@
 import { createEntityIndex, createWorld } from 'bitecs';
+import { expect } from 'vitest';
 import { createFluidComponents, type FluidSettings } from '../src/components';
 import type { FluidSimulation } from '../src/index';
 import { createSimulationContext, type SimulationContext } from '../src/systems/context';
@@ -127,4 +128,39 @@ export function logCouplingParity(label: string, result: SphCouplingParityResult
   console.log(
     `${label} coupling, ${result.particles} particles, sums over the steps: box ${show(result.sums.box)}; mesh ${show(result.sums.mesh)}`,
   );
+}
+
+/** The largest relative differences a coupled-bodies parity run may show (see {@link checkCouplingParity}). */
+export interface CouplingParityBounds {
+  /** Per step, the box's and the mesh's linear and angular impulses against the CPU's. */
+  readonly stepLinear: number;
+  readonly stepAngular: number;
+  /** Summed over the steps. */
+  readonly sumLinear: number;
+  readonly sumAngular: number;
+}
+
+/**
+ * Logs a coupled-bodies parity run ({@link logCouplingParity}) and checks what both solvers' runs share: the
+ * pool's 384 particles, finite GPU values, the same substeps every step, and the impulses within `bounds`.
+ */
+export function checkCouplingParity(
+  label: string,
+  result: SphCouplingParityResult,
+  bounds: CouplingParityBounds,
+): void {
+  logCouplingParity(label, result);
+  expect(result.particles).toBe(384);
+  expect(result.nonFinite).toBe(0);
+  for (const step of result.steps) {
+    expect(step.substepsGpu).toBe(step.substepsCpu);
+    for (const body of [step.box, step.mesh]) {
+      expect(body.linearRelative).toBeLessThan(bounds.stepLinear);
+      expect(body.angularRelative).toBeLessThan(bounds.stepAngular);
+    }
+  }
+  for (const body of [result.sums.box, result.sums.mesh]) {
+    expect(body.linearRelative).toBeLessThan(bounds.sumLinear);
+    expect(body.angularRelative).toBeLessThan(bounds.sumAngular);
+  }
 }
