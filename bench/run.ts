@@ -670,7 +670,19 @@ function printGpuResult(result: BenchResult, gpuFrames: number): void {
       for (const name of Object.keys(passes(row) ?? {})) if (!passNames.includes(name)) passNames.push(name);
     }
     const table: string[][] = [
-      ['particles', 'substeps', 'iterations', 'warm-up', 'frames', 'steps', 'ms/frame', ...passNames],
+      [
+        'particles',
+        'substeps',
+        'iterations',
+        'warm-up',
+        'frames',
+        'steps',
+        'ms/frame',
+        'step() ms',
+        'dispatches/frame',
+        'projection iterations',
+        ...passNames,
+      ],
     ];
     for (const row of result.rows) {
       table.push([
@@ -681,6 +693,9 @@ function printGpuResult(result: BenchResult, gpuFrames: number): void {
         String(row.frames),
         String(row.profiledSteps),
         row.frameMilliseconds.toFixed(2),
+        row.stepMilliseconds === undefined ? '-' : row.stepMilliseconds.toFixed(2),
+        String(row.dispatchesPerFrame),
+        row.projectionIterations === undefined ? '-' : String(row.projectionIterations),
         ...passNames.map((name) => passes(row)?.[name]?.toFixed(2) ?? '-'),
       ]);
     }

@@ -58,8 +58,15 @@ export interface BenchRow {
   profiledSteps: number;
   /** Median wall ms of step + submit + wait. */
   frameMilliseconds: number;
+  /**
+   * Median wall ms of `simulation.step()` alone: the page's thread recording the frame's passes (Babylon's
+   * `ComputeShader.dispatch` per pass) and writing its uploads, before the GPU runs them.
+   */
+  stepMilliseconds: number;
   /** Compute dispatches of the first measured frame (each its own compute pass in Babylon). */
   dispatchesPerFrame: number;
+  /** `stats.projectionIterations` after the profiled steps: the coarse projection's last solve (0 without it). */
+  projectionIterations: number;
   /** WCSPH and MPS: the median `stats.solverSubsteps` of the measured frames; MPS: the median `stats.pressureSolveIterations`. */
   solverSubsteps?: number;
   pressureSolveIterations?: number;
@@ -362,6 +369,7 @@ export async function benchScenario(engine: WebGPUEngine, args: BenchArguments):
       const profiledSteps = Math.max(MIN_PROFILED_STEPS, Math.ceil(frames / 4));
 
       const frameTimes: number[] = [];
+      const stepTimes: number[] = [];
       const substepCounts: number[] = [];
       const solveIterations: number[] = [];
       const adaptive = args.solver === 'sph' || args.solver === 'mps';
@@ -370,6 +378,7 @@ export async function benchScenario(engine: WebGPUEngine, args: BenchArguments):
         const start = performance.now();
         if (frame === 0) dispatchesPerFrame = countDispatches(() => simulation.step());
         else simulation.step();
+        stepTimes.push(performance.now() - start);
         await solver.finish();
         frameTimes.push(performance.now() - start);
         if (!adaptive) continue;
@@ -395,6 +404,9 @@ export async function benchScenario(engine: WebGPUEngine, args: BenchArguments):
       }
       await solver.finish();
       while (profiles.length < profiledSteps) profiles.push(await solver.profileStep());
+      // The coarse projection's conjugate gradient iterations in the last substep (PBF; 0 without it).
+      await simulation.readback();
+      const projectionIterations = simulation.stats.projectionIterations;
       const row: BenchRow = {
         particles: simulation.particleCount,
         substeps: args.substeps,
@@ -403,7 +415,9 @@ export async function benchScenario(engine: WebGPUEngine, args: BenchArguments):
         frames,
         profiledSteps,
         frameMilliseconds: median(frameTimes),
+        stepMilliseconds: median(stepTimes),
         dispatchesPerFrame,
+        projectionIterations,
         passMilliseconds: medians(profiles),
       };
       if (adaptive) row.solverSubsteps = median(substepCounts);
