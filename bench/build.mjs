@@ -1,5 +1,5 @@
 // Bundles bench/run.ts to bench/.build/run.mjs for `npm run bench`. Imports of `*.wgsl?raw` (Vite's raw
-// suffix, used by src/) become the file's text, as in Vite. vite, playwright-core (the WebGPU harness) and
+// suffix, used by src/) become the file's text, as in Vite. vite, playwright-core (the WebGPU harness), wabt and
 // Babylon stay external: Node loads them from node_modules at run time (bundled, Babylon's circular imports
 // come out in an order that breaks its class hierarchy: "Class extends value undefined").
 import { readFile } from 'node:fs/promises';
@@ -40,6 +40,6 @@ if (isMain) await build({
   platform: 'node',
   format: 'esm',
   logLevel: 'warning',
-  external: ['vite', 'playwright-core', '@babylonjs/core', '@babylonjs/core/*'],
+  external: ['vite', 'playwright-core', 'wabt', '@babylonjs/core', '@babylonjs/core/*'],
   plugins: [wgslRawPlugin],
 });

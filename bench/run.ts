@@ -25,6 +25,7 @@
  * The water's anisotropic particles (`BENCH_ELLIPSOIDS=0` skips it): `writeEllipsoids` after each step of the dam
  * break on the CPU at `--ellipsoid-counts 10000,30000` (see `ellipsoidTable`).
  */
+
 import { availableParallelism, cpus } from 'node:os';
 import {
   bakeSignedDistanceField,
@@ -45,6 +46,7 @@ import { type BenchResult, median, spawnDamBreakFluid } from '../tests/browser/b
 import { openGpuPage } from '../tests/browser/driver';
 import type { GpuRestFigures, RestingPoolOptions } from '../tests/browser/projection';
 import { type RestFigures, restFigures, restingPool } from '../tests/restingPool';
+import { WASM_COLUMNS, WASM_FRAME_COLUMNS, WASM_FRAMES, wasmFrameRow, wasmLambdaRow } from './wasm';
 
 function argument(name: string, fallback: string): string {
   const index = process.argv.indexOf(`--${name}`);
@@ -90,6 +92,7 @@ function scene(
   solver: FluidSolver = 'pbf',
   multiFluid = false,
   threads = 1,
+  webAssembly = true,
 ): FluidSimulation {
   const particleRadius = 0.025;
   const spacing = 2 * particleRadius;
@@ -102,6 +105,7 @@ function scene(
     iterations,
     solver,
     threads,
+    webAssembly,
   });
   const width = nx * spacing;
   const tankMax: [number, number, number] = [4 * width, 2 * ny * spacing, nz * spacing];
@@ -921,6 +925,35 @@ function ellipsoidTable(): void {
   printTable(rows);
 }
 
+/**
+ * The CPU's density passes in TypeScript and in WebAssembly (bench/wasm.ts; `BENCH_WASM=0` skips it), on the dam
+ * break of the CPU table at `--wasm-counts 10000,50000` particles, one thread: the lambda pass alone after
+ * `--wasm-frames 20` frames (scalar and SIMD), then whole frames with `webAssembly` on and off, stepped in turn.
+ */
+async function wasmTable(): Promise<void> {
+  const wasmCounts = argument('wasm-counts', '10000,50000').split(',').map(Number);
+  const frames = Number(argument('wasm-frames', '20'));
+  console.log(
+    `\nthe lambda pass on one thread, TypeScript (computeLambda) against WebAssembly (src/systems/density/density.wat; SIMD: bench/wasm/lambdaSimd.wat), dam break after ${frames} frames, medians of runs in blocks:`,
+  );
+  const rows: string[][] = [WASM_COLUMNS];
+  for (const count of wasmCounts) {
+    const simulation = scene(count, undefined, 'pbf', false, 1, false);
+    for (let frame = 0; frame < frames; frame++) simulation.step(1 / 60);
+    rows.push(await wasmLambdaRow(simulation));
+    simulation.dispose();
+  }
+  printTable(rows);
+  console.log(
+    `\nwhole frames with webAssembly on and off (the defaults, ${substeps} substeps x ${iterations} iterations, one thread; ${frames} warm-up frames, then ${WASM_FRAMES} frames each, stepped in turn):`,
+  );
+  const frameRows: string[][] = [WASM_FRAME_COLUMNS];
+  for (const count of wasmCounts) {
+    frameRows.push(wasmFrameRow(count, (webAssembly) => scene(count, undefined, 'pbf', false, 1, webAssembly), frames));
+  }
+  printTable(frameRows);
+}
+
 if (process.env.BENCH_SURFACE === '0') console.log('surface table skipped (BENCH_SURFACE=0)');
 else surfaceTable();
 if (process.env.BENCH_CPU === '0') console.log('cpu tables skipped (BENCH_CPU=0)');
@@ -933,5 +966,7 @@ if (process.env.BENCH_DIFFUSE === '0') console.log('white water skipped (BENCH_D
 else whiteWaterTable();
 if (process.env.BENCH_ELLIPSOIDS === '0') console.log('anisotropic particles skipped (BENCH_ELLIPSOIDS=0)');
 else ellipsoidTable();
+if (process.env.BENCH_WASM === '0') console.log('webassembly table skipped (BENCH_WASM=0)');
+else await wasmTable();
 if (process.env.BENCH_GPU === '0') console.log('webgpu tables skipped (BENCH_GPU=0)');
 else await gpuTables();

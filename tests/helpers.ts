@@ -34,6 +34,7 @@ export function contextWithParticles(positions: ArrayLike<number>, particleRadiu
     maxColliders: 1,
     maxEmitters: 1,
     threads: 1,
+    webAssembly: true,
     gravity: [0, 0, 0],
     timeStep: 1 / 60,
     substeps: 2,

@@ -52,6 +52,11 @@ export interface FluidSettings {
    */
   readonly threads: number;
   /**
+   * Whether the CPU backend runs its PBF density passes in WebAssembly where it can (fixed at creation;
+   * `stats.webAssembly` says whether the last step did).
+   */
+  readonly webAssembly: boolean;
+  /**
    * PBF: whether the coarse pressure projection runs each substep before the density constraints
    * (projection/cpu.ts): the velocity field is made free of divergence on a coarse grid, so deep water is
    * held up at once instead of over many Jacobi iterations. Both backends (the WebGPU passes are

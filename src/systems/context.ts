@@ -14,6 +14,7 @@ import {
   wallWeightTable,
 } from '../core/kernels';
 import { type CouplingWallList, createCouplingWallList, createPendingPushes } from './couple/state';
+import { createDensityKernels, type DensityKernels } from './density/wasmState';
 import { createDiffuseState, type DiffuseState, emptyDiffuseStats } from './diffuse/state';
 import { createEntityIds, type EntityIds, type EntityIndex } from './entityIds';
 import type { MpsState } from './mps/data';
@@ -117,6 +118,13 @@ export interface FluidStats {
    * ran; the stepping thread ran the rest. 0 on one thread.
    */
   workerPartitions: number;
+  /**
+   * Whether the last step's PBF density passes ran in WebAssembly on the CPU backend (the `webAssembly` option:
+   * lambda on one thread, the corrections too with one material; the same results bit for bit as the
+   * TypeScript loops). False on the WebGPU backend, with threads, with the number-density constraint of several
+   * fluids, and where WebAssembly is missing.
+   */
+  webAssembly: boolean;
   /** White water (`diffuse.capacity`): live diffuse particles after the last step (0 when white water is off). */
   diffuseCount: number;
   /** Of them, spray (fewer than `settings.diffuseSprayNeighbours` fluid neighbours within h). */
@@ -427,6 +435,8 @@ export interface SimulationContext {
   readonly coupling: CouplingWallList;
   /** The threads that share the PBF pair loops (parallel/pool.ts); one thread where none can be started. */
   readonly threads: ThreadPool;
+  /** The density passes in WebAssembly (density/wasm.ts), when the `webAssembly` setting has them. */
+  readonly densityKernels: DensityKernels;
   /** White water's diffuse particles and working arrays (diffuse/state.ts; empty when it is off). */
   readonly diffuse: DiffuseState;
   /** Duration of the current step (s). */
@@ -666,6 +676,7 @@ export function createSimulationContext(
       projectionIterations: 0,
       threads: 1,
       workerPartitions: 0,
+      webAssembly: false,
       ...emptyDiffuseStats(),
     },
     entityCapacity,
@@ -679,6 +690,7 @@ export function createSimulationContext(
     ),
     coupling: createCouplingWallList(1024),
     diffuse: createDiffuseState(settings.diffuseCapacity, settings.capacity),
+    densityKernels: createDensityKernels(settings.webAssembly),
     events: {
       emitters: [],
       drains: [],

@@ -118,6 +118,7 @@ export function runStep(context: SimulationContext, systems: readonly FluidSyste
   const substeps = context.substepCount;
   context.stats.solverSubsteps = substeps;
   context.stats.projectionIterations = 0;
+  context.stats.webAssembly = false;
   for (let substep = 0; substep < substeps; substep++) {
     context.substepIndex = substep;
     runStage(context, systems, 'substep');

@@ -150,6 +150,10 @@ export function resolveSimulationOptions(options: FluidSimulationOptions): Resol
     withDefault(options.iterations, projection.projection ? 2 : 3),
   );
   const threads = checkOption('threads', rules.threads, withDefault(options.threads, rules.threads.default));
+  const webAssembly = options.webAssembly ?? true;
+  if (typeof webAssembly !== 'boolean') {
+    throw new FluidError(`webAssembly is ${String(webAssembly)}; it must be true or false`);
+  }
   const settings: FluidSettings = {
     particleRadius,
     kernelRadius,
@@ -163,6 +167,7 @@ export function resolveSimulationOptions(options: FluidSimulationOptions): Resol
     iterations,
     maxSpeed,
     threads,
+    webAssembly,
     backend,
     solver,
     ...projection,

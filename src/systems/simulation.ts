@@ -252,8 +252,13 @@ export class FluidSimulation {
     return this.gpuContext !== undefined && this.gpuContext.inFlight.size > 0;
   }
 
-  /** Resolves when `step()` may be called (see {@link FluidSimulation.isReady}). */
+  /**
+   * Resolves when `step()` may be called (see {@link FluidSimulation.isReady}), and the CPU backend's
+   * WebAssembly passes are compiled or known to be unavailable (see {@link FluidSimulationOptions.webAssembly};
+   * steps before that run the TypeScript loops, with the same results).
+   */
   async ready(): Promise<void> {
+    await this.context.densityKernels.compiled;
     await this.gpuContext?.solver.whenReady();
   }
 
@@ -734,6 +739,7 @@ export class FluidSimulation {
         engine: options.engine,
         mirror: options.mirror,
         threads: options.threads,
+        webAssembly: options.webAssembly,
       });
     } catch (error) {
       // A saved setting out of range is named as the snapshot's (the caller passed only backend, engine, mirror).

@@ -35,6 +35,7 @@ import { runPartitioned, setKernelParameters } from '../parallel/cpu';
 import { Kernel } from '../parallel/kernels';
 import { numberDensitySolve } from './numberDensity';
 import { artificialPressure, solveDensityIterations } from './shared';
+import { correctionsInWebAssembly, lambdaInWebAssembly } from './wasm';
 
 /**
  * One thread: density and lambda (eq. 2, 9-11) of every particle in one pass over the half lists, caching the
@@ -204,13 +205,17 @@ function correctionsOneThread(ctx: SimulationContext): void {
 
 /**
  * Computes density and lambda (eq. 2, 9-11) of every particle and caches the per-pair kernel values: on one
- * thread in one pass, on several in the partitions of parallel/kernels.ts (`lambdaPairs`, then `lambdaFinish`).
+ * thread in one pass (in WebAssembly where density/wasm.ts's module runs, the same results bit for bit;
+ * `stats.webAssembly`), on
+ * several in the partitions of parallel/kernels.ts (`lambdaPairs`, then `lambdaFinish`).
  */
 export function computeLambda(ctx: SimulationContext): void {
   if (!ctx.threads.partitioned) {
-    lambdaOneThread(ctx);
+    if (lambdaInWebAssembly(ctx)) ctx.stats.webAssembly = true;
+    else lambdaOneThread(ctx);
     return;
   }
+  ctx.densityKernels.lambdaInMemory = false;
   setKernelParameters(ctx);
   runPartitioned(ctx, Kernel.lambdaPairs);
   runPartitioned(ctx, Kernel.lambdaFinish);
@@ -218,11 +223,12 @@ export function computeLambda(ctx: SimulationContext): void {
 
 /**
  * Computes the position corrections (eq. 14) into `delta`, from the kernel values cached by `computeLambda`:
- * on one thread in one pass, on several in partitions (`correctionPairs`, then `correctionFinish`).
+ * on one thread in one pass (in WebAssembly after a lambda pass there, for one material with the exponent 4),
+ * on several in partitions (`correctionPairs`, then `correctionFinish`).
  */
 export function computeCorrections(ctx: SimulationContext): void {
   if (!ctx.threads.partitioned) {
-    correctionsOneThread(ctx);
+    if (!correctionsInWebAssembly(ctx)) correctionsOneThread(ctx);
     return;
   }
   setKernelParameters(ctx);

@@ -140,7 +140,7 @@ export function savedLiveSettings(ctx: SimulationContext, decoded: DecodedSnapsh
   const settings = result as unknown as Record<string, unknown>;
   for (const [key, value] of decoded.settings) {
     if ((FIXED_SETTINGS as readonly string[]).includes(key) || key === 'backend' || key === 'sphMaxSubsteps') continue;
-    if (key === 'threads' || key === 'diffuseCapacity') continue;
+    if (key === 'threads' || key === 'webAssembly' || key === 'diffuseCapacity') continue;
     if (['capacity', 'maxMaterials', 'maxColliders', 'maxEmitters'].includes(key)) continue;
     const current = settings[key];
     if (Array.isArray(current) && Array.isArray(value) && current.length === value.length) {

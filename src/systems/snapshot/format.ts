@@ -61,6 +61,11 @@ export interface FromSnapshotOptions {
    */
   threads?: number;
   /**
+   * Whether the new simulation's CPU backend runs its density passes in WebAssembly, as in
+   * `FluidSimulationOptions.webAssembly` (a machine's choice, not saved: the results are the same). Default true.
+   */
+  webAssembly?: boolean;
+  /**
    * Particle capacity of the new simulation. Default: the snapshot's own, if it is at most `maxCapacity`
    * (a save file does not decide a large allocation by itself). At least the snapshot's particle count, in
    * the range of `FluidSimulationOptions.capacity`. A capacity other than the saved one still restores
@@ -81,6 +86,7 @@ export const FROM_SNAPSHOT_OPTION_NAMES = optionNames<FromSnapshotOptions>()(
   'engine',
   'mirror',
   'threads',
+  'webAssembly',
   'capacity',
   'maxCapacity',
 );

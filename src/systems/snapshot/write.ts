@@ -54,8 +54,9 @@ export function writeSnapshot(ctx: SimulationContext, entityIndex: EntityIndex):
   const { emitters, drains } = ctx.events;
 
   writer.section('SETT', () => {
-    // The thread count is the machine's, not the simulation's (every count gives the same results).
-    const entries = plainEntries(ctx.settings, ['threads']);
+    // The thread count and the WebAssembly choice are the machine's, not the simulation's (the WebAssembly
+    // passes give the same results as the TypeScript loops).
+    const entries = plainEntries(ctx.settings, ['threads', 'webAssembly']);
     // The MPS solver's settings live in its own state; saved flat (`mpsTolerance`, ...) as the WCSPH ones.
     if (ctx.settings.solver === 'mps') entries.push(...mpsSnapshotSettings(ctx));
     writer.u16(entries.length);
