@@ -6,6 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { assembleBase64, kernelModule, WASM_KERNELS } from '../scripts/assembleWasm.mjs';
 import { FluidError, FluidSimulation, type FluidSimulationOptions } from '../src';
+import { openGpuPage } from './browser/driver';
+import type { BrowserWasmResult } from './browser/wasm';
 
 /** A dam break in a box tank with a sphere (walls, collisions), spawned with `materials` materials. */
 function damBreak(options: FluidSimulationOptions, materials: number): FluidSimulation {
@@ -98,6 +100,21 @@ describe('the density passes in WebAssembly', () => {
     expect(
       [...a.state].every(([entity, values]) => values.every((value, k) => Object.is(value, b.state.get(entity)?.[k]))),
     ).toBe(true);
+  });
+
+  it('in a browser page (headless Chromium): every step in WebAssembly, bit-identical to the TypeScript loops', async () => {
+    const page = await openGpuPage();
+    try {
+      const result = await page.run<BrowserWasmResult>('webAssembly', { steps: 20 });
+      console.log(`webAssembly in a page: ${JSON.stringify(result)}`);
+      expect(result.particles).toBeGreaterThan(1000);
+      expect(result.stepsOn).toBe(20);
+      expect(result.stepsOff).toBe(0);
+      expect(result.same).toBe(true);
+      expect(page.consoleErrors).toEqual([]);
+    } finally {
+      await page.close();
+    }
   });
 
   it('refuses a webAssembly option that is not a boolean', () => {

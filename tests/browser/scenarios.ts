@@ -59,6 +59,7 @@ export const scenarios: Record<string, Scenario> = {
   damBreakParity: (engine) => damBreakParity(engine),
   neighbourLists: async (engine) => (await import('./neighbours')).neighbourLists(engine),
   threads: async (engine, args) => (await import('./threads')).browserThreads(engine, args),
+  webAssembly: async (engine, args) => (await import('./wasm')).browserWasm(engine, args),
   emitDrainParity: (engine) => emitDrainParity(engine),
   nonFiniteRecovery: (engine) => nonFiniteRecovery(engine),
   couplingParity: async (engine, args) => (await import('./coupling')).couplingParity(engine, args),
