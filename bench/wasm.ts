@@ -1,7 +1,8 @@
 /**
  * `npm run bench`'s WebAssembly tables (`BENCH_WASM=0` skips them). First the CPU backend's lambda pass on one
  * thread in TypeScript (`computeLambda` with `webAssembly: false`, src/systems/density/cpu.ts) against the
- * WebAssembly pass the product runs (src/systems/density/density.wat) and a variant with two pairs at a time in
+ * WebAssembly pass the product runs (src/systems/density/density.wat, in the CPU module of scripts/assembleWasm.mjs)
+ * and a variant with two pairs at a time in
  * float64x2 lanes (SIMD, bench/wasm/lambdaSimd.wat), assembled by the `wabt` package when the bench starts, on the
  * dam break of the CPU table after `--wasm-frames` frames. Both read the same inputs (the simulation's
  * arrays, copied once into the module's memory) and their outputs are compared bit for bit. Timings are medians
@@ -10,6 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import initWabt from 'wabt';
+import { moduleText } from '../scripts/assembleWasm.mjs';
 import type { FluidSimulation } from '../src';
 import { COINCIDENT_OFFSET, poly6Coefficient, spikyGradientCoefficient } from '../src/core/kernels';
 import { selfWeight } from '../src/systems/context';
@@ -26,13 +28,13 @@ interface LambdaModule {
   lambdaSimd: (...values: number[]) => void;
 }
 
-/** The product's module text (src/systems/density/density.wat) with the SIMD lambda pass added to it. */
+/** The product's CPU module (scripts/assembleWasm.mjs's text) with the SIMD lambda pass added to it. */
 async function assemble(): Promise<LambdaModule> {
   const wabt = await initWabt();
-  const product = readFileSync(new URL('../../src/systems/density/density.wat', import.meta.url), 'utf8');
   const simd = readFileSync(new URL('../wasm/lambdaSimd.wat', import.meta.url), 'utf8');
-  const text = `${product.slice(0, product.lastIndexOf(')'))}${simd})\n`;
-  const parsed = wabt.parseWat('lambda.wat', text, { simd: true });
+  // The bundle runs from bench/.build: the parts are read from the checkout two levels up.
+  const read = async (path: string): Promise<string> => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+  const parsed = wabt.parseWat('cpuKernels.wat', await moduleText(simd, read), { simd: true });
   const { buffer } = parsed.toBinary({});
   parsed.destroy();
   const instance = await WebAssembly.instantiate(await WebAssembly.compile(new Uint8Array(buffer)));

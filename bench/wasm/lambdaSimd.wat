@@ -1,5 +1,5 @@
 ;; The lambda pass with two pairs at a time in float64x2 lanes, for `npm run bench`'s WebAssembly table
-;; (bench/wasm.ts appends it to src/systems/density/density.wat's module): the distance, the kernel values and
+;; (bench/wasm.ts adds it to the CPU module of scripts/assembleWasm.mjs): the distance, the kernel values and
 ;; sqrt in SIMD lanes (each lane the scalar operations), then each pair's sums in order as the scalar loop does
 ;; them, so its results are bit-identical too.
   (func (export "lambdaSimd")

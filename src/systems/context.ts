@@ -14,7 +14,6 @@ import {
   wallWeightTable,
 } from '../core/kernels';
 import { type CouplingWallList, createCouplingWallList, createPendingPushes } from './couple/state';
-import { createDensityKernels, type DensityKernels } from './density/wasmState';
 import { createDiffuseState, type DiffuseState, emptyDiffuseStats } from './diffuse/state';
 import { createEntityIds, type EntityIds, type EntityIndex } from './entityIds';
 import type { MpsState } from './mps/data';
@@ -23,6 +22,7 @@ import { PARTITION_COUNT } from './parallel/kernels';
 import { ThreadPool } from './parallel/pool';
 import { createProjectionState, type ProjectionState, projectionMaxCells } from './projection/state';
 import type { SignedDistanceField } from './sdf/field';
+import { type CpuKernels, createCpuKernels } from './wasm/state';
 
 /** Figures of the last step, updated by the publish system. */
 export interface FluidStats {
@@ -119,10 +119,10 @@ export interface FluidStats {
    */
   workerPartitions: number;
   /**
-   * Whether the last step's PBF density passes ran in WebAssembly on the CPU backend (the `webAssembly` option:
-   * lambda on one thread, the corrections too with one material; the same results bit for bit as the
-   * TypeScript loops). False on the WebGPU backend, with threads, with the number-density constraint of several
-   * fluids, and where WebAssembly is missing.
+   * Whether the last step's PBF pair loops ran in WebAssembly on the CPU backend (the `webAssembly` option: on
+   * one thread lambda, XSPH and vorticity, the corrections too with one material; the same results bit for bit
+   * as the TypeScript loops). False on the WebGPU backend, with threads, with the number-density constraint of
+   * several fluids, and where WebAssembly is missing.
    */
   webAssembly: boolean;
   /** White water (`diffuse.capacity`): live diffuse particles after the last step (0 when white water is off). */
@@ -435,8 +435,8 @@ export interface SimulationContext {
   readonly coupling: CouplingWallList;
   /** The threads that share the PBF pair loops (parallel/pool.ts); one thread where none can be started. */
   readonly threads: ThreadPool;
-  /** The density passes in WebAssembly (density/wasm.ts), when the `webAssembly` setting has them. */
-  readonly densityKernels: DensityKernels;
+  /** The CPU backend's WebAssembly module (wasm/state.ts), when the `webAssembly` setting has it. */
+  readonly cpuKernels: CpuKernels;
   /** White water's diffuse particles and working arrays (diffuse/state.ts; empty when it is off). */
   readonly diffuse: DiffuseState;
   /** Duration of the current step (s). */
@@ -690,7 +690,7 @@ export function createSimulationContext(
     ),
     coupling: createCouplingWallList(1024),
     diffuse: createDiffuseState(settings.diffuseCapacity, settings.capacity),
-    densityKernels: createDensityKernels(settings.webAssembly),
+    cpuKernels: createCpuKernels(settings.webAssembly),
     events: {
       emitters: [],
       drains: [],

@@ -66,12 +66,13 @@ export interface FluidSimulationOptions {
    */
   threads?: number;
   /**
-   * Whether the CPU backend runs the PBF density passes (lambda, eq. 9-11, and the position corrections, eq.
-   * 13-14) in WebAssembly, about 1.9 times as fast per pass as the TypeScript loops and with the same results
-   * bit for bit (the same float64 operations in the same order). It applies on one thread (`threads` 1), the
-   * corrections with one material whose artificial pressure exponent is 4; elsewhere, and where the runtime
-   * cannot compile WebAssembly (a page whose Content Security Policy forbids it), the TypeScript loops run.
-   * `stats.webAssembly` says whether the last step used it. Default true.
+   * Whether the CPU backend runs PBF's heaviest pair loops in WebAssembly: lambda (eq. 9-11), the position
+   * corrections (eq. 13-14; with one material whose artificial pressure exponent is 4), and the XSPH viscosity
+   * and vorticity confinement loops (eq. 15-17). They are about 1.8 times as fast per pass as the TypeScript
+   * loops, with the same results bit for bit (the same float64 operations in the same order). It applies on one
+   * thread (`threads` 1); elsewhere, and where the runtime cannot compile WebAssembly (a page whose Content
+   * Security Policy forbids it), the TypeScript loops run. `stats.webAssembly` says whether the last step used
+   * it. Default true.
    */
   webAssembly?: boolean;
   /**

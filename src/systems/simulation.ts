@@ -258,7 +258,7 @@ export class FluidSimulation {
    * steps before that run the TypeScript loops, with the same results).
    */
   async ready(): Promise<void> {
-    await this.context.densityKernels.compiled;
+    await this.context.cpuKernels.compiled;
     await this.gpuContext?.solver.whenReady();
   }
 

@@ -215,7 +215,7 @@ export function computeLambda(ctx: SimulationContext): void {
     else lambdaOneThread(ctx);
     return;
   }
-  ctx.densityKernels.lambdaInMemory = false;
+  ctx.cpuKernels.lambdaInMemory = false;
   setKernelParameters(ctx);
   runPartitioned(ctx, Kernel.lambdaPairs);
   runPartitioned(ctx, Kernel.lambdaFinish);

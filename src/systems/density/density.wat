@@ -4,9 +4,8 @@
 ;; (WebAssembly fuses no multiply-add; tests/wasm.test.ts compares whole runs). Arrays are byte offsets into
 ;; the module's memory: float64 per particle, uint16 materials, int32 neighbour starts (n + 1) and half lists,
 ;; float64 per pair (the weight and gradient caches lambda writes and corrections reads) and per material.
-;; `npm run build` assembles this file into densityWasm.ts (scripts/assembleWasm.mjs).
-(module
-  (memory (export "memory") 1)
+;; scripts/assembleWasm.mjs puts these functions into the CPU module (with velocity.wat's), whose memory
+;; wasm/state.ts lays out; `npm run build` assembles it into wasm/cpuKernelsWasm.ts.
   ;; lambdaOneThread: density and lambda (Macklin & Muller 2013, eq. 2, 9-11) and the per-pair kernel caches.
   (func (export "lambda")
     (param $n i32) (param $x i32) (param $y i32) (param $z i32) (param $mass i32) (param $material i32)
@@ -215,4 +214,3 @@
       (f64.store (i32.add (local.get $deltaZ) (i32.shl (local.get $i) (i32.const 3))) (local.get $dz))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $particles))))
-)

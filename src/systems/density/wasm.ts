@@ -1,65 +1,21 @@
 /**
- * The density passes on one thread in WebAssembly (density.wat, assembled into densityWasm.ts by
- * scripts/assembleWasm.mjs): `lambda` and `corrections` do the float64 operations of lambdaOneThread and
- * correctionsOneThread (density/cpu.ts) in the same order, so a step gives the same results bit for bit
- * whichever runs (tests/wasm.test.ts), in about half the time per pass (docs/performance.md, "WebAssembly").
- *
- * The module has its own memory: each pass copies what it reads into it and what it writes back out to the
- * solver's arrays (the kernel caches per pair stay in the module between lambda and the corrections that
- * follow it; they are copied out only when the TypeScript corrections run instead). The module is compiled at
- * creation when the runtime allows it synchronously (a small module), else asynchronously, the TypeScript
- * loops running until it is there; where WebAssembly cannot be compiled (a page whose Content Security
- * Policy forbids it) the TypeScript loops run throughout. `webAssembly: false` keeps them.
+ * The density passes on one thread in WebAssembly (density.wat, in the CPU module of wasm/state.ts):
+ * `lambda` and `corrections` do the float64 operations of lambdaOneThread and correctionsOneThread
+ * (density/cpu.ts) in the same order, so a step gives the same results bit for bit whichever runs
+ * (tests/wasm.test.ts), in about half the time per pass (docs/performance.md, "WebAssembly"). Each pass copies
+ * what it reads into the module's memory and what it writes back out to the solver's arrays; the kernel caches
+ * per pair stay in the memory between lambda and the corrections that follow it (copied out only when the
+ * TypeScript corrections run instead).
  */
 import { COINCIDENT_OFFSET, poly6Coefficient, spikyGradientCoefficient } from '../../core/kernels';
-import type { SimulationContext } from '../context';
+import type { SimulationContext, SolverState } from '../context';
 import { selfWeight } from '../context';
-import type { DensityKernels } from './wasmState';
+import { copyNeighbourLists, float64In, layOutMemory } from '../wasm/state';
 
-/** The arrays of the two passes, in the order the memory holds them: name and bytes per element. */
-const PARTICLE_ARRAYS: readonly [string, number][] = [
-  ['predictedX', 8],
-  ['predictedY', 8],
-  ['predictedZ', 8],
-  ['mass', 8],
-  ['wallWeight', 8],
-  ['wallGradientX', 8],
-  ['wallGradientY', 8],
-  ['wallGradientZ', 8],
-  ['density', 8],
-  ['gradientX', 8],
-  ['gradientY', 8],
-  ['gradientZ', 8],
-  ['gradientSquares', 8],
-  ['constraint', 8],
-  ['lambda', 8],
-  ['projectionSolved', 8],
-  ['deltaX', 8],
-  ['deltaY', 8],
-  ['deltaZ', 8],
-  ['material', 2],
-];
-
-type Float64Name =
-  | 'predictedX'
-  | 'predictedY'
-  | 'predictedZ'
-  | 'mass'
-  | 'wallWeight'
-  | 'wallGradientX'
-  | 'wallGradientY'
-  | 'wallGradientZ'
-  | 'density'
-  | 'gradientX'
-  | 'gradientY'
-  | 'gradientZ'
-  | 'gradientSquares'
-  | 'constraint'
-  | 'lambda'
-  | 'projectionSolved'
-  | 'deltaX'
-  | 'deltaY'
-  | 'deltaZ';
+/** Float64 arrays of the solver, by name. */
+type Float64Name = {
+  [K in keyof SolverState]: SolverState[K] extends Float64Array ? K : never;
+}[keyof SolverState];
 
 /** What lambda reads from the solver, and what it writes (besides the per-pair caches). */
 const LAMBDA_READS: readonly Float64Name[] = [
@@ -82,56 +38,24 @@ const LAMBDA_WRITES: readonly Float64Name[] = [
   'lambda',
 ];
 
-/** Lays out the memory for `n` particles, `pairs` pairs and `materials` materials; grows it where needed. */
-function layOut(
-  kernels: DensityKernels,
-  memory: WebAssembly.Memory,
-  n: number,
-  pairs: number,
-  materials: number,
-): void {
-  const offsets = kernels.offsets;
-  let bytes = 0;
-  const place = (name: string, size: number): void => {
-    offsets.set(name, bytes);
-    bytes += Math.ceil(size / 8) * 8;
-  };
-  for (const [name, size] of PARTICLE_ARRAYS) place(name, n * size);
-  place('neighbourStart', (n + 1) * 4);
-  place('neighbours', pairs * 4);
-  place('pairGradient', pairs * 8);
-  place('pairWeight', pairs * 8);
-  place('inverseRestDensity', materials * 8);
-  place('relaxation', materials * 8);
-  const missing = bytes - memory.buffer.byteLength;
-  if (missing > 0) memory.grow(Math.ceil(missing / 65536));
-}
-
-function float64In(memory: WebAssembly.Memory, offset: number, length: number): Float64Array {
-  return new Float64Array(memory.buffer, offset, length);
-}
-
 /**
  * Runs lambdaOneThread's work in WebAssembly; false where the kernels are not there (the caller runs the
  * TypeScript pass).
  */
 export function lambdaInWebAssembly(ctx: SimulationContext): boolean {
-  const kernels = ctx.densityKernels;
+  const kernels = ctx.cpuKernels;
   kernels.lambdaInMemory = false;
   const wasm = kernels.exports;
   if (!wasm) return false;
   const s = ctx.solver;
   const n = s.count;
-  const pairs = s.neighbourStart[n];
   const m = ctx.materials;
   const materials = m.inverseRestDensity.length;
-  layOut(kernels, wasm.memory, n, pairs, materials);
   const memory = wasm.memory;
-  const at = (name: string): number => kernels.offsets.get(name) ?? 0;
+  const at = layOutMemory(kernels, memory, n, s.neighbourStart[n], materials);
   for (const name of LAMBDA_READS) float64In(memory, at(name), n).set(s[name].subarray(0, n));
   new Uint16Array(memory.buffer, at('material'), n).set(s.material.subarray(0, n));
-  new Int32Array(memory.buffer, at('neighbourStart'), n + 1).set(s.neighbourStart.subarray(0, n + 1));
-  new Int32Array(memory.buffer, at('neighbours'), pairs).set(s.neighbours.subarray(0, pairs));
+  copyNeighbourLists(memory, at, s.neighbourStart, s.neighbours, n);
   float64In(memory, at('inverseRestDensity'), materials).set(m.inverseRestDensity);
   float64In(memory, at('relaxation'), materials).set(m.relaxation);
   const h = ctx.settings.kernelRadius;
@@ -177,7 +101,7 @@ export function lambdaInWebAssembly(ctx: SimulationContext): boolean {
  * copying the per-pair caches lambda left in the memory back to the solver for the TypeScript pass.
  */
 export function correctionsInWebAssembly(ctx: SimulationContext): boolean {
-  const kernels = ctx.densityKernels;
+  const kernels = ctx.cpuKernels;
   const wasm = kernels.exports;
   if (!wasm || !kernels.lambdaInMemory) return false;
   kernels.lambdaInMemory = false;

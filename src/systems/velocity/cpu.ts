@@ -16,6 +16,7 @@ import type { SimulationContext } from '../context';
 import { addBodyImpulse } from '../couple/cpu';
 import { runPartitioned, setKernelParameters } from '../parallel/cpu';
 import { Kernel, KernelParameter } from '../parallel/kernels';
+import { confinementInWebAssembly, xsphVorticityInWebAssembly } from './wasm';
 
 const surfaceVelocity = new Float64Array(3);
 
@@ -126,65 +127,69 @@ function viscosityVorticityOneThread(ctx: SimulationContext): void {
   deltaX.fill(0, 0, n);
   deltaY.fill(0, 0, n);
   deltaZ.fill(0, 0, n);
-  for (let i = 0; i < n; i++) {
-    const xi = predictedX[i];
-    const yi = predictedY[i];
-    const zi = predictedZ[i];
-    const vxi = velocityX[i];
-    const vyi = velocityY[i];
-    const vzi = velocityZ[i];
-    const volumeI = volume[i];
-    let wx = vorticityX[i];
-    let wy = vorticityY[i];
-    let wz = vorticityZ[i];
-    let ax = deltaX[i];
-    let ay = deltaY[i];
-    let az = deltaZ[i];
-    const end = neighbourStart[i + 1];
-    for (let k = neighbourStart[i]; k < end; k++) {
-      const j = neighbours[k];
-      const rx = xi - predictedX[j];
-      const ry = yi - predictedY[j];
-      const rz = zi - predictedZ[j];
-      const r2 = rx * rx + ry * ry + rz * rz;
-      if (r2 >= hSquared) continue;
-      const volumeJ = volume[j];
-      const ux = vxi - velocityX[j];
-      const uy = vyi - velocityY[j];
-      const uz = vzi - velocityZ[j];
-      const d = hSquared - r2;
-      const w = poly6C * d * d * d;
-      // XSPH: a_i += V_j W (v_j - v_i), a_j += V_i W (v_i - v_j).
-      ax -= volumeJ * w * ux;
-      ay -= volumeJ * w * uy;
-      az -= volumeJ * w * uz;
-      deltaX[j] += volumeI * w * ux;
-      deltaY[j] += volumeI * w * uy;
-      deltaZ[j] += volumeI * w * uz;
-      if (r2 > 0) {
-        const r = Math.sqrt(r2);
-        const e = h - r;
-        const g = (-spikyC * e * e) / r;
-        const gx = g * rx;
-        const gy = g * ry;
-        const gz = g * rz;
-        const cx = uy * gz - uz * gy;
-        const cy = uz * gx - ux * gz;
-        const cz = ux * gy - uy * gx;
-        wx += volumeJ * cx;
-        wy += volumeJ * cy;
-        wz += volumeJ * cz;
-        vorticityX[j] += volumeI * cx;
-        vorticityY[j] += volumeI * cy;
-        vorticityZ[j] += volumeI * cz;
+  // In WebAssembly where the CPU module runs (velocity/wasm.ts: the same operations, bit for bit).
+  const inWebAssembly = xsphVorticityInWebAssembly(ctx);
+  if (!inWebAssembly) {
+    for (let i = 0; i < n; i++) {
+      const xi = predictedX[i];
+      const yi = predictedY[i];
+      const zi = predictedZ[i];
+      const vxi = velocityX[i];
+      const vyi = velocityY[i];
+      const vzi = velocityZ[i];
+      const volumeI = volume[i];
+      let wx = vorticityX[i];
+      let wy = vorticityY[i];
+      let wz = vorticityZ[i];
+      let ax = deltaX[i];
+      let ay = deltaY[i];
+      let az = deltaZ[i];
+      const end = neighbourStart[i + 1];
+      for (let k = neighbourStart[i]; k < end; k++) {
+        const j = neighbours[k];
+        const rx = xi - predictedX[j];
+        const ry = yi - predictedY[j];
+        const rz = zi - predictedZ[j];
+        const r2 = rx * rx + ry * ry + rz * rz;
+        if (r2 >= hSquared) continue;
+        const volumeJ = volume[j];
+        const ux = vxi - velocityX[j];
+        const uy = vyi - velocityY[j];
+        const uz = vzi - velocityZ[j];
+        const d = hSquared - r2;
+        const w = poly6C * d * d * d;
+        // XSPH: a_i += V_j W (v_j - v_i), a_j += V_i W (v_i - v_j).
+        ax -= volumeJ * w * ux;
+        ay -= volumeJ * w * uy;
+        az -= volumeJ * w * uz;
+        deltaX[j] += volumeI * w * ux;
+        deltaY[j] += volumeI * w * uy;
+        deltaZ[j] += volumeI * w * uz;
+        if (r2 > 0) {
+          const r = Math.sqrt(r2);
+          const e = h - r;
+          const g = (-spikyC * e * e) / r;
+          const gx = g * rx;
+          const gy = g * ry;
+          const gz = g * rz;
+          const cx = uy * gz - uz * gy;
+          const cy = uz * gx - ux * gz;
+          const cz = ux * gy - uy * gx;
+          wx += volumeJ * cx;
+          wy += volumeJ * cy;
+          wz += volumeJ * cz;
+          vorticityX[j] += volumeI * cx;
+          vorticityY[j] += volumeI * cy;
+          vorticityZ[j] += volumeI * cz;
+        }
       }
+      vorticityX[i] = wx;
+      vorticityY[i] = wy;
+      vorticityZ[i] = wz;
+      deltaX[i] = ax;
+      deltaY[i] = ay;
+      deltaZ[i] = az;
     }
-    vorticityX[i] = wx;
-    vorticityY[i] = wy;
-    vorticityZ[i] = wz;
-    deltaX[i] = ax;
-    deltaY[i] = ay;
-    deltaZ[i] = az;
   }
   for (let i = 0; i < n; i++) {
     const c = viscosity[material[i]];
@@ -204,38 +209,41 @@ function viscosityVorticityOneThread(ctx: SimulationContext): void {
       etaY[i] = 0;
       etaZ[i] = 0;
     }
-    for (let i = 0; i < n; i++) {
-      const xi = predictedX[i];
-      const yi = predictedY[i];
-      const zi = predictedZ[i];
-      const magnitudeI = magnitude[i];
-      const volumeI = volume[i];
-      let ex = etaX[i];
-      let ey = etaY[i];
-      let ez = etaZ[i];
-      const end = neighbourStart[i + 1];
-      for (let k = neighbourStart[i]; k < end; k++) {
-        const j = neighbours[k];
-        const rx = xi - predictedX[j];
-        const ry = yi - predictedY[j];
-        const rz = zi - predictedZ[j];
-        const r2 = rx * rx + ry * ry + rz * rz;
-        if (r2 >= hSquared || r2 === 0) continue;
-        const r = Math.sqrt(r2);
-        const e = h - r;
-        const g = ((-spikyC * e * e) / r) * (magnitude[j] - magnitudeI);
-        const a = g * volume[j];
-        ex += a * rx;
-        ey += a * ry;
-        ez += a * rz;
-        const b = g * volumeI;
-        etaX[j] += b * rx;
-        etaY[j] += b * ry;
-        etaZ[j] += b * rz;
+    if (inWebAssembly) confinementInWebAssembly(ctx, magnitude, [etaX, etaY, etaZ]);
+    else {
+      for (let i = 0; i < n; i++) {
+        const xi = predictedX[i];
+        const yi = predictedY[i];
+        const zi = predictedZ[i];
+        const magnitudeI = magnitude[i];
+        const volumeI = volume[i];
+        let ex = etaX[i];
+        let ey = etaY[i];
+        let ez = etaZ[i];
+        const end = neighbourStart[i + 1];
+        for (let k = neighbourStart[i]; k < end; k++) {
+          const j = neighbours[k];
+          const rx = xi - predictedX[j];
+          const ry = yi - predictedY[j];
+          const rz = zi - predictedZ[j];
+          const r2 = rx * rx + ry * ry + rz * rz;
+          if (r2 >= hSquared || r2 === 0) continue;
+          const r = Math.sqrt(r2);
+          const e = h - r;
+          const g = ((-spikyC * e * e) / r) * (magnitude[j] - magnitudeI);
+          const a = g * volume[j];
+          ex += a * rx;
+          ey += a * ry;
+          ez += a * rz;
+          const b = g * volumeI;
+          etaX[j] += b * rx;
+          etaY[j] += b * ry;
+          etaZ[j] += b * rz;
+        }
+        etaX[i] = ex;
+        etaY[i] = ey;
+        etaZ[i] = ez;
       }
-      etaX[i] = ex;
-      etaY[i] = ey;
-      etaZ[i] = ez;
     }
     for (let i = 0; i < n; i++) {
       const epsilon = vorticityStrength[material[i]];

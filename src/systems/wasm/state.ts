@@ -1,0 +1,148 @@
+/**
+ * The CPU backend's WebAssembly module of a simulation (docs/ARCHITECTURE.md, "WebAssembly"): the kernels of
+ * density/density.wat and velocity/velocity.wat, assembled into cpuKernelsWasm.ts by scripts/assembleWasm.mjs,
+ * and the layout of its memory, which every kernel shares. Created with the simulation context; the passes
+ * that run the kernels are density/wasm.ts and velocity/wasm.ts.
+ */
+import { CPU_KERNELS_WASM } from './cpuKernelsWasm';
+
+/** The module's exports: its memory and the kernels, whose arguments are byte offsets and numbers. */
+export interface CpuKernelExports {
+  readonly memory: WebAssembly.Memory;
+  readonly lambda: (...values: number[]) => void;
+  readonly corrections: (...values: number[]) => void;
+  readonly xsphVorticity: (...values: number[]) => void;
+  readonly confinement: (...values: number[]) => void;
+}
+
+/** A simulation's module: the instance once compiled, and what its memory holds. */
+export interface CpuKernels {
+  /** The module's instance; undefined until compiled, and where it cannot be. */
+  exports: CpuKernelExports | undefined;
+  /** Resolves when compiling ended, either way (`ready()` waits for it). */
+  readonly compiled: Promise<void>;
+  /** Whether the memory holds the last lambda pass's inputs and outputs (set by it, cleared by the corrections). */
+  lambdaInMemory: boolean;
+  /** Byte offset of each array in the memory, by name (see {@link layOutMemory}). */
+  readonly offsets: Map<string, number>;
+}
+
+function decode(base64: string): Uint8Array<ArrayBuffer> {
+  const text = atob(base64);
+  const bytes = new Uint8Array(text.length);
+  for (let k = 0; k < text.length; k++) bytes[k] = text.charCodeAt(k);
+  return bytes;
+}
+
+/**
+ * Compiles the module of a simulation (`enabled`: the `webAssembly` setting): synchronously where the runtime
+ * allows it (browsers refuse it on the page's thread above 4 KB), else asynchronously, the TypeScript loops
+ * running until it is there; where WebAssembly cannot be compiled at all, never.
+ */
+export function createCpuKernels(enabled: boolean): CpuKernels {
+  const kernels: CpuKernels = {
+    exports: undefined,
+    compiled: Promise.resolve(),
+    lambdaInMemory: false,
+    offsets: new Map(),
+  };
+  if (!enabled || typeof WebAssembly === 'undefined') return kernels;
+  const bytes = decode(CPU_KERNELS_WASM);
+  try {
+    kernels.exports = new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports as unknown as CpuKernelExports;
+    return kernels;
+  } catch {
+    const pending: CpuKernels = {
+      ...kernels,
+      compiled: WebAssembly.instantiate(bytes).then(
+        (result) => {
+          pending.exports = result.instance.exports as unknown as CpuKernelExports;
+        },
+        () => undefined,
+      ),
+    };
+    return pending;
+  }
+}
+
+/** The per-particle arrays of the memory, in its order: name and bytes per element. */
+const PARTICLE_ARRAYS: readonly [string, number][] = [
+  ['predictedX', 8],
+  ['predictedY', 8],
+  ['predictedZ', 8],
+  ['mass', 8],
+  ['wallWeight', 8],
+  ['wallGradientX', 8],
+  ['wallGradientY', 8],
+  ['wallGradientZ', 8],
+  ['density', 8],
+  ['gradientX', 8],
+  ['gradientY', 8],
+  ['gradientZ', 8],
+  ['gradientSquares', 8],
+  ['constraint', 8],
+  ['lambda', 8],
+  ['projectionSolved', 8],
+  ['deltaX', 8],
+  ['deltaY', 8],
+  ['deltaZ', 8],
+  ['velocityX', 8],
+  ['velocityY', 8],
+  ['velocityZ', 8],
+  ['volume', 8],
+  ['vorticityX', 8],
+  ['vorticityY', 8],
+  ['vorticityZ', 8],
+  ['magnitude', 8],
+  ['etaX', 8],
+  ['etaY', 8],
+  ['etaZ', 8],
+  ['material', 2],
+];
+
+/**
+ * Lays out the memory for `n` particles, `pairs` pairs and `materials` materials (the same offsets for every
+ * kernel of a substep) and grows it where needed; returns the offset of each array by name.
+ */
+export function layOutMemory(
+  kernels: CpuKernels,
+  memory: WebAssembly.Memory,
+  n: number,
+  pairs: number,
+  materials: number,
+): (name: string) => number {
+  const offsets = kernels.offsets;
+  let bytes = 0;
+  const place = (name: string, size: number): void => {
+    offsets.set(name, bytes);
+    bytes += Math.ceil(size / 8) * 8;
+  };
+  for (const [name, size] of PARTICLE_ARRAYS) place(name, n * size);
+  place('neighbourStart', (n + 1) * 4);
+  place('neighbours', pairs * 4);
+  place('pairGradient', pairs * 8);
+  place('pairWeight', pairs * 8);
+  place('inverseRestDensity', materials * 8);
+  place('relaxation', materials * 8);
+  const missing = bytes - memory.buffer.byteLength;
+  if (missing > 0) memory.grow(Math.ceil(missing / 65536));
+  return (name) => offsets.get(name) ?? 0;
+}
+
+/** `length` float64 values of the memory from byte `offset`. */
+export function float64In(memory: WebAssembly.Memory, offset: number, length: number): Float64Array {
+  return new Float64Array(memory.buffer, offset, length);
+}
+
+/** Copies the neighbour lists of the first `n` particles (starts and half lists) into the memory. */
+export function copyNeighbourLists(
+  memory: WebAssembly.Memory,
+  at: (name: string) => number,
+  starts: Int32Array,
+  lists: Int32Array,
+  n: number,
+): void {
+  const pairs = starts[n];
+  new Int32Array(memory.buffer, at('neighbourStart'), n + 1).set(starts.subarray(0, n + 1));
+  new Int32Array(memory.buffer, at('neighbours'), pairs).set(lists.subarray(0, pairs));
+}
