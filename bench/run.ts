@@ -926,7 +926,7 @@ function ellipsoidTable(): void {
 }
 
 /**
- * The CPU's density passes in TypeScript and in WebAssembly (bench/wasm.ts; `BENCH_WASM=0` skips it), on the dam
+ * The CPU's pair loops in TypeScript and in WebAssembly (bench/wasm.ts; `BENCH_WASM=0` skips it), on the dam
  * break of the CPU table at `--wasm-counts 10000,50000` particles, one thread: the lambda pass alone after
  * `--wasm-frames 20` frames (scalar and SIMD), then whole frames with `webAssembly` on and off, stepped in turn.
  */

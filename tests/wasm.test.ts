@@ -1,6 +1,7 @@
 /**
- * The CPU backend's density passes in WebAssembly (src/systems/density/wasm.ts, density.wat): the committed
- * module is the assembly of its text, and a run gives the same results bit for bit as the TypeScript loops.
+ * The CPU backend's pair loops in WebAssembly (src/systems/wasm/state.ts; density.wat, velocity.wat): the
+ * committed module is the assembly of their text, every kernel runs, and a run gives the same results bit for
+ * bit as the TypeScript loops.
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
@@ -46,35 +47,102 @@ function run(simulation: FluidSimulation, frames: number): { state: Map<number, 
   return { state, used };
 }
 
-describe('the density passes in WebAssembly', () => {
+/** Particles of `a` whose position or velocity differs from `b`'s in any bit (or that `b` lacks). */
+function differingParticles(a: Map<number, number[]>, b: Map<number, number[]>): number {
+  let differing = 0;
+  for (const [entity, values] of a) {
+    const other = b.get(entity);
+    if (!other || values.some((value, k) => !Object.is(value, other[k]))) differing++;
+  }
+  return differing;
+}
+
+/** The kernels' calls: each export of the simulation's module is wrapped in a counter. */
+type KernelCalls = Record<'lambda' | 'corrections' | 'xsphVorticity' | 'confinement', number>;
+
+function countKernelCalls(simulation: FluidSimulation): KernelCalls {
+  const kernels = simulation.internalContext.cpuKernels;
+  const module = kernels.exports;
+  if (!module) throw new Error('the WebAssembly module is not there');
+  const calls: KernelCalls = { lambda: 0, corrections: 0, xsphVorticity: 0, confinement: 0 };
+  const counted =
+    (name: keyof KernelCalls) =>
+    (...values: number[]) => {
+      calls[name]++;
+      module[name](...values);
+    };
+  kernels.exports = {
+    memory: module.memory,
+    lambda: counted('lambda'),
+    corrections: counted('corrections'),
+    xsphVorticity: counted('xsphVorticity'),
+    confinement: counted('confinement'),
+  };
+  return calls;
+}
+
+describe('the CPU pair loops in WebAssembly', () => {
   it("the committed module is the assembly of the kernels' WebAssembly text (npm run wasm)", async () => {
     const committed = await readFile(new URL(`../${WASM_MODULE.path}`, import.meta.url), 'utf8');
     expect(committed).toBe(kernelModule(await assembleBase64(await moduleText())));
   });
 
-  const cases: [string, number, FluidSimulationOptions][] = [
-    ['one material: lambda and corrections (s_corr with the still-water offset)', 1, {}],
-    ['one material without the projection: lambda and corrections (eq. 13 as written)', 1, { projection: false }],
-    ['two materials: lambda (the corrections in TypeScript)', 2, {}],
+  // Every kernel's calls over the 40 frames of 2 substeps: lambda and the corrections once per iteration (2
+  // with the projection, 3 without), XSPH and the confinement once per substep.
+  const cases: [string, number, FluidSimulationOptions, KernelCalls][] = [
+    [
+      'one material: every kernel (s_corr with the still-water offset)',
+      1,
+      {},
+      { lambda: 160, corrections: 160, xsphVorticity: 80, confinement: 80 },
+    ],
+    [
+      'one material without the projection: every kernel (eq. 13 as written)',
+      1,
+      { projection: false },
+      { lambda: 240, corrections: 240, xsphVorticity: 80, confinement: 80 },
+    ],
+    [
+      'two materials: the corrections in TypeScript',
+      2,
+      {},
+      { lambda: 160, corrections: 0, xsphVorticity: 80, confinement: 80 },
+    ],
   ];
-  for (const [name, materials, options] of cases) {
+  for (const [name, materials, options, expected] of cases) {
     it(`${name}: 40 frames bit-identical to the TypeScript loops`, async () => {
       const wasm = damBreak(options, materials);
       await wasm.ready();
+      const calls = countKernelCalls(wasm);
       const typescript = damBreak({ ...options, webAssembly: false }, materials);
       const a = run(wasm, 40);
       const b = run(typescript, 40);
+      expect(calls).toEqual(expected);
       expect(b.used.every((used) => !used)).toBe(true);
       expect(a.used.every((used) => used)).toBe(true);
       expect(a.state.size).toBe(b.state.size);
-      let differing = 0;
-      for (const [entity, values] of a.state) {
-        const other = b.state.get(entity);
-        if (!other || values.some((value, k) => !Object.is(value, other[k]))) differing++;
-      }
-      expect(differing).toBe(0);
+      expect(differingParticles(a.state, b.state)).toBe(0);
     });
   }
+
+  it('a run that starts in TypeScript (the module not yet there) and goes on in WebAssembly stays bit-identical', async () => {
+    const wasm = damBreak({}, 1);
+    await wasm.ready();
+    const kernels = wasm.internalContext.cpuKernels;
+    const module = kernels.exports;
+    kernels.exports = undefined;
+    const typescript = damBreak({ webAssembly: false }, 1);
+    for (let frame = 0; frame < 10; frame++) {
+      wasm.step();
+      typescript.step();
+      expect(wasm.stats.webAssembly).toBe(false);
+    }
+    kernels.exports = module;
+    const a = run(wasm, 20);
+    const b = run(typescript, 20);
+    expect(a.used.every((used) => used)).toBe(true);
+    expect(differingParticles(a.state, b.state)).toBe(0);
+  });
 
   it('where the runtime refuses to compile WebAssembly, runs the TypeScript loops without an error', async () => {
     const { Module, instantiate } = WebAssembly;
@@ -95,9 +163,7 @@ describe('the density passes in WebAssembly', () => {
     const a = run(refused, 10);
     const b = run(typescript, 10);
     expect(a.used.some((used) => used)).toBe(false);
-    expect(
-      [...a.state].every(([entity, values]) => values.every((value, k) => Object.is(value, b.state.get(entity)?.[k]))),
-    ).toBe(true);
+    expect(differingParticles(a.state, b.state)).toBe(0);
   });
 
   it('in a browser page (headless Chromium): every step in WebAssembly, bit-identical to the TypeScript loops', async () => {

@@ -120,8 +120,8 @@ export interface FluidStats {
   workerPartitions: number;
   /**
    * Whether the last step's PBF pair loops ran in WebAssembly on the CPU backend (the `webAssembly` option: on
-   * one thread lambda, XSPH and vorticity, the corrections too with one material; the same results bit for bit
-   * as the TypeScript loops). False on the WebGPU backend, with threads, with the number-density constraint of
+   * one thread lambda, XSPH and vorticity, the corrections too with one material whose artificial pressure
+   * exponent is 4; the same results bit for bit as the TypeScript loops). False on the WebGPU backend, with threads, with the number-density constraint of
    * several fluids, and where WebAssembly is missing.
    */
   webAssembly: boolean;

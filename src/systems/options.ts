@@ -68,8 +68,9 @@ export interface FluidSimulationOptions {
   /**
    * Whether the CPU backend runs PBF's heaviest pair loops in WebAssembly: lambda (eq. 9-11), the position
    * corrections (eq. 13-14; with one material whose artificial pressure exponent is 4), and the XSPH viscosity
-   * and vorticity confinement loops (eq. 15-17). They are about 1.8 times as fast per pass as the TypeScript
-   * loops, with the same results bit for bit (the same float64 operations in the same order). It applies on one
+   * and vorticity confinement loops (eq. 15-17), with the same results bit for bit as the TypeScript loops (the
+   * same float64 operations in the same order): the lambda pass measured 1.6 to 1.9 times as fast, a whole frame
+   * about 1.27 times (docs/performance.md, "WebAssembly"). It applies on one
    * thread (`threads` 1); elsewhere, and where the runtime cannot compile WebAssembly (a page whose Content
    * Security Policy forbids it), the TypeScript loops run. `stats.webAssembly` says whether the last step used
    * it. Default true.

@@ -1,5 +1,5 @@
 /**
- * The CPU backend's WebAssembly density passes in a browser page (tests/wasm.test.ts): two simulations of the
+ * The CPU backend's WebAssembly pair loops in a browser page (tests/wasm.test.ts): two simulations of the
  * same dam break, with `webAssembly` on (after `ready()`) and off, stepped in turn; they must end bit-identical,
  * the first having run every step in WebAssembly.
  */

@@ -205,9 +205,10 @@ function correctionsOneThread(ctx: SimulationContext): void {
 
 /**
  * Computes density and lambda (eq. 2, 9-11) of every particle and caches the per-pair kernel values: on one
- * thread in one pass (in WebAssembly where density/wasm.ts's module runs, the same results bit for bit;
- * `stats.webAssembly`), on
- * several in the partitions of parallel/kernels.ts (`lambdaPairs`, then `lambdaFinish`).
+ * thread in one pass (in WebAssembly where the CPU module runs, density/wasm.ts, the same results bit for bit;
+ * `stats.webAssembly`), on several in the partitions of parallel/kernels.ts (`lambdaPairs`, then
+ * `lambdaFinish`). In WebAssembly the per-pair caches stay in the module's memory, and the solver's
+ * `pairGradient` and `pairWeight` are written only when the corrections that follow run in TypeScript.
  */
 export function computeLambda(ctx: SimulationContext): void {
   if (!ctx.threads.partitioned) {
@@ -223,8 +224,10 @@ export function computeLambda(ctx: SimulationContext): void {
 
 /**
  * Computes the position corrections (eq. 14) into `delta`, from the kernel values cached by `computeLambda`:
- * on one thread in one pass (in WebAssembly after a lambda pass there, for one material with the exponent 4),
- * on several in partitions (`correctionPairs`, then `correctionFinish`).
+ * on one thread in one pass (in WebAssembly after a lambda pass there, for one material with the exponent 4;
+ * it reads the positions, masses, wall gradients and lambdas that pass left in the module's memory, so it must
+ * follow `computeLambda` with nothing changing them in between, as in `solveDensityIterations`), on several in
+ * partitions (`correctionPairs`, then `correctionFinish`).
  */
 export function computeCorrections(ctx: SimulationContext): void {
   if (!ctx.threads.partitioned) {

@@ -123,7 +123,9 @@
               (f64.mul (local.get $gz) (local.get $gz))) (f64.load (i32.add (local.get $relaxation) (i32.shl (local.get $slot) (i32.const 3)))))))
           (else (f64.const 0))))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
-      (br $lambdas))))  ;; correctionsOneThread for one material whose artificial pressure exponent is 4 (eq. 13-14; the s_corr
+      (br $lambdas))))
+
+  ;; correctionsOneThread for one material whose artificial pressure exponent is 4 (eq. 13-14; the s_corr
   ;; rest offset scaled by the mean of the pair's projectionSolved when restPower is not 0).
   (func (export "corrections")
     (param $n i32) (param $x i32) (param $y i32) (param $z i32) (param $mass i32) (param $material i32)

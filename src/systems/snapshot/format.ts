@@ -61,7 +61,7 @@ export interface FromSnapshotOptions {
    */
   threads?: number;
   /**
-   * Whether the new simulation's CPU backend runs its density passes in WebAssembly, as in
+   * Whether the new simulation's CPU backend runs its PBF pair loops in WebAssembly, as in
    * `FluidSimulationOptions.webAssembly` (a machine's choice, not saved: the results are the same). Default true.
    */
   webAssembly?: boolean;

@@ -31,7 +31,14 @@ function plainEntries(record: object, skip: readonly string[]): [string, PlainVa
 }
 
 /** Statistics that are wall-clock measurements or describe the running backend, not simulation state. */
-const STATS_NOT_SAVED = ['stepMilliseconds', 'systemMilliseconds', 'backend', 'threads', 'workerPartitions'];
+const STATS_NOT_SAVED = [
+  'stepMilliseconds',
+  'systemMilliseconds',
+  'backend',
+  'threads',
+  'workerPartitions',
+  'webAssembly',
+];
 
 /**
  * Writes the snapshot of the simulation whose context is `ctx` and whose world was created with

@@ -129,6 +129,7 @@ function viscosityVorticityOneThread(ctx: SimulationContext): void {
   deltaZ.fill(0, 0, n);
   // In WebAssembly where the CPU module runs (velocity/wasm.ts: the same operations, bit for bit).
   const inWebAssembly = xsphVorticityInWebAssembly(ctx);
+  if (inWebAssembly) ctx.stats.webAssembly = true;
   if (!inWebAssembly) {
     for (let i = 0; i < n; i++) {
       const xi = predictedX[i];

@@ -23,6 +23,7 @@ export function xsphVorticityInWebAssembly(ctx: SimulationContext): boolean {
   const n = s.count;
   const memory = wasm.memory;
   const at = layOutMemory(kernels, memory, n, s.neighbourStart[n], ctx.materials.inverseRestDensity.length);
+  if (!at) return false;
   for (const name of [
     'predictedX',
     'predictedY',

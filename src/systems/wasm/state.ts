@@ -102,7 +102,8 @@ const PARTICLE_ARRAYS: readonly [string, number][] = [
 
 /**
  * Lays out the memory for `n` particles, `pairs` pairs and `materials` materials (the same offsets for every
- * kernel of a substep) and grows it where needed; returns the offset of each array by name.
+ * kernel of a substep) and grows it where needed; returns the offset of each array by name, or undefined where
+ * the memory cannot grow that far (the caller runs its TypeScript loop).
  */
 export function layOutMemory(
   kernels: CpuKernels,
@@ -110,7 +111,7 @@ export function layOutMemory(
   n: number,
   pairs: number,
   materials: number,
-): (name: string) => number {
+): ((name: string) => number) | undefined {
   const offsets = kernels.offsets;
   let bytes = 0;
   const place = (name: string, size: number): void => {
@@ -125,7 +126,14 @@ export function layOutMemory(
   place('inverseRestDensity', materials * 8);
   place('relaxation', materials * 8);
   const missing = bytes - memory.buffer.byteLength;
-  if (missing > 0) memory.grow(Math.ceil(missing / 65536));
+  if (missing > 0) {
+    try {
+      memory.grow(Math.ceil(missing / 65536));
+    } catch {
+      // Past the runtime's limit (a module's memory holds at most 4 GiB, engines often less).
+      return undefined;
+    }
+  }
   return (name) => offsets.get(name) ?? 0;
 }
 
