@@ -16,6 +16,8 @@ import type { FluidSimulation } from '../src';
 import { COINCIDENT_OFFSET, poly6Coefficient, spikyGradientCoefficient } from '../src/core/kernels';
 import { selfWeight } from '../src/systems/context';
 import { computeLambda } from '../src/systems/density/cpu';
+import { layOutMemory } from '../src/systems/wasm/state';
+import { median } from '../tests/browser/bench';
 
 /** Runs per timing, in blocks of BLOCK runs of one form, the forms in turn. */
 const WASM_RUNS = 40;
@@ -44,12 +46,6 @@ async function assemble(): Promise<LambdaModule> {
 /** A float64, int32 or uint16 array of the solver, by name, as the module's layout lists them. */
 type Layout = [name: string, source: Float64Array | Int32Array | Uint16Array, length: number][];
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : 0.5 * (sorted[middle - 1] + sorted[middle]);
-}
-
 /** One row of the table: the lambda pass of `simulation` (CPU backend, one thread) in both forms. */
 export async function wasmLambdaRow(simulation: FluidSimulation): Promise<string[]> {
   const module = await assemble();
@@ -77,14 +73,11 @@ export async function wasmLambdaRow(simulation: FluidSimulation): Promise<string
     ['inverseRestDensity', m.inverseRestDensity, m.inverseRestDensity.length],
     ['relaxation', m.relaxation, m.relaxation.length],
   ];
+  // The product's layout of the module's memory (src/systems/wasm/state.ts).
   const offsets = new Map<string, number>();
-  let bytes = 0;
-  for (const [name, source, length] of layout) {
-    offsets.set(name, bytes);
-    bytes += Math.ceil((length * source.BYTES_PER_ELEMENT) / 8) * 8;
+  if (!layOutMemory({ offsets }, module.memory, n, pairs, m.inverseRestDensity.length)) {
+    throw new Error('the module memory cannot grow that far');
   }
-  const pages = Math.ceil(bytes / 65536) - module.memory.buffer.byteLength / 65536;
-  if (pages > 0) module.memory.grow(pages);
   const view = (name: string): Float64Array | Int32Array | Uint16Array => {
     const [, source, length] = layout.find(([entry]) => entry === name) ?? [];
     if (!source || length === undefined) throw new Error(`no array ${name}`);

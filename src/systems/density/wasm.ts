@@ -52,8 +52,8 @@ export function lambdaInWebAssembly(ctx: SimulationContext): boolean {
   const m = ctx.materials;
   const materials = m.inverseRestDensity.length;
   const memory = wasm.memory;
-  const at = layOutMemory(kernels, memory, n, s.neighbourStart[n], materials);
-  if (!at) return false;
+  if (!layOutMemory(kernels, memory, n, s.neighbourStart[n], materials)) return false;
+  const at = kernels.at;
   for (const name of LAMBDA_READS) float64In(memory, at(name), n).set(s[name].subarray(0, n));
   new Uint16Array(memory.buffer, at('material'), n).set(s.material.subarray(0, n));
   copyNeighbourLists(memory, at, s.neighbourStart, s.neighbours, n);
@@ -109,7 +109,7 @@ export function correctionsInWebAssembly(ctx: SimulationContext): boolean {
   const s = ctx.solver;
   const n = s.count;
   const memory = wasm.memory;
-  const at = (name: string): number => kernels.offsets.get(name) ?? 0;
+  const at = kernels.at;
   const m = ctx.materials;
   if (m.count !== 1 || m.artificialPressureExponent[0] !== 4) {
     const pairs = s.neighbourStart[n];

@@ -10,6 +10,12 @@ import { poly6Coefficient, spikyGradientCoefficient } from '../../core/kernels';
 import type { SimulationContext } from '../context';
 import { copyNeighbourLists, float64In, layOutMemory } from '../wasm/state';
 
+/** What the first pair loop reads from the solver, and the sums it writes (zero when it starts). */
+const XSPH_READS = ['predictedX', 'predictedY', 'predictedZ', 'velocityX', 'velocityY', 'velocityZ', 'volume'] as const;
+const XSPH_SUMS = ['vorticityX', 'vorticityY', 'vorticityZ', 'deltaX', 'deltaY', 'deltaZ'] as const;
+/** The confinement's sums in the memory, per axis. */
+const ETA = ['etaX', 'etaY', 'etaZ'] as const;
+
 /**
  * The first pair loop (omega_i, eq. 15, and the XSPH sums, eq. 17, from the same velocities) into the solver's
  * vorticity and delta arrays, from its predicted positions, velocities, volumes and half lists; false where the
@@ -22,22 +28,11 @@ export function xsphVorticityInWebAssembly(ctx: SimulationContext): boolean {
   const s = ctx.solver;
   const n = s.count;
   const memory = wasm.memory;
-  const at = layOutMemory(kernels, memory, n, s.neighbourStart[n], ctx.materials.inverseRestDensity.length);
-  if (!at) return false;
-  for (const name of [
-    'predictedX',
-    'predictedY',
-    'predictedZ',
-    'velocityX',
-    'velocityY',
-    'velocityZ',
-    'volume',
-  ] as const) {
-    float64In(memory, at(name), n).set(s[name].subarray(0, n));
-  }
+  if (!layOutMemory(kernels, memory, n, s.neighbourStart[n], ctx.materials.inverseRestDensity.length)) return false;
+  const at = kernels.at;
+  for (const name of XSPH_READS) float64In(memory, at(name), n).set(s[name].subarray(0, n));
   copyNeighbourLists(memory, at, s.neighbourStart, s.neighbours, n);
-  const sums = ['vorticityX', 'vorticityY', 'vorticityZ', 'deltaX', 'deltaY', 'deltaZ'] as const;
-  for (const name of sums) float64In(memory, at(name), n).fill(0);
+  for (const name of XSPH_SUMS) float64In(memory, at(name), n).fill(0);
   const h = ctx.settings.kernelRadius;
   wasm.xsphVorticity(
     n,
@@ -61,7 +56,7 @@ export function xsphVorticityInWebAssembly(ctx: SimulationContext): boolean {
     poly6Coefficient(h),
     spikyGradientCoefficient(h),
   );
-  for (const name of sums) s[name].set(float64In(memory, at(name), n));
+  for (const name of XSPH_SUMS) s[name].set(float64In(memory, at(name), n));
   return true;
 }
 
@@ -79,10 +74,9 @@ export function confinementInWebAssembly(
   if (!wasm) throw new Error('confinementInWebAssembly without the module');
   const n = ctx.solver.count;
   const memory = wasm.memory;
-  const at = (name: string): number => ctx.cpuKernels.offsets.get(name) ?? 0;
+  const at = ctx.cpuKernels.at;
   float64In(memory, at('magnitude'), n).set(magnitude.subarray(0, n));
-  const names = ['etaX', 'etaY', 'etaZ'] as const;
-  for (const name of names) float64In(memory, at(name), n).fill(0);
+  for (const name of ETA) float64In(memory, at(name), n).fill(0);
   const h = ctx.settings.kernelRadius;
   wasm.confinement(
     n,
@@ -100,7 +94,5 @@ export function confinementInWebAssembly(
     h * h,
     spikyGradientCoefficient(h),
   );
-  names.forEach((name, axis) => {
-    eta[axis].set(float64In(memory, at(name), n));
-  });
+  for (let axis = 0; axis < 3; axis++) eta[axis].set(float64In(memory, at(ETA[axis]), n));
 }

@@ -25,6 +25,8 @@ export interface CpuKernels {
   lambdaInMemory: boolean;
   /** Byte offset of each array in the memory, by name (see {@link layOutMemory}). */
   readonly offsets: Map<string, number>;
+  /** The byte offset of array `name` in the current layout (0 for a name it does not hold). */
+  readonly at: (name: string) => number;
 }
 
 function decode(base64: string): Uint8Array<ArrayBuffer> {
@@ -40,11 +42,13 @@ function decode(base64: string): Uint8Array<ArrayBuffer> {
  * running until it is there; where WebAssembly cannot be compiled at all, never.
  */
 export function createCpuKernels(enabled: boolean): CpuKernels {
+  const offsets = new Map<string, number>();
   const kernels: CpuKernels = {
     exports: undefined,
     compiled: Promise.resolve(),
     lambdaInMemory: false,
-    offsets: new Map(),
+    offsets,
+    at: (name) => offsets.get(name) ?? 0,
   };
   if (!enabled || typeof WebAssembly === 'undefined') return kernels;
   const bytes = decode(CPU_KERNELS_WASM);
@@ -102,16 +106,16 @@ const PARTICLE_ARRAYS: readonly [string, number][] = [
 
 /**
  * Lays out the memory for `n` particles, `pairs` pairs and `materials` materials (the same offsets for every
- * kernel of a substep) and grows it where needed; returns the offset of each array by name, or undefined where
- * the memory cannot grow that far (the caller runs its TypeScript loop).
+ * kernel of a substep; `kernels.at` gives them) and grows it where needed; false where the memory cannot grow
+ * that far (the caller runs its TypeScript loop).
  */
 export function layOutMemory(
-  kernels: CpuKernels,
+  kernels: Pick<CpuKernels, 'offsets'>,
   memory: WebAssembly.Memory,
   n: number,
   pairs: number,
   materials: number,
-): ((name: string) => number) | undefined {
+): boolean {
   const offsets = kernels.offsets;
   let bytes = 0;
   const place = (name: string, size: number): void => {
@@ -131,10 +135,10 @@ export function layOutMemory(
       memory.grow(Math.ceil(missing / 65536));
     } catch {
       // Past the runtime's limit (a module's memory holds at most 4 GiB, engines often less).
-      return undefined;
+      return false;
     }
   }
-  return (name) => offsets.get(name) ?? 0;
+  return true;
 }
 
 /** `length` float64 values of the memory from byte `offset`. */
