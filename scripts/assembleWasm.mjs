@@ -12,7 +12,11 @@ import initWabt from 'wabt';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The kernels' text files (relative to the repository), in the module's order. */
-export const WASM_PARTS = ['src/systems/density/density.wat', 'src/systems/velocity/velocity.wat'];
+export const WASM_PARTS = [
+  'src/systems/neighbours/neighbours.wat',
+  'src/systems/density/density.wat',
+  'src/systems/velocity/velocity.wat',
+];
 
 /** The TypeScript module the binary goes to, and its constant. */
 export const WASM_MODULE = { path: 'src/systems/wasm/cpuKernelsWasm.ts', name: 'CPU_KERNELS_WASM' };

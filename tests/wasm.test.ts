@@ -58,21 +58,25 @@ function differingParticles(a: Map<number, number[]>, b: Map<number, number[]>):
 }
 
 /** The kernels' calls: each export of the simulation's module is wrapped in a counter. */
-type KernelCalls = Record<'lambda' | 'corrections' | 'xsphVorticity' | 'confinement', number>;
+type KernelCalls = Record<'denseNeighbours' | 'lambda' | 'corrections' | 'xsphVorticity' | 'confinement', number>;
 
 function countKernelCalls(simulation: FluidSimulation): KernelCalls {
   const kernels = simulation.internalContext.cpuKernels;
   const module = kernels.exports;
   if (!module) throw new Error('the WebAssembly module is not there');
-  const calls: KernelCalls = { lambda: 0, corrections: 0, xsphVorticity: 0, confinement: 0 };
+  const calls: KernelCalls = { denseNeighbours: 0, lambda: 0, corrections: 0, xsphVorticity: 0, confinement: 0 };
   const counted =
-    (name: keyof KernelCalls) =>
+    (name: Exclude<keyof KernelCalls, 'denseNeighbours'>) =>
     (...values: number[]) => {
       calls[name]++;
       module[name](...values);
     };
   kernels.exports = {
     memory: module.memory,
+    denseNeighbours: (...values: number[]) => {
+      calls.denseNeighbours++;
+      return module.denseNeighbours(...values);
+    },
     lambda: counted('lambda'),
     corrections: counted('corrections'),
     xsphVorticity: counted('xsphVorticity'),
@@ -87,26 +91,26 @@ describe('the CPU pair loops in WebAssembly', () => {
     expect(committed).toBe(kernelModule(await assembleBase64(await moduleText())));
   });
 
-  // Every kernel's calls over the 40 frames of 2 substeps: lambda and the corrections once per iteration (2
-  // with the projection, 3 without), XSPH and the confinement once per substep.
+  // Every kernel's calls over the 40 frames of 2 substeps: the neighbour lists, XSPH and the confinement once
+  // per substep, lambda and the corrections once per iteration (2 with the projection, 3 without).
   const cases: [string, number, FluidSimulationOptions, KernelCalls][] = [
     [
       'one material: every kernel (s_corr with the still-water offset)',
       1,
       {},
-      { lambda: 160, corrections: 160, xsphVorticity: 80, confinement: 80 },
+      { denseNeighbours: 80, lambda: 160, corrections: 160, xsphVorticity: 80, confinement: 80 },
     ],
     [
       'one material without the projection: every kernel (eq. 13 as written)',
       1,
       { projection: false },
-      { lambda: 240, corrections: 240, xsphVorticity: 80, confinement: 80 },
+      { denseNeighbours: 80, lambda: 240, corrections: 240, xsphVorticity: 80, confinement: 80 },
     ],
     [
       'two materials: the corrections in TypeScript',
       2,
       {},
-      { lambda: 160, corrections: 0, xsphVorticity: 80, confinement: 80 },
+      { denseNeighbours: 80, lambda: 160, corrections: 0, xsphVorticity: 80, confinement: 80 },
     ],
   ];
   for (const [name, materials, options, expected] of cases) {
@@ -124,6 +128,40 @@ describe('the CPU pair loops in WebAssembly', () => {
       expect(differingParticles(a.state, b.state)).toBe(0);
     });
   }
+
+  it('neighbour lists that outgrow their array: the same growth and the same lists as the TypeScript loop', async () => {
+    // Three blocks shifted by a third of a spacing: three times the number density, more pairs than the
+    // array's 24 per unit of capacity, so the WebAssembly search stops, the array grows and it searches again.
+    const dense = (options: FluidSimulationOptions): FluidSimulation => {
+      const simulation = new FluidSimulation({ particleRadius: 0.025, capacity: 7200, ...options });
+      simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [1.6, 1.2, 0.7], container: true });
+      const water = simulation.addMaterial({});
+      for (const shift of [0, 0.05 / 3, 0.1 / 3]) {
+        simulation.spawnBlock({
+          min: [shift, shift, shift],
+          max: [0.6 + shift, 0.8 + shift, 0.6 + shift],
+          material: water,
+        });
+      }
+      return simulation;
+    };
+    const wasm = dense({});
+    await wasm.ready();
+    const calls = countKernelCalls(wasm);
+    const typescript = dense({ webAssembly: false });
+    const before = wasm.internalContext.solver.neighbours.length;
+    wasm.step();
+    typescript.step();
+    const halfPairs = (wasm.stats.meanNeighbourCount * wasm.stats.particleCount) / 2;
+    expect(halfPairs).toBeGreaterThan(before);
+    // More searches than substeps: at least one stopped for room.
+    expect(calls.denseNeighbours).toBeGreaterThan(2);
+    expect(wasm.internalContext.solver.neighbours.length).toBe(typescript.internalContext.solver.neighbours.length);
+    const a = run(wasm, 5);
+    const b = run(typescript, 5);
+    expect(a.used.every((used) => used)).toBe(true);
+    expect(differingParticles(a.state, b.state)).toBe(0);
+  });
 
   it('a run that starts in TypeScript (the module not yet there) and goes on in WebAssembly stays bit-identical', async () => {
     const wasm = damBreak({}, 1);

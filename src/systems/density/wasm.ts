@@ -56,7 +56,7 @@ export function lambdaInWebAssembly(ctx: SimulationContext): boolean {
   const at = kernels.at;
   for (const name of LAMBDA_READS) float64In(memory, at(name), n).set(s[name].subarray(0, n));
   new Uint16Array(memory.buffer, at('material'), n).set(s.material.subarray(0, n));
-  copyNeighbourLists(memory, at, s.neighbourStart, s.neighbours, n);
+  copyNeighbourLists(kernels, memory, s.neighbourStart, s.neighbours, n);
   float64In(memory, at('inverseRestDensity'), materials).set(m.inverseRestDensity);
   float64In(memory, at('relaxation'), materials).set(m.relaxation);
   const h = ctx.settings.kernelRadius;

@@ -10,6 +10,7 @@ import type { PermutableArray, SimulationContext, SolverState } from '../context
 import { runPartitioned, setKernelParameters } from '../parallel/cpu';
 import { Kernel, KernelParameter, PARTITION_COUNT } from '../parallel/kernels';
 import { cutPartitions, joinNeighbourLists, planPartitions } from '../parallel/partitions';
+import { denseNeighboursInWebAssembly } from './wasm';
 
 /** Hash of integer cell coordinates into a table of size mask + 1 (Teschner et al. 2003 primes). */
 export function hashCell(cx: number, cy: number, cz: number, mask: number): number {
@@ -67,6 +68,8 @@ export function neighbourSystem(ctx: SimulationContext): void {
   const n = s.count;
   const inverseH = 1 / ctx.settings.kernelRadius;
   const { predictedX, predictedY, predictedZ, cellX, cellY, cellZ } = s;
+  // New lists: the module's memory holds them only where the WebAssembly pass below writes them.
+  ctx.cpuKernels.listsInMemory = false;
   let minX = 0x7fffffff;
   let minY = 0x7fffffff;
   let minZ = 0x7fffffff;
@@ -101,6 +104,7 @@ export function neighbourSystem(ctx: SimulationContext): void {
   else {
     sortDense(s, minX - 1, minY - 1, minZ - 1, nx, ny, nz);
     if (ctx.threads.partitioned) denseNeighbours(ctx);
+    else if (denseNeighboursInWebAssembly(ctx, nx * ny * nz, growNeighbours)) ctx.stats.webAssembly = true;
     else denseNeighboursOneThread(ctx);
   }
   // The partitions' spill rows, for the pair loops of several threads (one thread does not use them).

@@ -31,7 +31,7 @@ export function xsphVorticityInWebAssembly(ctx: SimulationContext): boolean {
   if (!layOutMemory(kernels, memory, n, s.neighbourStart[n], ctx.materials.inverseRestDensity.length)) return false;
   const at = kernels.at;
   for (const name of XSPH_READS) float64In(memory, at(name), n).set(s[name].subarray(0, n));
-  copyNeighbourLists(memory, at, s.neighbourStart, s.neighbours, n);
+  copyNeighbourLists(kernels, memory, s.neighbourStart, s.neighbours, n);
   for (const name of XSPH_SUMS) float64In(memory, at(name), n).fill(0);
   const h = ctx.settings.kernelRadius;
   wasm.xsphVorticity(

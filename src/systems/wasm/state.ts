@@ -1,14 +1,15 @@
 /**
  * The CPU backend's WebAssembly module of a simulation (docs/ARCHITECTURE.md, "WebAssembly"): the kernels of
- * density/density.wat and velocity/velocity.wat, assembled into cpuKernelsWasm.ts by scripts/assembleWasm.mjs,
- * and the layout of its memory, which every kernel shares. Created with the simulation context; the passes
- * that run the kernels are density/wasm.ts and velocity/wasm.ts.
+ * neighbours/neighbours.wat, density/density.wat and velocity/velocity.wat, assembled into cpuKernelsWasm.ts by
+ * scripts/assembleWasm.mjs, and the layout of its memory, which every kernel shares. Created with the simulation
+ * context; the passes that run the kernels are neighbours/wasm.ts, density/wasm.ts and velocity/wasm.ts.
  */
 import { CPU_KERNELS_WASM } from './cpuKernelsWasm';
 
 /** The module's exports: its memory and the kernels, whose arguments are byte offsets and numbers. */
 export interface CpuKernelExports {
   readonly memory: WebAssembly.Memory;
+  readonly denseNeighbours: (...values: number[]) => number;
   readonly lambda: (...values: number[]) => void;
   readonly corrections: (...values: number[]) => void;
   readonly xsphVorticity: (...values: number[]) => void;
@@ -23,6 +24,12 @@ export interface CpuKernels {
   readonly compiled: Promise<void>;
   /** Whether the memory holds the last lambda pass's inputs and outputs (set by it, cleared by the corrections). */
   lambdaInMemory: boolean;
+  /**
+   * Whether the memory holds the solver's current neighbour starts and half lists, at the offsets of the
+   * layout for the present particle count (set by the WebAssembly neighbour pass, cleared by every neighbour
+   * pass that is not, so the pair loops of the substep need not copy them in).
+   */
+  listsInMemory: boolean;
   /** Byte offset of each array in the memory, by name (see {@link layOutMemory}). */
   readonly offsets: Map<string, number>;
   /** The byte offset of array `name` in the current layout (0 for a name it does not hold). */
@@ -47,6 +54,7 @@ export function createCpuKernels(enabled: boolean): CpuKernels {
     exports: undefined,
     compiled: Promise.resolve(),
     lambdaInMemory: false,
+    listsInMemory: false,
     offsets,
     at: (name) => offsets.get(name) ?? 0,
   };
@@ -102,12 +110,15 @@ const PARTICLE_ARRAYS: readonly [string, number][] = [
   ['etaY', 8],
   ['etaZ', 8],
   ['material', 2],
+  ['cellHash', 4],
+  ['neighbourCount', 4],
 ];
 
 /**
- * Lays out the memory for `n` particles, `pairs` pairs and `materials` materials (the same offsets for every
- * kernel of a substep; `kernels.at` gives them) and grows it where needed; false where the memory cannot grow
- * that far (the caller runs its TypeScript loop).
+ * Lays out the memory for `n` particles, `pairs` pairs, `materials` materials and `cells` grid cells (the
+ * neighbour pass's bucket starts, last) and grows it where needed; false where the memory cannot grow that far
+ * (the caller runs its TypeScript loop). The offsets up to the half lists depend on `n` alone, so every kernel
+ * of a substep finds the lists where the neighbour pass left them; `kernels.at` gives the offsets.
  */
 export function layOutMemory(
   kernels: Pick<CpuKernels, 'offsets'>,
@@ -115,6 +126,7 @@ export function layOutMemory(
   n: number,
   pairs: number,
   materials: number,
+  cells = 0,
 ): boolean {
   const offsets = kernels.offsets;
   let bytes = 0;
@@ -129,6 +141,7 @@ export function layOutMemory(
   place('pairWeight', pairs * 8);
   place('inverseRestDensity', materials * 8);
   place('relaxation', materials * 8);
+  place('bucketStart', cells > 0 ? (cells + 1) * 4 : 0);
   const missing = bytes - memory.buffer.byteLength;
   if (missing > 0) {
     try {
@@ -146,14 +159,19 @@ export function float64In(memory: WebAssembly.Memory, offset: number, length: nu
   return new Float64Array(memory.buffer, offset, length);
 }
 
-/** Copies the neighbour lists of the first `n` particles (starts and half lists) into the memory. */
+/**
+ * Copies the neighbour lists of the first `n` particles (starts and half lists) into the memory, unless the
+ * neighbour pass left them there.
+ */
 export function copyNeighbourLists(
+  kernels: Pick<CpuKernels, 'listsInMemory' | 'at'>,
   memory: WebAssembly.Memory,
-  at: (name: string) => number,
   starts: Int32Array,
   lists: Int32Array,
   n: number,
 ): void {
+  if (kernels.listsInMemory) return;
+  const at = kernels.at;
   const pairs = starts[n];
   new Int32Array(memory.buffer, at('neighbourStart'), n + 1).set(starts.subarray(0, n + 1));
   new Int32Array(memory.buffer, at('neighbours'), pairs).set(lists.subarray(0, pairs));
