@@ -58,13 +58,30 @@ function differingParticles(a: Map<number, number[]>, b: Map<number, number[]>):
 }
 
 /** The kernels' calls: each export of the simulation's module is wrapped in a counter. */
-type KernelCalls = Record<'denseNeighbours' | 'lambda' | 'corrections' | 'xsphVorticity' | 'confinement', number>;
+type KernelCalls = Record<
+  | 'denseNeighbours'
+  | 'scatterParticles'
+  | 'gatherParticles'
+  | 'lambda'
+  | 'corrections'
+  | 'xsphVorticity'
+  | 'confinement',
+  number
+>;
 
 function countKernelCalls(simulation: FluidSimulation): KernelCalls {
   const kernels = simulation.internalContext.cpuKernels;
   const module = kernels.exports;
   if (!module) throw new Error('the WebAssembly module is not there');
-  const calls: KernelCalls = { denseNeighbours: 0, lambda: 0, corrections: 0, xsphVorticity: 0, confinement: 0 };
+  const calls: KernelCalls = {
+    denseNeighbours: 0,
+    scatterParticles: 0,
+    gatherParticles: 0,
+    lambda: 0,
+    corrections: 0,
+    xsphVorticity: 0,
+    confinement: 0,
+  };
   const counted =
     (name: Exclude<keyof KernelCalls, 'denseNeighbours'>) =>
     (...values: number[]) => {
@@ -77,6 +94,8 @@ function countKernelCalls(simulation: FluidSimulation): KernelCalls {
       calls.denseNeighbours++;
       return module.denseNeighbours(...values);
     },
+    scatterParticles: counted('scatterParticles'),
+    gatherParticles: counted('gatherParticles'),
     lambda: counted('lambda'),
     corrections: counted('corrections'),
     xsphVorticity: counted('xsphVorticity'),
@@ -91,26 +110,51 @@ describe('the CPU pair loops in WebAssembly', () => {
     expect(committed).toBe(kernelModule(await assembleBase64(await moduleText())));
   });
 
-  // Every kernel's calls over the 40 frames of 2 substeps: the neighbour lists, XSPH and the confinement once
-  // per substep, lambda and the corrections once per iteration (2 with the projection, 3 without).
+  // Every kernel's calls over the 40 frames of 2 substeps: the neighbour lists, the projection's scatter and
+  // gather, XSPH and the confinement once per substep, lambda and the corrections once per iteration (2 with
+  // the projection, 3 without).
   const cases: [string, number, FluidSimulationOptions, KernelCalls][] = [
     [
       'one material: every kernel (s_corr with the still-water offset)',
       1,
       {},
-      { denseNeighbours: 80, lambda: 160, corrections: 160, xsphVorticity: 80, confinement: 80 },
+      {
+        denseNeighbours: 80,
+        scatterParticles: 80,
+        gatherParticles: 80,
+        lambda: 160,
+        corrections: 160,
+        xsphVorticity: 80,
+        confinement: 80,
+      },
     ],
     [
       'one material without the projection: every kernel (eq. 13 as written)',
       1,
       { projection: false },
-      { denseNeighbours: 80, lambda: 240, corrections: 240, xsphVorticity: 80, confinement: 80 },
+      {
+        denseNeighbours: 80,
+        scatterParticles: 0,
+        gatherParticles: 0,
+        lambda: 240,
+        corrections: 240,
+        xsphVorticity: 80,
+        confinement: 80,
+      },
     ],
     [
       'two materials: the corrections in TypeScript',
       2,
       {},
-      { denseNeighbours: 80, lambda: 160, corrections: 0, xsphVorticity: 80, confinement: 80 },
+      {
+        denseNeighbours: 80,
+        scatterParticles: 80,
+        gatherParticles: 80,
+        lambda: 160,
+        corrections: 0,
+        xsphVorticity: 80,
+        confinement: 80,
+      },
     ],
   ];
   for (const [name, materials, options, expected] of cases) {

@@ -8,6 +8,7 @@ import { colliderSurfaceVelocity } from '../collide/cpu';
 import type { SimulationContext } from '../context';
 import { addBodyImpulse } from '../couple/cpu';
 import { cellCoordinates } from './grid';
+import { gatherParticlesInWebAssembly, scatterParticlesInWebAssembly } from './wasm';
 
 /** Scratch of the cell coordinates and the collider surface velocities (no arrays per substep). */
 const coordinates = new Int32Array(3);
@@ -96,6 +97,12 @@ function shareWeight(density: number): number {
  * errors in the cells.
  */
 export function scatterToGrid(ctx: SimulationContext, state: ProjectionState): void {
+  if (!scatterParticlesInWebAssembly(ctx, state)) scatterParticles(ctx, state);
+  scatterBodies(ctx, state);
+}
+
+/** Step 5's particle loop (scatterParticlesInWebAssembly does the same in WebAssembly, bit for bit). */
+function scatterParticles(ctx: SimulationContext, state: ProjectionState): void {
   const s = ctx.solver;
   const n = s.count;
   const { plan, mass, volume, volumeFlux, shareVolume, errorSum, errorCount } = state;
@@ -141,7 +148,6 @@ export function scatterToGrid(ctx: SimulationContext, state: ProjectionState): v
       }
     }
   }
-  scatterBodies(ctx, state);
 }
 
 /**
@@ -268,8 +274,7 @@ export function faceChanges(state: ProjectionState): void {
 export function gatherFromGrid(ctx: SimulationContext, state: ProjectionState): void {
   const s = ctx.solver;
   const n = s.count;
-  const { change, volume, shareVolume, transfer, particleCell, particleShare } = state;
-  const dt = ctx.substepTimeStep;
+  const { change, volume, shareVolume, transfer, particleCell } = state;
   // Per face, the change per unit of share weight: dP_f / V_f = du_f V_f / S_f.
   for (let a = 0; a < 3; a++) {
     const t = transfer[a];
@@ -285,6 +290,16 @@ export function gatherFromGrid(ctx: SimulationContext, state: ProjectionState): 
   let gridMass = 0;
   for (let i = 0; i < n; i++) if (particleCell[i] >= 0) gridMass += s.mass[i];
   const back = gridMass > 0 ? 1 / gridMass : 0;
+  if (!gatherParticlesInWebAssembly(ctx, state, back, excess)) gatherParticles(ctx, state, back);
+  bodyImpulses(ctx, state);
+}
+
+/** Step 8's particle loop (gatherParticlesInWebAssembly does the same in WebAssembly, bit for bit). */
+function gatherParticles(ctx: SimulationContext, state: ProjectionState, back: number): void {
+  const s = ctx.solver;
+  const n = s.count;
+  const { transfer, particleCell, particleShare } = state;
+  const dt = ctx.substepTimeStep;
   const velocities = [s.velocityX, s.velocityY, s.velocityZ];
   const predicted = [s.predictedX, s.predictedY, s.predictedZ];
   for (let i = 0; i < n; i++) {
@@ -310,7 +325,6 @@ export function gatherFromGrid(ctx: SimulationContext, state: ProjectionState): 
       predicted[a][i] += dt * dv;
     }
   }
-  bodyImpulses(ctx, state);
 }
 
 /** Scratch of the excess momentum per axis (no arrays per substep). */

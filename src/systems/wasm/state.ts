@@ -10,6 +10,8 @@ import { CPU_KERNELS_WASM } from './cpuKernelsWasm';
 export interface CpuKernelExports {
   readonly memory: WebAssembly.Memory;
   readonly denseNeighbours: (...values: number[]) => number;
+  readonly scatterParticles: (...values: number[]) => void;
+  readonly gatherParticles: (...values: number[]) => void;
   readonly lambda: (...values: number[]) => void;
   readonly corrections: (...values: number[]) => void;
   readonly xsphVorticity: (...values: number[]) => void;
@@ -112,13 +114,29 @@ const PARTICLE_ARRAYS: readonly [string, number][] = [
   ['material', 2],
   ['cellHash', 4],
   ['neighbourCount', 4],
+  ['particleGrid', 24],
+  ['particleCell', 4],
+  ['particleShare', 8],
+];
+
+/** The projection grid's arrays, last in the memory: name and bytes per cell (the three axes' faces in one). */
+const GRID_ARRAYS: readonly [string, number][] = [
+  ['faceKind', 12],
+  ['faceMass', 24],
+  ['faceVolume', 24],
+  ['faceFlux', 24],
+  ['faceShare', 24],
+  ['faceTransfer', 24],
+  ['errorSum', 8],
+  ['errorCount', 4],
 ];
 
 /**
- * Lays out the memory for `n` particles, `pairs` pairs, `materials` materials and `cells` grid cells (the
- * neighbour pass's bucket starts, last) and grows it where needed; false where the memory cannot grow that far
- * (the caller runs its TypeScript loop). The offsets up to the half lists depend on `n` alone, so every kernel
- * of a substep finds the lists where the neighbour pass left them; `kernels.at` gives the offsets.
+ * Lays out the memory for `n` particles, `pairs` pairs, `materials` materials, `cells` neighbour grid cells
+ * (the neighbour pass's bucket starts) and `gridCells` projection grid cells (its faces, last) and grows it
+ * where needed; false where the memory cannot grow that far (the caller runs its TypeScript loop). The offsets
+ * up to the half lists depend on `n` alone, so every kernel of a substep finds the lists where the neighbour
+ * pass left them; `kernels.at` gives the offsets.
  */
 export function layOutMemory(
   kernels: Pick<CpuKernels, 'offsets'>,
@@ -127,6 +145,7 @@ export function layOutMemory(
   pairs: number,
   materials: number,
   cells = 0,
+  gridCells = 0,
 ): boolean {
   const offsets = kernels.offsets;
   let bytes = 0;
@@ -142,6 +161,9 @@ export function layOutMemory(
   place('inverseRestDensity', materials * 8);
   place('relaxation', materials * 8);
   place('bucketStart', cells > 0 ? (cells + 1) * 4 : 0);
+  for (const [name, size] of GRID_ARRAYS) place(name, gridCells * size);
+  // faceStencil's scratch: 8 int32 faces and 8 float64 weights.
+  place('stencil', gridCells > 0 ? 96 : 0);
   const missing = bytes - memory.buffer.byteLength;
   if (missing > 0) {
     try {

@@ -1,0 +1,149 @@
+/**
+ * The coarse projection's particle transfers in WebAssembly (transfer.wat, in the CPU module of wasm/state.ts):
+ * the particle loops of scatterToGrid and gatherFromGrid (projection/transfer.ts) with faceStencil's weights,
+ * the same float64 operations in the same order, so the faces' sums and the particles' velocity changes are
+ * bit-identical (tests/wasm.test.ts). Each pass copies what it reads into the module's memory and what it
+ * writes back out; the rigid bodies' share of the faces and everything on the grid stay in TypeScript.
+ */
+import type { SimulationContext } from '../context';
+import { float64In, layOutMemory } from '../wasm/state';
+import type { ProjectionState } from './state';
+
+/** Lays the memory out for this substep's grid; the module's exports where it could. */
+function prepare(ctx: SimulationContext, state: ProjectionState) {
+  const kernels = ctx.cpuKernels;
+  const wasm = kernels.exports;
+  if (!wasm) return undefined;
+  const s = ctx.solver;
+  const n = s.count;
+  const materials = ctx.materials.inverseRestDensity.length;
+  if (!layOutMemory(kernels, wasm.memory, n, s.neighbourStart[n], materials, 0, state.plan.cells)) return undefined;
+  return wasm;
+}
+
+/** The three axes' arrays `arrays` (first `cells` entries each) into the memory from byte `offset`, one after the other. */
+function copyAxesIn(memory: WebAssembly.Memory, offset: number, arrays: readonly Int32Array[], cells: number): void {
+  for (let a = 0; a < 3; a++)
+    new Int32Array(memory.buffer, offset + 4 * a * cells, cells).set(arrays[a].subarray(0, cells));
+}
+
+/**
+ * scatterToGrid's particle loop in WebAssembly: each particle's share weight, its sums on the faces of each
+ * axis (mass, volume, flux, share volume; cleared first, as the TypeScript does) and the cells' density errors;
+ * false where the module is not there (the caller runs the TypeScript loop).
+ */
+export function scatterParticlesInWebAssembly(ctx: SimulationContext, state: ProjectionState): boolean {
+  const wasm = prepare(ctx, state);
+  if (!wasm) return false;
+  const at = ctx.cpuKernels.at;
+  const memory = wasm.memory;
+  const s = ctx.solver;
+  const n = s.count;
+  const cells = state.plan.cells;
+  const m = ctx.materials;
+  float64In(memory, at('particleGrid'), 3 * n).set(state.particleGrid.subarray(0, 3 * n));
+  new Int32Array(memory.buffer, at('particleCell'), n).set(state.particleCell.subarray(0, n));
+  new Int32Array(memory.buffer, at('neighbourCount'), n).set(s.neighbourCount.subarray(0, n));
+  for (const name of ['constraint', 'mass', 'velocityX', 'velocityY', 'velocityZ'] as const) {
+    float64In(memory, at(name), n).set(s[name].subarray(0, n));
+  }
+  new Uint16Array(memory.buffer, at('material'), n).set(s.material.subarray(0, n));
+  // The kernel sets the share of the particles on the grid; the others keep theirs, as in TypeScript.
+  float64In(memory, at('particleShare'), n).set(state.particleShare.subarray(0, n));
+  float64In(memory, at('inverseRestDensity'), m.inverseRestDensity.length).set(m.inverseRestDensity);
+  copyAxesIn(memory, at('faceKind'), state.faceKind, cells);
+  const sums = ['faceMass', 'faceVolume', 'faceFlux', 'faceShare'] as const;
+  for (const name of sums) float64In(memory, at(name), 3 * cells).fill(0);
+  float64In(memory, at('errorSum'), cells).fill(0);
+  new Int32Array(memory.buffer, at('errorCount'), cells).fill(0);
+  const dims = state.plan.dims;
+  wasm.scatterParticles(
+    n,
+    at('particleGrid'),
+    at('particleCell'),
+    at('neighbourCount'),
+    ctx.lattice.fullNeighbourhood,
+    at('constraint'),
+    at('mass'),
+    at('material'),
+    at('inverseRestDensity'),
+    at('velocityX'),
+    at('velocityY'),
+    at('velocityZ'),
+    at('particleShare'),
+    at('faceKind'),
+    at('faceMass'),
+    at('faceVolume'),
+    at('faceFlux'),
+    at('faceShare'),
+    at('errorSum'),
+    at('errorCount'),
+    dims[0],
+    dims[0] * dims[1],
+    cells,
+    at('stencil'),
+  );
+  const targets = [state.mass, state.volume, state.volumeFlux, state.shareVolume];
+  for (let k = 0; k < sums.length; k++) {
+    for (let a = 0; a < 3; a++) targets[k][a].set(float64In(memory, at(sums[k]) + 8 * a * cells, cells));
+  }
+  state.errorSum.set(float64In(memory, at('errorSum'), cells));
+  state.errorCount.set(new Int32Array(memory.buffer, at('errorCount'), cells));
+  state.particleShare.set(float64In(memory, at('particleShare'), n));
+  return true;
+}
+
+/**
+ * gatherFromGrid's particle loop in WebAssembly: each particle on the grid gets dv = share (sum of w t) - back
+ * excess per axis, v += dv and x* += dt dv; false where the module is not there (the caller runs the
+ * TypeScript loop).
+ */
+export function gatherParticlesInWebAssembly(
+  ctx: SimulationContext,
+  state: ProjectionState,
+  back: number,
+  excess: Float64Array,
+): boolean {
+  const wasm = prepare(ctx, state);
+  if (!wasm) return false;
+  const at = ctx.cpuKernels.at;
+  const memory = wasm.memory;
+  const s = ctx.solver;
+  const n = s.count;
+  const cells = state.plan.cells;
+  float64In(memory, at('particleGrid'), 3 * n).set(state.particleGrid.subarray(0, 3 * n));
+  new Int32Array(memory.buffer, at('particleCell'), n).set(state.particleCell.subarray(0, n));
+  float64In(memory, at('particleShare'), n).set(state.particleShare.subarray(0, n));
+  copyAxesIn(memory, at('faceKind'), state.faceKind, cells);
+  for (let a = 0; a < 3; a++) {
+    float64In(memory, at('faceTransfer') + 8 * a * cells, cells).set(state.transfer[a].subarray(0, cells));
+  }
+  const moved = ['velocityX', 'velocityY', 'velocityZ', 'predictedX', 'predictedY', 'predictedZ'] as const;
+  for (const name of moved) float64In(memory, at(name), n).set(s[name].subarray(0, n));
+  const dims = state.plan.dims;
+  wasm.gatherParticles(
+    n,
+    at('particleGrid'),
+    at('particleCell'),
+    at('particleShare'),
+    at('faceKind'),
+    at('faceTransfer'),
+    at('velocityX'),
+    at('velocityY'),
+    at('velocityZ'),
+    at('predictedX'),
+    at('predictedY'),
+    at('predictedZ'),
+    back,
+    excess[0],
+    excess[1],
+    excess[2],
+    ctx.substepTimeStep,
+    dims[0],
+    dims[0] * dims[1],
+    cells,
+    at('stencil'),
+  );
+  for (const name of moved) s[name].set(float64In(memory, at(name), n));
+  return true;
+}
