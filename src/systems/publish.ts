@@ -61,11 +61,20 @@ export function updateDensityStats(ctx: SimulationContext): void {
   const deficient = s.gradientSquares;
   deficient.set(cut.subarray(0, n));
   for (let i = 0; i < n; i++) {
+    const start = neighbourStart[i];
     const end = neighbourStart[i + 1];
-    for (let k = neighbourStart[i]; k < end; k++) {
-      const j = neighbours[k];
-      if (deficient[j] === 1) cut[i] = 1;
-      if (deficient[i] === 1) cut[j] = 1;
+    // A pair of the half list cuts both particles when either is deficient (i's own flag does not change in
+    // its loop: j is never i).
+    if (deficient[i] === 1) {
+      cut[i] = 1;
+      for (let k = start; k < end; k++) cut[neighbours[k]] = 1;
+    } else {
+      for (let k = start; k < end; k++) {
+        if (deficient[neighbours[k]] === 1) {
+          cut[i] = 1;
+          break;
+        }
+      }
     }
   }
   let errorSum = 0;
