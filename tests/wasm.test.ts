@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { assembleBase64, kernelModule, moduleText, WASM_MODULE } from '../scripts/assembleWasm.mjs';
 import { FluidError, FluidSimulation, type FluidSimulationOptions } from '../src';
+import { THREADS_MIN_PARTICLES, threadTestHooks } from '../src/systems/parallel/pool';
 import { openGpuPage } from './browser/driver';
 import type { BrowserWasmResult } from './browser/wasm';
 
@@ -205,6 +206,32 @@ describe('the CPU pair loops in WebAssembly', () => {
     const b = run(typescript, 5);
     expect(a.used.every((used) => used)).toBe(true);
     expect(differingParticles(a.state, b.state)).toBe(0);
+  });
+
+  it("with two threads the projection's transfers still run in WebAssembly, bit-identical to the TypeScript", async () => {
+    threadTestHooks.minParticles = 0;
+    try {
+      const wasm = damBreak({ threads: 2 }, 1);
+      await wasm.ready();
+      const calls = countKernelCalls(wasm);
+      const typescript = damBreak({ threads: 2, webAssembly: false }, 1);
+      const a = run(wasm, 20);
+      const b = run(typescript, 20);
+      // The neighbour lists and the pair loops in the partitions' TypeScript, the transfers once per substep.
+      expect(calls).toEqual({
+        denseNeighbours: 0,
+        scatterParticles: 40,
+        gatherParticles: 40,
+        lambda: 0,
+        corrections: 0,
+        xsphVorticity: 0,
+        confinement: 0,
+      });
+      expect(a.used.every((used) => used)).toBe(true);
+      expect(differingParticles(a.state, b.state)).toBe(0);
+    } finally {
+      threadTestHooks.minParticles = THREADS_MIN_PARTICLES;
+    }
   });
 
   it('a run that starts in TypeScript (the module not yet there) and goes on in WebAssembly stays bit-identical', async () => {

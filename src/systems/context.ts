@@ -119,10 +119,11 @@ export interface FluidStats {
    */
   workerPartitions: number;
   /**
-   * Whether the last step's PBF pair loops ran in WebAssembly on the CPU backend (the `webAssembly` option: on
-   * one thread lambda, XSPH and vorticity, the corrections too with one material whose artificial pressure
-   * exponent is 4; the same results bit for bit as the TypeScript loops). False on the WebGPU backend, with threads, with the number-density constraint of
-   * several fluids, and where WebAssembly is missing.
+   * Whether the last step ran any of PBF's loops in WebAssembly on the CPU backend (the `webAssembly` option:
+   * on one thread the neighbour lists, lambda, XSPH and vorticity, the corrections too with one material whose
+   * artificial pressure exponent is 4; the coarse projection's particle transfers with any thread count; the
+   * same results bit for bit as the TypeScript loops). False on the WebGPU backend, for WCSPH and MPS, and where
+   * WebAssembly is missing.
    */
   webAssembly: boolean;
   /** White water (`diffuse.capacity`): live diffuse particles after the last step (0 when white water is off). */

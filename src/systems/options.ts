@@ -66,14 +66,15 @@ export interface FluidSimulationOptions {
    */
   threads?: number;
   /**
-   * Whether the CPU backend runs PBF's heaviest pair loops in WebAssembly: lambda (eq. 9-11), the position
-   * corrections (eq. 13-14; with one material whose artificial pressure exponent is 4), and the XSPH viscosity
-   * and vorticity confinement loops (eq. 15-17), with the same results bit for bit as the TypeScript loops (the
-   * same float64 operations in the same order): the lambda pass measured 1.6 to 1.9 times as fast, a whole frame
-   * about 1.27 times (docs/performance.md, "WebAssembly"). It applies on one
-   * thread (`threads` 1); elsewhere, and where the runtime cannot compile WebAssembly (a page whose Content
-   * Security Policy forbids it), the TypeScript loops run. `stats.webAssembly` says whether the last step used
-   * it. Default true.
+   * Whether the CPU backend runs PBF's heaviest loops in WebAssembly: the neighbour lists, the coarse
+   * projection's particle scatter and gather, lambda (eq. 9-11), the position corrections (eq. 13-14; with one
+   * material whose artificial pressure exponent is 4), and the XSPH viscosity and vorticity confinement loops
+   * (eq. 15-17), with the same results bit for bit as the TypeScript loops (the same float64 operations in the
+   * same order): a whole frame measured 1.67 to 1.74 times as fast as in TypeScript (docs/performance.md,
+   * "WebAssembly"). The pair loops and the neighbour lists run in it on one thread (`threads` 1), the
+   * projection's transfers with any thread count; where the runtime cannot compile WebAssembly (a page whose
+   * Content Security Policy forbids it), the TypeScript loops run. `stats.webAssembly` says whether the last
+   * step used it. Default true.
    */
   webAssembly?: boolean;
   /**

@@ -97,7 +97,8 @@ function shareWeight(density: number): number {
  * errors in the cells.
  */
 export function scatterToGrid(ctx: SimulationContext, state: ProjectionState): void {
-  if (!scatterParticlesInWebAssembly(ctx, state)) scatterParticles(ctx, state);
+  if (scatterParticlesInWebAssembly(ctx, state)) ctx.stats.webAssembly = true;
+  else scatterParticles(ctx, state);
   scatterBodies(ctx, state);
 }
 
@@ -290,7 +291,8 @@ export function gatherFromGrid(ctx: SimulationContext, state: ProjectionState): 
   let gridMass = 0;
   for (let i = 0; i < n; i++) if (particleCell[i] >= 0) gridMass += s.mass[i];
   const back = gridMass > 0 ? 1 / gridMass : 0;
-  if (!gatherParticlesInWebAssembly(ctx, state, back, excess)) gatherParticles(ctx, state, back);
+  if (gatherParticlesInWebAssembly(ctx, state, back, excess)) ctx.stats.webAssembly = true;
+  else gatherParticles(ctx, state, back);
   bodyImpulses(ctx, state);
 }
 
