@@ -120,8 +120,8 @@ export interface FluidStats {
   workerPartitions: number;
   /**
    * Whether the last step ran any of PBF's loops in WebAssembly on the CPU backend (the `webAssembly` option:
-   * on one thread the neighbour lists, lambda, XSPH and vorticity, the corrections too with one material whose
-   * artificial pressure exponent is 4; the coarse projection's particle transfers with any thread count; the
+   * on one thread lambda, XSPH and vorticity, the corrections too with one material whose artificial pressure
+   * exponent is 4; with any thread count the neighbour lists and the coarse projection's particle transfers; the
    * same results bit for bit as the TypeScript loops). False on the WebGPU backend, for WCSPH and MPS, and where
    * WebAssembly is missing.
    */

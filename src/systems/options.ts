@@ -71,7 +71,7 @@ export interface FluidSimulationOptions {
    * material whose artificial pressure exponent is 4), and the XSPH viscosity and vorticity confinement loops
    * (eq. 15-17), with the same results bit for bit as the TypeScript loops (the same float64 operations in the
    * same order): a whole frame measured 1.67 to 1.74 times as fast as in TypeScript (docs/performance.md,
-   * "WebAssembly"). The pair loops and the neighbour lists run in it on one thread (`threads` 1), the
+   * "WebAssembly"). The pair loops run in it on one thread (`threads` 1), the neighbour lists and the
    * projection's transfers with any thread count; where the runtime cannot compile WebAssembly (a page whose
    * Content Security Policy forbids it), the TypeScript loops run. `stats.webAssembly` says whether the last
    * step used it. Default true.
