@@ -75,7 +75,7 @@ export async function wasmLambdaRow(simulation: FluidSimulation): Promise<string
   ];
   // The product's layout of the module's memory (src/systems/wasm/state.ts).
   const offsets = new Map<string, number>();
-  if (!layOutMemory({ offsets }, module.memory, n, pairs, m.inverseRestDensity.length)) {
+  if (!layOutMemory({ offsets }, module.memory, { n, pairs, materials: m.inverseRestDensity.length })) {
     throw new Error('the module memory cannot grow that far');
   }
   const view = (name: string): Float64Array | Int32Array | Uint16Array => {

@@ -1,13 +1,15 @@
 /**
- * The CPU backend's pair loops in WebAssembly (src/systems/wasm/state.ts; density.wat, velocity.wat): the
- * committed module is the assembly of their text, every kernel runs, and a run gives the same results bit for
- * bit as the TypeScript loops.
+ * The CPU backend's loops in WebAssembly (src/systems/wasm/state.ts; neighbours.wat, transfer.wat, density.wat,
+ * velocity.wat): the committed module is the assembly of their text, every kernel runs, and a run gives the same
+ * results bit for bit as the TypeScript loops (one material or two, one thread or two, PBF, WCSPH and MPS, the
+ * hashed grid, lists that outgrow their array, a NaN particle).
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { assembleBase64, kernelModule, moduleText, WASM_MODULE } from '../scripts/assembleWasm.mjs';
 import { FluidError, FluidSimulation, type FluidSimulationOptions } from '../src';
 import { THREADS_MIN_PARTICLES, threadTestHooks } from '../src/systems/parallel/pool';
+import { projectionSystem } from '../src/systems/projection/cpu';
 import { openGpuPage } from './browser/driver';
 import type { BrowserWasmResult } from './browser/wasm';
 
@@ -237,6 +239,99 @@ describe('the CPU pair loops in WebAssembly', () => {
     } finally {
       threadTestHooks.minParticles = THREADS_MIN_PARTICLES;
     }
+  });
+
+  it('a particle that blew up (NaN) goes through the projection transfers as in TypeScript, without a trap', async () => {
+    // Its cell and face numbers are stored as 0 (the grid's corner, dead faces): it neither adds to the faces nor
+    // takes from them, and the other particles stay finite.
+    const wasm = damBreak({}, 1);
+    await wasm.ready();
+    const typescript = damBreak({ webAssembly: false }, 1);
+    for (let frame = 0; frame < 5; frame++) {
+      wasm.step();
+      typescript.step();
+    }
+    const [a, b] = [wasm, typescript].map((simulation) => {
+      const ctx = simulation.internalContext;
+      const s = ctx.solver;
+      s.predictedX[7] = Number.NaN;
+      const calls = simulation === wasm ? countKernelCalls(simulation) : undefined;
+      projectionSystem(ctx);
+      const n = s.count;
+      const cells = ctx.projection.plan.cells;
+      const p = ctx.projection;
+      const particles = [s.velocityX, s.velocityY, s.velocityZ, s.predictedX, s.predictedY, s.predictedZ];
+      const faces = [...p.mass, ...p.volume, ...p.volumeFlux, ...p.shareVolume, p.errorSum];
+      return {
+        calls: calls ? calls.scatterParticles + calls.gatherParticles : 0,
+        values: [
+          ...particles.map((x) => Array.from(x.subarray(0, n))),
+          ...faces.map((x) => Array.from(x.subarray(0, cells))),
+        ],
+        finite: particles.every((x) => x.subarray(0, n).every((value, i) => i === 7 || Number.isFinite(value))),
+      };
+    });
+    expect(a.calls).toBe(2);
+    expect(b.calls).toBe(0);
+    expect(a.finite).toBe(true);
+    let differing = 0;
+    a.values.forEach((values, k) => {
+      values.forEach((value, i) => {
+        if (!Object.is(value, b.values[k][i])) differing++;
+      });
+    });
+    expect(differing).toBe(0);
+    wasm.dispose();
+    typescript.dispose();
+  });
+
+  it("the memory follows the particles, not the simulation's capacity", async () => {
+    const simulation = damBreak({ capacity: 100_000 }, 1);
+    await simulation.ready();
+    for (let frame = 0; frame < 3; frame++) simulation.step();
+    expect(simulation.stats.webAssembly).toBe(true);
+    // 1,200 particles: the lists' room is about 32 entries a particle, not the 24 per unit of capacity of the
+    // solver's array (2.4 million entries, 48 MB with the per-pair caches at that length).
+    const bytes = simulation.internalContext.cpuKernels.exports?.memory.buffer.byteLength ?? 0;
+    expect(bytes).toBeGreaterThan(0);
+    expect(bytes).toBeLessThan(8 * 1024 * 1024);
+    simulation.dispose();
+  });
+
+  for (const solver of ['sph', 'mps'] as const) {
+    it(`${solver}: the neighbour lists in WebAssembly, bit-identical to the TypeScript`, async () => {
+      const wasm = damBreak({ solver }, 1);
+      await wasm.ready();
+      const calls = countKernelCalls(wasm);
+      const typescript = damBreak({ solver, webAssembly: false }, 1);
+      const a = run(wasm, 10);
+      const b = run(typescript, 10);
+      expect(calls.denseNeighbours).toBeGreaterThan(0);
+      expect(a.used.every((used) => used)).toBe(true);
+      expect(differingParticles(a.state, b.state)).toBe(0);
+    });
+  }
+
+  it('particles spread too far for the dense grid: the hashed search in TypeScript, the pair loops in WebAssembly', async () => {
+    // Two blocks 29 m apart: more cells of h (about 300 x 7 x 7) than the table holds (8,192), so the cells
+    // are hashed.
+    const make = (webAssembly: boolean): FluidSimulation => {
+      const simulation = new FluidSimulation({ particleRadius: 0.025, capacity: 3000, webAssembly });
+      simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [30, 1, 0.5], container: true });
+      const water = simulation.addMaterial({ vorticity: 0.05 });
+      simulation.spawnBlock({ min: [0, 0, 0], max: [0.4, 0.4, 0.4], material: water });
+      simulation.spawnBlock({ min: [29.5, 0, 0], max: [29.9, 0.4, 0.4], material: water });
+      return simulation;
+    };
+    const wasm = make(true);
+    await wasm.ready();
+    const calls = countKernelCalls(wasm);
+    const typescript = make(false);
+    const a = run(wasm, 10);
+    const b = run(typescript, 10);
+    expect(calls.denseNeighbours).toBe(0);
+    expect(calls.lambda).toBeGreaterThan(0);
+    expect(differingParticles(a.state, b.state)).toBe(0);
   });
 
   it('a run that starts in TypeScript (the module not yet there) and goes on in WebAssembly stays bit-identical', async () => {

@@ -52,7 +52,7 @@ export interface FluidSettings {
    */
   readonly threads: number;
   /**
-   * Whether the CPU backend runs PBF's heaviest loops in WebAssembly where it can (fixed at creation;
+   * Whether the CPU backend runs its heaviest loops in WebAssembly where it can (fixed at creation;
    * `stats.webAssembly` says whether the last step did).
    */
   readonly webAssembly: boolean;

@@ -119,11 +119,12 @@ export interface FluidStats {
    */
   workerPartitions: number;
   /**
-   * Whether the last step ran any of PBF's loops in WebAssembly on the CPU backend (the `webAssembly` option:
-   * on one thread lambda, XSPH and vorticity, the corrections too with one material whose artificial pressure
-   * exponent is 4; with any thread count the neighbour lists and the coarse projection's particle transfers; the
-   * same results bit for bit as the TypeScript loops). False on the WebGPU backend, for WCSPH and MPS, and where
-   * WebAssembly is missing.
+   * Whether the last step ran any of its loops in WebAssembly on the CPU backend (the `webAssembly` option:
+   * with any thread count the neighbour lists of every solver on the dense grid and PBF's coarse projection
+   * transfers; on one thread PBF's lambda, XSPH and vorticity, the corrections too with one material whose
+   * artificial pressure exponent is 4; the same results bit for bit as the TypeScript loops). False on the
+   * WebGPU backend, on the hashed grid of particles spread far apart with WCSPH or MPS, and where WebAssembly is
+   * missing.
    */
   webAssembly: boolean;
   /** White water (`diffuse.capacity`): live diffuse particles after the last step (0 when white water is off). */

@@ -66,8 +66,8 @@ export interface FluidSimulationOptions {
    */
   threads?: number;
   /**
-   * Whether the CPU backend runs PBF's heaviest loops in WebAssembly: the neighbour lists, the coarse
-   * projection's particle scatter and gather, lambda (eq. 9-11), the position corrections (eq. 13-14; with one
+   * Whether the CPU backend runs its heaviest loops in WebAssembly: the neighbour lists (of every solver), PBF's
+   * coarse projection's particle scatter and gather, lambda (eq. 9-11), the position corrections (eq. 13-14; with one
    * material whose artificial pressure exponent is 4), and the XSPH viscosity and vorticity confinement loops
    * (eq. 15-17), with the same results bit for bit as the TypeScript loops (the same float64 operations in the
    * same order): a whole frame measured 1.67 to 1.74 times as fast as in TypeScript (docs/performance.md,

@@ -52,7 +52,7 @@ export function lambdaInWebAssembly(ctx: SimulationContext): boolean {
   const m = ctx.materials;
   const materials = m.inverseRestDensity.length;
   const memory = wasm.memory;
-  if (!layOutMemory(kernels, memory, n, s.neighbourStart[n], materials)) return false;
+  if (!layOutMemory(kernels, memory, { n, pairs: s.neighbourStart[n], materials })) return false;
   const at = kernels.at;
   for (const name of LAMBDA_READS) float64In(memory, at(name), n).set(s[name].subarray(0, n));
   new Uint16Array(memory.buffer, at('material'), n).set(s.material.subarray(0, n));

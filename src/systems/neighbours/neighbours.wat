@@ -1,5 +1,5 @@
-;; The CPU backend's neighbour lists on one thread in WebAssembly (neighbours/wasm.ts runs it; docs/performance.md,
-;; "WebAssembly"): `denseNeighbours` mirrors denseNeighboursOneThread (neighbours/cpu.ts): the same candidates in
+;; The CPU backend's neighbour lists of the dense grid in WebAssembly, for every solver and thread count
+;; (neighbours/wasm.ts runs it; docs/performance.md, "WebAssembly"): `denseNeighbours` mirrors denseNeighboursOneThread (neighbours/cpu.ts): the same candidates in
 ;; the same order and the same float64 distance test, so the half lists and the counts are the same as the
 ;; TypeScript loop's, entry for entry (tests/wasm.test.ts compares whole runs). Arrays are byte offsets into the
 ;; module's memory: float64 predicted positions, int32 cell keys (sorted, from sortDense), int32 bucket starts

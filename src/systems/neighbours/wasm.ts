@@ -1,7 +1,8 @@
 /**
- * The half neighbour lists on one thread in WebAssembly (neighbours.wat, in the CPU module of wasm/state.ts): the
- * candidates of denseNeighboursOneThread (neighbours/cpu.ts) in the same order with the same float64 distance
- * test, so the lists and counts are the TypeScript loop's, entry for entry (tests/wasm.test.ts). The pass copies
+ * The half neighbour lists of the dense grid in WebAssembly (neighbours.wat, in the CPU module of wasm/state.ts),
+ * with any thread count: the candidates of denseNeighboursOneThread (neighbours/cpu.ts) in the same order with
+ * the same float64 distance test, so the lists and counts are the TypeScript loop's (and the partitions'),
+ * entry for entry (tests/wasm.test.ts). The pass copies
  * the predicted positions, the cell keys and the bucket starts in, and the starts, counts and lists out; the
  * lists stay in the memory for the pair loops of the substep (`CpuKernels.listsInMemory`).
  */
@@ -11,8 +12,12 @@ import { float64In, layOutMemory } from '../wasm/state';
 /**
  * Runs denseNeighboursOneThread's work in WebAssembly over `cells` dense cells (sortDense ran); false where
  * the module is not there or its memory cannot hold the lists (the caller runs the TypeScript loop).
- * `grow(s, needed)` is the TypeScript loop's growth of the list arrays, taken where a run's worst case
- * passes their length, as the TypeScript does.
+ * `grow(s, needed)` is the TypeScript loop's growth of the list arrays.
+ *
+ * The memory gives the lists `CpuKernels.listCapacity` entries, at most the arrays' length. Where a cell's
+ * worst case (every candidate within h) passes that room, the kernel stops and returns the entries it needs:
+ * past the arrays' length the arrays grow as the TypeScript's would at that very cell (any earlier cell that
+ * passed the length passed the room too, and stopped the kernel there); the room grows, and it searches again.
  */
 export function denseNeighboursInWebAssembly(
   ctx: SimulationContext,
@@ -28,9 +33,11 @@ export function denseNeighboursInWebAssembly(
   const materials = ctx.materials.inverseRestDensity.length;
   const h = ctx.settings.kernelRadius;
   const rows = s.rowStarts;
+  // A first guess: 32 entries a particle (a particle at rest has about 15 in its half list).
+  if (kernels.listCapacity === 0) kernels.listCapacity = 32 * n + 1024;
   for (;;) {
-    const capacity = s.neighbours.length;
-    if (!layOutMemory(kernels, memory, n, capacity, materials, cells)) return false;
+    const capacity = Math.min(kernels.listCapacity, s.neighbours.length);
+    if (!layOutMemory(kernels, memory, { n, pairs: 0, materials, listCapacity: capacity, cells })) return false;
     const at = kernels.at;
     float64In(memory, at('predictedX'), n).set(s.predictedX.subarray(0, n));
     float64In(memory, at('predictedY'), n).set(s.predictedY.subarray(0, n));
@@ -56,9 +63,10 @@ export function denseNeighboursInWebAssembly(
       h * h,
     );
     if (total < 0) {
-      // A run's worst case passes the arrays: grow them as the TypeScript would, lay out again and search again
-      // (rare: the arrays only grow).
-      grow(s, -total);
+      // Rare (the room only grows): grow the arrays where the TypeScript would, and the room; search again.
+      const needed = -total;
+      if (needed > s.neighbours.length) grow(s, needed);
+      kernels.listCapacity = Math.max(2 * kernels.listCapacity, needed);
       continue;
     }
     s.neighbourStart.set(new Int32Array(memory.buffer, at('neighbourStart'), n + 1));

@@ -9,18 +9,24 @@
 ;; faces then 64 of float64 weights. scripts/assembleWasm.mjs puts these functions into the CPU module, whose
 ;; memory wasm/state.ts lays out.
   ;; faceStencil: the 8 faces of axis a around the particle at grid coordinates (gx, gy, gz) and their trilinear
-  ;; weights, normalised over the faces that are not dead (FaceKind.dead, -3), into `stencil`.
+  ;; weights, normalised over the faces that are not dead (FaceKind.dead, -3), into `stencil`. A NaN coordinate
+  ;; (a particle that blew up, whose cell markFluidCells stored as 0) makes every face 0, as the TypeScript's
+  ;; Int32Array stores its NaN face numbers, and the weights NaN but where face 0 is dead.
   (func $faceStencil (param $gx f64) (param $gy f64) (param $gz f64) (param $a i32) (param $nx i32) (param $nxy i32)
     (param $kind i32) (param $stencil i32)
     (local $fx f64) (local $fy f64) (local $fz f64) (local $bx f64) (local $by f64) (local $bz f64)
     (local $tx f64) (local $ty f64) (local $tz f64) (local $ux f64) (local $uy f64) (local $uz f64)
-    (local $base i32) (local $k i32) (local $total f64) (local $scale f64) (local $address i32)
+    (local $base i32) (local $k i32) (local $total f64) (local $scale f64) (local $address i32) (local $number i32)
     (local.set $fx (select (local.get $gx) (f64.sub (local.get $gx) (f64.const 0.5)) (i32.eqz (local.get $a))))
     (local.set $fy (select (local.get $gy) (f64.sub (local.get $gy) (f64.const 0.5)) (i32.eq (local.get $a) (i32.const 1))))
     (local.set $fz (select (local.get $gz) (f64.sub (local.get $gz) (f64.const 0.5)) (i32.eq (local.get $a) (i32.const 2))))
     (local.set $bx (f64.floor (local.get $fx)))
     (local.set $by (f64.floor (local.get $fy)))
     (local.set $bz (f64.floor (local.get $fz)))
+    ;; 1, or 0 where a coordinate is NaN (every face number is then 0).
+    (local.set $number (i32.and (i32.and
+      (f64.eq (local.get $bx) (local.get $bx)) (f64.eq (local.get $by) (local.get $by)))
+      (f64.eq (local.get $bz) (local.get $bz))))
     (local.set $tx (f64.sub (local.get $fx) (local.get $bx)))
     (local.set $ty (f64.sub (local.get $fy) (local.get $by)))
     (local.set $tz (f64.sub (local.get $fz) (local.get $bz)))
@@ -28,18 +34,21 @@
     (local.set $uy (f64.sub (f64.const 1) (local.get $ty)))
     (local.set $uz (f64.sub (f64.const 1) (local.get $tz)))
     (local.set $base (i32.add (i32.add
-      (i32.mul (i32.trunc_f64_s (local.get $bz)) (local.get $nxy))
-      (i32.mul (i32.trunc_f64_s (local.get $by)) (local.get $nx)))
-      (i32.trunc_f64_s (local.get $bx))))
-    (i32.store offset=0 (local.get $stencil) (local.get $base))
-    (i32.store offset=4 (local.get $stencil) (i32.add (local.get $base) (i32.const 1)))
-    (i32.store offset=8 (local.get $stencil) (i32.add (local.get $base) (local.get $nx)))
-    (i32.store offset=12 (local.get $stencil) (i32.add (i32.add (local.get $base) (local.get $nx)) (i32.const 1)))
-    (i32.store offset=16 (local.get $stencil) (i32.add (local.get $base) (local.get $nxy)))
-    (i32.store offset=20 (local.get $stencil) (i32.add (i32.add (local.get $base) (local.get $nxy)) (i32.const 1)))
-    (i32.store offset=24 (local.get $stencil) (i32.add (i32.add (local.get $base) (local.get $nxy)) (local.get $nx)))
+      (i32.mul (i32.trunc_sat_f64_s (local.get $bz)) (local.get $nxy))
+      (i32.mul (i32.trunc_sat_f64_s (local.get $by)) (local.get $nx)))
+      (i32.trunc_sat_f64_s (local.get $bx))))
+    (i32.store offset=0 (local.get $stencil) (i32.mul (local.get $number) (local.get $base)))
+    (i32.store offset=4 (local.get $stencil) (i32.mul (local.get $number) (i32.add (local.get $base) (i32.const 1))))
+    (i32.store offset=8 (local.get $stencil) (i32.mul (local.get $number) (i32.add (local.get $base) (local.get $nx))))
+    (i32.store offset=12 (local.get $stencil)
+      (i32.mul (local.get $number) (i32.add (i32.add (local.get $base) (local.get $nx)) (i32.const 1))))
+    (i32.store offset=16 (local.get $stencil) (i32.mul (local.get $number) (i32.add (local.get $base) (local.get $nxy))))
+    (i32.store offset=20 (local.get $stencil)
+      (i32.mul (local.get $number) (i32.add (i32.add (local.get $base) (local.get $nxy)) (i32.const 1))))
+    (i32.store offset=24 (local.get $stencil)
+      (i32.mul (local.get $number) (i32.add (i32.add (local.get $base) (local.get $nxy)) (local.get $nx))))
     (i32.store offset=28 (local.get $stencil)
-      (i32.add (i32.add (i32.add (local.get $base) (local.get $nxy)) (local.get $nx)) (i32.const 1)))
+      (i32.mul (local.get $number) (i32.add (i32.add (i32.add (local.get $base) (local.get $nxy)) (local.get $nx)) (i32.const 1))))
     (f64.store offset=32 (local.get $stencil) (f64.mul (f64.mul (local.get $ux) (local.get $uy)) (local.get $uz)))
     (f64.store offset=40 (local.get $stencil) (f64.mul (f64.mul (local.get $tx) (local.get $uy)) (local.get $uz)))
     (f64.store offset=48 (local.get $stencil) (f64.mul (f64.mul (local.get $ux) (local.get $ty)) (local.get $uz)))

@@ -17,7 +17,8 @@ function prepare(ctx: SimulationContext, state: ProjectionState) {
   const s = ctx.solver;
   const n = s.count;
   const materials = ctx.materials.inverseRestDensity.length;
-  if (!layOutMemory(kernels, wasm.memory, n, s.neighbourStart[n], materials, 0, state.plan.cells)) return undefined;
+  const sizes = { n, pairs: s.neighbourStart[n], materials, gridCells: state.plan.cells };
+  if (!layOutMemory(kernels, wasm.memory, sizes)) return undefined;
   return wasm;
 }
 

@@ -28,7 +28,8 @@ export function xsphVorticityInWebAssembly(ctx: SimulationContext): boolean {
   const s = ctx.solver;
   const n = s.count;
   const memory = wasm.memory;
-  if (!layOutMemory(kernels, memory, n, s.neighbourStart[n], ctx.materials.inverseRestDensity.length)) return false;
+  const materials = ctx.materials.inverseRestDensity.length;
+  if (!layOutMemory(kernels, memory, { n, pairs: s.neighbourStart[n], materials })) return false;
   const at = kernels.at;
   for (const name of XSPH_READS) float64In(memory, at(name), n).set(s[name].subarray(0, n));
   copyNeighbourLists(kernels, memory, s.neighbourStart, s.neighbours, n);

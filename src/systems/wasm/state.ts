@@ -1,8 +1,9 @@
 /**
  * The CPU backend's WebAssembly module of a simulation (docs/ARCHITECTURE.md, "WebAssembly"): the kernels of
- * neighbours/neighbours.wat, density/density.wat and velocity/velocity.wat, assembled into cpuKernelsWasm.ts by
- * scripts/assembleWasm.mjs, and the layout of its memory, which every kernel shares. Created with the simulation
- * context; the passes that run the kernels are neighbours/wasm.ts, density/wasm.ts and velocity/wasm.ts.
+ * projection/transfer.wat, neighbours/neighbours.wat, density/density.wat and velocity/velocity.wat, assembled
+ * into cpuKernelsWasm.ts by scripts/assembleWasm.mjs, and the layout of its memory, which every kernel shares.
+ * Created with the simulation context; the passes that run the kernels are projection/wasm.ts,
+ * neighbours/wasm.ts, density/wasm.ts and velocity/wasm.ts.
  */
 import { CPU_KERNELS_WASM } from './cpuKernelsWasm';
 
@@ -26,6 +27,11 @@ export interface CpuKernels {
   readonly compiled: Promise<void>;
   /** Whether the memory holds the last lambda pass's inputs and outputs (set by it, cleared by the corrections). */
   lambdaInMemory: boolean;
+  /**
+   * Room the neighbour pass gives the half lists in the memory (entries; at most the solver's list array's
+   * length, grown when a search needs more), so the memory follows the pairs, not the array's capacity.
+   */
+  listCapacity: number;
   /**
    * Whether the memory holds the solver's current neighbour starts and half lists, at the offsets of the
    * layout for the present particle count (set by the WebAssembly neighbour pass, cleared by every neighbour
@@ -56,6 +62,7 @@ export function createCpuKernels(enabled: boolean): CpuKernels {
     exports: undefined,
     compiled: Promise.resolve(),
     lambdaInMemory: false,
+    listCapacity: 0,
     listsInMemory: false,
     offsets,
     at: (name) => offsets.get(name) ?? 0,
@@ -131,22 +138,35 @@ const GRID_ARRAYS: readonly [string, number][] = [
   ['errorCount', 4],
 ];
 
+/** What a pass needs the memory to hold (see {@link layOutMemory}). */
+export interface MemorySizes {
+  /** Particles. */
+  readonly n: number;
+  /** Pairs of the half lists, and of the per-pair caches. */
+  readonly pairs: number;
+  /** Materials. */
+  readonly materials: number;
+  /** Room for the half lists, when the neighbour pass writes them (more than `pairs`); default `pairs`. */
+  readonly listCapacity?: number;
+  /** Cells of the neighbour grid (the neighbour pass's bucket starts); default 0. */
+  readonly cells?: number;
+  /** Cells of the projection grid (its faces, last); default 0. */
+  readonly gridCells?: number;
+}
+
 /**
- * Lays out the memory for `n` particles, `pairs` pairs, `materials` materials, `cells` neighbour grid cells
- * (the neighbour pass's bucket starts) and `gridCells` projection grid cells (its faces, last) and grows it
- * where needed; false where the memory cannot grow that far (the caller runs its TypeScript loop). The offsets
- * up to the half lists depend on `n` alone, so every kernel of a substep finds the lists where the neighbour
- * pass left them; `kernels.at` gives the offsets.
+ * Lays out the memory for `sizes` and grows it where needed; false where the memory cannot grow that far (the
+ * caller runs its TypeScript loop). The offsets up to the half lists depend on the particle count alone, so
+ * every kernel of a substep finds the lists where the neighbour pass left them; `kernels.at` gives the offsets.
  */
 export function layOutMemory(
   kernels: Pick<CpuKernels, 'offsets'>,
   memory: WebAssembly.Memory,
-  n: number,
-  pairs: number,
-  materials: number,
-  cells = 0,
-  gridCells = 0,
+  sizes: MemorySizes,
 ): boolean {
+  const { n, pairs, materials } = sizes;
+  const cells = sizes.cells ?? 0;
+  const gridCells = sizes.gridCells ?? 0;
   const offsets = kernels.offsets;
   let bytes = 0;
   const place = (name: string, size: number): void => {
@@ -155,7 +175,7 @@ export function layOutMemory(
   };
   for (const [name, size] of PARTICLE_ARRAYS) place(name, n * size);
   place('neighbourStart', (n + 1) * 4);
-  place('neighbours', pairs * 4);
+  place('neighbours', Math.max(pairs, sizes.listCapacity ?? 0) * 4);
   place('pairGradient', pairs * 8);
   place('pairWeight', pairs * 8);
   place('inverseRestDensity', materials * 8);
