@@ -200,12 +200,19 @@ export function wasmFrameRow(
   const on = create(true);
   const off = create(false);
   const times: [number[], number[]] = [[], []];
+  // Per system (stats.systemMilliseconds) of each simulation, per frame.
+  const systems: [Record<string, number[]>, Record<string, number[]>] = [{}, {}];
   let used = true;
   for (let frame = 0; frame < warmup + WASM_FRAMES; frame++) {
     [on, off].forEach((simulation, k) => {
       const start = performance.now();
       simulation.step(1 / 60);
-      if (frame >= warmup) times[k].push(performance.now() - start);
+      if (frame < warmup) return;
+      times[k].push(performance.now() - start);
+      for (const name of WASM_SYSTEMS) {
+        systems[k][name] ??= [];
+        systems[k][name].push(simulation.stats.systemMilliseconds[name] ?? 0);
+      }
     });
     used &&= on.stats.webAssembly && !off.stats.webAssembly;
   }
@@ -225,10 +232,14 @@ export function wasmFrameRow(
     without.toFixed(2),
     withWasm.toFixed(2),
     `${(without / withWasm).toFixed(2)}x`,
+    ...WASM_SYSTEMS.map((name) => `${median(systems[1][name]).toFixed(2)} / ${median(systems[0][name]).toFixed(2)}`),
     used ? 'yes' : 'no',
     differing === 0 ? 'yes' : `no: ${differing} particles differ`,
   ];
 }
+
+/** The systems whose loops run in WebAssembly, timed per frame in {@link wasmFrameRow}. */
+const WASM_SYSTEMS = ['neighbours', 'projection', 'density', 'viscosityVorticity'];
 
 /** The header of {@link wasmFrameRow}'s table. */
 export const WASM_FRAME_COLUMNS = [
@@ -236,6 +247,7 @@ export const WASM_FRAME_COLUMNS = [
   'ms/frame TypeScript',
   'ms/frame WebAssembly',
   'speedup',
+  ...WASM_SYSTEMS.map((name) => `${name} ms TypeScript / WebAssembly`),
   'stats.webAssembly',
   'bit-identical',
 ];

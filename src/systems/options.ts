@@ -70,7 +70,7 @@ export interface FluidSimulationOptions {
    * coarse projection's particle scatter and gather, lambda (eq. 9-11), the position corrections (eq. 13-14; with one
    * material whose artificial pressure exponent is 4), and the XSPH viscosity and vorticity confinement loops
    * (eq. 15-17), with the same results bit for bit as the TypeScript loops (the same float64 operations in the
-   * same order): a whole frame measured 1.67 to 1.74 times as fast as in TypeScript (docs/performance.md,
+   * same order): a whole frame measured 1.67 to 1.74 times as fast as in TypeScript at 10k and 50k particles (docs/performance.md,
    * "WebAssembly"). The pair loops run in it on one thread (`threads` 1), the neighbour lists and the
    * projection's transfers with any thread count; where the runtime cannot compile WebAssembly (a page whose
    * Content Security Policy forbids it), the TypeScript loops run. `stats.webAssembly` says whether the last
