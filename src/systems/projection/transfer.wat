@@ -5,8 +5,9 @@
 ;; TypeScript loops' (WebAssembly fuses no multiply-add; tests/wasm.test.ts compares whole runs). Arrays are byte
 ;; offsets into the module's memory: per particle float64 grid coordinates (3 each), int32 cells and counts,
 ;; float64 values, uint16 materials; per face the three axes' arrays one after the other (`cells` entries each):
-;; int32 kinds, float64 sums; per cell float64 error sums and int32 error counts; `stencil` is 32 bytes of int32
-;; faces then 64 of float64 weights. scripts/assembleWasm.mjs puts these functions into the CPU module, whose
+;; int32 kinds, float64 sums; per cell float64 error sums and int32 error counts; `stencils` holds each particle's
+;; three stencils (axis a of particle i at byte 96 (3 i + a)), each 32 bytes of int32 faces then 64 of float64
+;; weights. scripts/assembleWasm.mjs puts these functions into the CPU module, whose
 ;; memory wasm/state.ts lays out.
   ;; faceStencil: the 8 faces of axis a around the particle at grid coordinates (gx, gy, gz) and their trilinear
   ;; weights, normalised over the faces that are not dead (FaceKind.dead, -3), into `stencil`. A NaN coordinate
@@ -88,8 +89,8 @@
     (param $constraint i32) (param $mass i32) (param $material i32) (param $inverseRestDensity i32)
     (param $vx i32) (param $vy i32) (param $vz i32) (param $share i32) (param $kind i32) (param $faceMass i32)
     (param $faceVolume i32) (param $faceFlux i32) (param $faceShare i32) (param $errorSum i32) (param $errorCount i32)
-    (param $nx i32) (param $nxy i32) (param $cells i32) (param $stencil i32)
-    (local $i i32) (local $c i32) (local $a i32) (local $k i32) (local $f i32) (local $axis i32) (local $address i32)
+    (param $nx i32) (param $nxy i32) (param $cells i32) (param $stencils i32)
+    (local $i i32) (local $c i32) (local $slot i32) (local $a i32) (local $k i32) (local $f i32) (local $axis i32) (local $address i32)
     (local $m f64) (local $inverse f64) (local $restDensity f64) (local $restVolume f64) (local $shareWeight f64)
     (local $flux f64) (local $w f64) (local $gx f64) (local $gy f64) (local $gz f64)
     (local.set $i (i32.const 0))
@@ -121,8 +122,11 @@
           (block $axesDone (loop $axes
             (br_if $axesDone (i32.ge_u (local.get $a) (i32.const 3)))
             (local.set $axis (i32.mul (local.get $a) (local.get $cells)))
+            ;; This particle's stencil of axis a, kept for the gather: 96 bytes at stencils + (3 i + a) 96.
+            (local.set $slot (i32.add (local.get $stencils)
+              (i32.mul (i32.add (i32.mul (local.get $i) (i32.const 3)) (local.get $a)) (i32.const 96))))
             (call $faceStencil (local.get $gx) (local.get $gy) (local.get $gz) (local.get $a) (local.get $nx)
-              (local.get $nxy) (i32.add (local.get $kind) (i32.shl (local.get $axis) (i32.const 2))) (local.get $stencil))
+              (local.get $nxy) (i32.add (local.get $kind) (i32.shl (local.get $axis) (i32.const 2))) (local.get $slot))
             (local.set $flux (f64.mul (local.get $restVolume) (f64.load (i32.add
               (select (local.get $vx) (select (local.get $vy) (local.get $vz) (i32.eq (local.get $a) (i32.const 1)))
                 (i32.eqz (local.get $a)))
@@ -130,11 +134,11 @@
             (local.set $k (i32.const 0))
             (block $facesDone (loop $faces
               (br_if $facesDone (i32.ge_u (local.get $k) (i32.const 8)))
-              (local.set $w (f64.load (i32.add (i32.add (local.get $stencil) (i32.const 32)) (i32.shl (local.get $k) (i32.const 3)))))
+              (local.set $w (f64.load (i32.add (i32.add (local.get $slot) (i32.const 32)) (i32.shl (local.get $k) (i32.const 3)))))
               (if (f64.ne (local.get $w) (f64.const 0))
                 (then
                   (local.set $f (i32.shl (i32.add (local.get $axis)
-                    (i32.load (i32.add (local.get $stencil) (i32.shl (local.get $k) (i32.const 2))))) (i32.const 3)))
+                    (i32.load (i32.add (local.get $slot) (i32.shl (local.get $k) (i32.const 2))))) (i32.const 3)))
                   (local.set $address (i32.add (local.get $faceMass) (local.get $f)))
                   (f64.store (local.get $address) (f64.add (f64.load (local.get $address)) (f64.mul (local.get $m) (local.get $w))))
                   (local.set $address (i32.add (local.get $faceVolume) (local.get $f)))
@@ -155,8 +159,8 @@
     (param $n i32) (param $grid i32) (param $cell i32) (param $share i32) (param $kind i32) (param $transfer i32)
     (param $vx i32) (param $vy i32) (param $vz i32) (param $px i32) (param $py i32) (param $pz i32)
     (param $back f64) (param $excessX f64) (param $excessY f64) (param $excessZ f64) (param $dt f64)
-    (param $nx i32) (param $nxy i32) (param $cells i32) (param $stencil i32)
-    (local $i i32) (local $a i32) (local $k i32) (local $axis i32) (local $address i32) (local $t i32)
+    (param $nx i32) (param $nxy i32) (param $cells i32) (param $stencils i32) (param $cached i32)
+    (local $i i32) (local $a i32) (local $stencil i32) (local $k i32) (local $axis i32) (local $address i32) (local $t i32)
     (local $gx f64) (local $gy f64) (local $gz f64) (local $shareWeight f64) (local $sum f64) (local $dv f64)
     (local.set $i (i32.const 0))
     (block $particlesDone (loop $particles
@@ -172,8 +176,13 @@
           (block $axesDone (loop $axes
             (br_if $axesDone (i32.ge_u (local.get $a) (i32.const 3)))
             (local.set $axis (i32.mul (local.get $a) (local.get $cells)))
-            (call $faceStencil (local.get $gx) (local.get $gy) (local.get $gz) (local.get $a) (local.get $nx)
-              (local.get $nxy) (i32.add (local.get $kind) (i32.shl (local.get $axis) (i32.const 2))) (local.get $stencil))
+            ;; The stencil the scatter kept (`cached`: the faces' kinds are the same since), else made again.
+            (local.set $stencil (i32.add (local.get $stencils)
+              (i32.mul (i32.add (i32.mul (local.get $i) (i32.const 3)) (local.get $a)) (i32.const 96))))
+            (if (i32.eqz (local.get $cached))
+              (then
+                (call $faceStencil (local.get $gx) (local.get $gy) (local.get $gz) (local.get $a) (local.get $nx)
+                  (local.get $nxy) (i32.add (local.get $kind) (i32.shl (local.get $axis) (i32.const 2))) (local.get $stencil))))
             (local.set $t (i32.add (local.get $transfer) (i32.shl (local.get $axis) (i32.const 3))))
             ;; w_0 t_0 + w_1 t_1 + ... + w_7 t_7, left to right.
             (local.set $sum (f64.mul (f64.load offset=32 (local.get $stencil))

@@ -34,6 +34,7 @@ function copyAxesIn(memory: WebAssembly.Memory, offset: number, arrays: readonly
  * false where the module is not there (the caller runs the TypeScript loop).
  */
 export function scatterParticlesInWebAssembly(ctx: SimulationContext, state: ProjectionState): boolean {
+  ctx.cpuKernels.stencilsInMemory = false;
   const wasm = prepare(ctx, state);
   if (!wasm) return false;
   const at = ctx.cpuKernels.at;
@@ -82,8 +83,9 @@ export function scatterParticlesInWebAssembly(ctx: SimulationContext, state: Pro
     dims[0],
     dims[0] * dims[1],
     cells,
-    at('stencil'),
+    at('stencils'),
   );
+  ctx.cpuKernels.stencilsInMemory = true;
   const targets = [state.mass, state.volume, state.volumeFlux, state.shareVolume];
   for (let k = 0; k < sums.length; k++) {
     for (let a = 0; a < 3; a++) targets[k][a].set(float64In(memory, at(sums[k]) + 8 * a * cells, cells));
@@ -105,6 +107,9 @@ export function gatherParticlesInWebAssembly(
   back: number,
   excess: Float64Array,
 ): boolean {
+  // The scatter's stencils, when it ran in WebAssembly this substep (the same grid, faces and positions).
+  const cached = ctx.cpuKernels.stencilsInMemory;
+  ctx.cpuKernels.stencilsInMemory = false;
   const wasm = prepare(ctx, state);
   if (!wasm) return false;
   const at = ctx.cpuKernels.at;
@@ -112,10 +117,12 @@ export function gatherParticlesInWebAssembly(
   const s = ctx.solver;
   const n = s.count;
   const cells = state.plan.cells;
-  float64In(memory, at('particleGrid'), 3 * n).set(state.particleGrid.subarray(0, 3 * n));
+  if (!cached) {
+    float64In(memory, at('particleGrid'), 3 * n).set(state.particleGrid.subarray(0, 3 * n));
+    copyAxesIn(memory, at('faceKind'), state.faceKind, cells);
+  }
   new Int32Array(memory.buffer, at('particleCell'), n).set(state.particleCell.subarray(0, n));
   float64In(memory, at('particleShare'), n).set(state.particleShare.subarray(0, n));
-  copyAxesIn(memory, at('faceKind'), state.faceKind, cells);
   for (let a = 0; a < 3; a++) {
     float64In(memory, at('faceTransfer') + 8 * a * cells, cells).set(state.transfer[a].subarray(0, cells));
   }
@@ -143,7 +150,8 @@ export function gatherParticlesInWebAssembly(
     dims[0],
     dims[0] * dims[1],
     cells,
-    at('stencil'),
+    at('stencils'),
+    cached ? 1 : 0,
   );
   for (const name of moved) s[name].set(float64In(memory, at(name), n));
   return true;

@@ -38,6 +38,11 @@ export interface CpuKernels {
    * pass that is not, so the pair loops of the substep need not copy them in).
    */
   listsInMemory: boolean;
+  /**
+   * Whether the memory holds the particles' face stencils of this substep's projection grid (set by the
+   * WebAssembly scatter, cleared by the gather that reads them).
+   */
+  stencilsInMemory: boolean;
   /** Byte offset of each array in the memory, by name (see {@link layOutMemory}). */
   readonly offsets: Map<string, number>;
   /** The byte offset of array `name` in the current layout (0 for a name it does not hold). */
@@ -64,6 +69,7 @@ export function createCpuKernels(enabled: boolean): CpuKernels {
     lambdaInMemory: false,
     listCapacity: 0,
     listsInMemory: false,
+    stencilsInMemory: false,
     offsets,
     at: (name) => offsets.get(name) ?? 0,
   };
@@ -182,8 +188,8 @@ export function layOutMemory(
   place('relaxation', materials * 8);
   place('bucketStart', cells > 0 ? (cells + 1) * 4 : 0);
   for (const [name, size] of GRID_ARRAYS) place(name, gridCells * size);
-  // faceStencil's scratch: 8 int32 faces and 8 float64 weights.
-  place('stencil', gridCells > 0 ? 96 : 0);
+  // Each particle's three face stencils (8 int32 faces and 8 float64 weights each), from the scatter to the gather.
+  place('stencils', gridCells > 0 ? n * 3 * 96 : 0);
   const missing = bytes - memory.buffer.byteLength;
   if (missing > 0) {
     try {
