@@ -3,7 +3,9 @@
  * the particle loops of scatterToGrid and gatherFromGrid (projection/transfer.ts) with faceStencil's weights,
  * the same float64 operations in the same order, so the faces' sums and the particles' velocity changes are
  * bit-identical (tests/wasm.test.ts). Each pass copies what it reads into the module's memory and what it
- * writes back out; the rigid bodies' share of the faces and everything on the grid stay in TypeScript.
+ * writes back out, but the gather reuses the grid coordinates, face kinds and stencils the scatter left there
+ * (`CpuKernels.stencilsInMemory`); the rigid bodies' share of the faces and everything on the grid stay in
+ * TypeScript.
  */
 import type { SimulationContext } from '../context';
 import { float64In, layOutMemory } from '../wasm/state';
