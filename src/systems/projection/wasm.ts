@@ -11,6 +11,13 @@ import type { SimulationContext } from '../context';
 import { float64In, layOutMemory } from '../wasm/state';
 import type { ProjectionState } from './state';
 
+/** The solver's float64 arrays the scatter reads, besides the grid coordinates, cells and counts. */
+const SCATTER_READS = ['constraint', 'mass', 'velocityX', 'velocityY', 'velocityZ'] as const;
+/** The faces' sums the scatter makes (the three axes one after the other in the memory). */
+const FACE_SUMS = ['faceMass', 'faceVolume', 'faceFlux', 'faceShare'] as const;
+/** What the gather changes: the velocities and predicted positions. */
+const GATHER_MOVES = ['velocityX', 'velocityY', 'velocityZ', 'predictedX', 'predictedY', 'predictedZ'] as const;
+
 /** Lays the memory out for this substep's grid; the module's exports where it could. */
 function prepare(ctx: SimulationContext, state: ProjectionState) {
   const kernels = ctx.cpuKernels;
@@ -48,7 +55,7 @@ export function scatterParticlesInWebAssembly(ctx: SimulationContext, state: Pro
   float64In(memory, at('particleGrid'), 3 * n).set(state.particleGrid.subarray(0, 3 * n));
   new Int32Array(memory.buffer, at('particleCell'), n).set(state.particleCell.subarray(0, n));
   new Int32Array(memory.buffer, at('neighbourCount'), n).set(s.neighbourCount.subarray(0, n));
-  for (const name of ['constraint', 'mass', 'velocityX', 'velocityY', 'velocityZ'] as const) {
+  for (const name of SCATTER_READS) {
     float64In(memory, at(name), n).set(s[name].subarray(0, n));
   }
   new Uint16Array(memory.buffer, at('material'), n).set(s.material.subarray(0, n));
@@ -56,8 +63,7 @@ export function scatterParticlesInWebAssembly(ctx: SimulationContext, state: Pro
   float64In(memory, at('particleShare'), n).set(state.particleShare.subarray(0, n));
   float64In(memory, at('inverseRestDensity'), m.inverseRestDensity.length).set(m.inverseRestDensity);
   copyAxesIn(memory, at('faceKind'), state.faceKind, cells);
-  const sums = ['faceMass', 'faceVolume', 'faceFlux', 'faceShare'] as const;
-  for (const name of sums) float64In(memory, at(name), 3 * cells).fill(0);
+  for (const name of FACE_SUMS) float64In(memory, at(name), 3 * cells).fill(0);
   float64In(memory, at('errorSum'), cells).fill(0);
   new Int32Array(memory.buffer, at('errorCount'), cells).fill(0);
   const dims = state.plan.dims;
@@ -88,9 +94,11 @@ export function scatterParticlesInWebAssembly(ctx: SimulationContext, state: Pro
     at('stencils'),
   );
   ctx.cpuKernels.stencilsInMemory = true;
-  const targets = [state.mass, state.volume, state.volumeFlux, state.shareVolume];
-  for (let k = 0; k < sums.length; k++) {
-    for (let a = 0; a < 3; a++) targets[k][a].set(float64In(memory, at(sums[k]) + 8 * a * cells, cells));
+  for (let a = 0; a < 3; a++) {
+    state.mass[a].set(float64In(memory, at('faceMass') + 8 * a * cells, cells));
+    state.volume[a].set(float64In(memory, at('faceVolume') + 8 * a * cells, cells));
+    state.volumeFlux[a].set(float64In(memory, at('faceFlux') + 8 * a * cells, cells));
+    state.shareVolume[a].set(float64In(memory, at('faceShare') + 8 * a * cells, cells));
   }
   state.errorSum.set(float64In(memory, at('errorSum'), cells));
   state.errorCount.set(new Int32Array(memory.buffer, at('errorCount'), cells));
@@ -128,8 +136,7 @@ export function gatherParticlesInWebAssembly(
   for (let a = 0; a < 3; a++) {
     float64In(memory, at('faceTransfer') + 8 * a * cells, cells).set(state.transfer[a].subarray(0, cells));
   }
-  const moved = ['velocityX', 'velocityY', 'velocityZ', 'predictedX', 'predictedY', 'predictedZ'] as const;
-  for (const name of moved) float64In(memory, at(name), n).set(s[name].subarray(0, n));
+  for (const name of GATHER_MOVES) float64In(memory, at(name), n).set(s[name].subarray(0, n));
   const dims = state.plan.dims;
   wasm.gatherParticles(
     n,
@@ -155,6 +162,6 @@ export function gatherParticlesInWebAssembly(
     at('stencils'),
     cached ? 1 : 0,
   );
-  for (const name of moved) s[name].set(float64In(memory, at(name), n));
+  for (const name of GATHER_MOVES) s[name].set(float64In(memory, at(name), n));
   return true;
 }
