@@ -284,7 +284,7 @@ describe('threads: the partitioned pair loops', () => {
 });
 
 describe('threads in headless Chromium (the CPU backend in a page)', () => {
-  it('a cross-origin isolated page shares the pair loops with web workers: 3 threads step as 2', async () => {
+  it('a cross-origin isolated page shares the pair loops with web workers, in WebAssembly: 3 threads step as 2 and as the TypeScript', async () => {
     const page = await openGpuPage({ crossOriginIsolated: true });
     try {
       const result = await page.run<BrowserThreadsResult>('threads', { reference: 2, threads: 3, steps: 30 });
@@ -293,6 +293,8 @@ describe('threads in headless Chromium (the CPU backend in a page)', () => {
       expect(result.particles).toBe(2304);
       expect(result.threads).toBe(3);
       expect(result.workerPartitions).toBeGreaterThan(30 * 16);
+      expect(result.webAssembly).toBe(true);
+      expect(result.sharedModule).toBe(true);
       expect(result.same).toBe(true);
       expect(page.consoleErrors).toEqual([]);
     } finally {
@@ -308,6 +310,8 @@ describe('threads in headless Chromium (the CPU backend in a page)', () => {
       expect(result.isolated).toBe(false);
       expect(result.threads).toBe(1);
       expect(result.workerPartitions).toBe(0);
+      expect(result.webAssembly).toBe(true);
+      expect(result.sharedModule).toBe(false);
       expect(result.same).toBe(true);
       expect(page.consoleErrors).toEqual([]);
     } finally {

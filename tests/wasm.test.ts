@@ -6,10 +6,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { assembleBase64, kernelModule, moduleText, WASM_MODULE } from '../scripts/assembleWasm.mjs';
+import { committedModule, WASM_MODULE } from '../scripts/assembleWasm.mjs';
 import { FluidError, FluidSimulation, type FluidSimulationOptions } from '../src';
 import { THREADS_MIN_PARTICLES, threadTestHooks } from '../src/systems/parallel/pool';
 import { projectionSystem } from '../src/systems/projection/cpu';
+import { WASM_PARTITION_KERNELS } from '../src/systems/wasm/state';
 import { openGpuPage } from './browser/driver';
 import type { BrowserWasmResult } from './browser/wasm';
 
@@ -107,10 +108,29 @@ function countKernelCalls(simulation: FluidSimulation): KernelCalls {
   return calls;
 }
 
+/** The partition kernels' calls on the stepping thread: each is wrapped in a counter. */
+function countPartitionCalls(simulation: FluidSimulation): Record<(typeof WASM_PARTITION_KERNELS)[number], number> {
+  const kernels = simulation.internalContext.cpuKernels;
+  const shared = kernels.shared;
+  if (!shared) throw new Error("the threads' WebAssembly module is not there");
+  const calls = Object.fromEntries(WASM_PARTITION_KERNELS.map((name) => [name, 0])) as Record<
+    (typeof WASM_PARTITION_KERNELS)[number],
+    number
+  >;
+  kernels.shared = {
+    ...shared,
+    partitions: shared.partitions.map((kernel, k) => (partition: number, ...values: number[]) => {
+      calls[WASM_PARTITION_KERNELS[k]]++;
+      kernel(partition, ...values);
+    }),
+  };
+  return calls;
+}
+
 describe('the CPU pair loops in WebAssembly', () => {
   it("the committed module is the assembly of the kernels' WebAssembly text (npm run wasm)", async () => {
     const committed = await readFile(new URL(`../${WASM_MODULE.path}`, import.meta.url), 'utf8');
-    expect(committed).toBe(kernelModule(await assembleBase64(await moduleText())));
+    expect(committed).toBe(await committedModule());
   });
 
   // Every kernel's calls over the 40 frames of 2 substeps: the neighbour lists, the projection's scatter and
@@ -215,26 +235,85 @@ describe('the CPU pair loops in WebAssembly', () => {
     });
   }
 
-  it('with two threads the neighbour lists and the projection transfers still run in WebAssembly, bit-identical', async () => {
+  // Two threads: the lists and the transfers in the module's kernels, the pair loops in the shared module's
+  // partition kernels (parallel/kernels.wat), bit-identical to the TypeScript partitions. Without workers the
+  // stepping thread runs every partition, so each kernel's calls are counted exactly: per substep (2 a frame)
+  // 16 partitions of lambdaPairs, lambdaFinish and correctionPairs per iteration (2), of viscosityPairs and
+  // vorticityPairs once; addSpills sums the corrections' (per iteration), XSPH's and the confinement's spills.
+  const threadCases: [string, number, Record<(typeof WASM_PARTITION_KERNELS)[number], number>][] = [
+    [
+      'one material',
+      1,
+      {
+        partitionLambdaPairs: 1280,
+        partitionLambdaFinish: 1280,
+        partitionCorrectionPairs: 1280,
+        partitionAddSpills: 2560,
+        partitionViscosityPairs: 640,
+        partitionVorticityPairs: 640,
+      },
+    ],
+    [
+      'two materials (the corrections in the TypeScript partitions)',
+      2,
+      {
+        partitionLambdaPairs: 1280,
+        partitionLambdaFinish: 1280,
+        partitionCorrectionPairs: 0,
+        partitionAddSpills: 1280,
+        partitionViscosityPairs: 640,
+        partitionVorticityPairs: 640,
+      },
+    ],
+  ];
+  for (const [name, materials, expected] of threadCases) {
+    it(`two threads, ${name}: the partitions' pair loops in WebAssembly, 20 frames bit-identical to the TypeScript partitions`, async () => {
+      threadTestHooks.minParticles = Number.POSITIVE_INFINITY;
+      try {
+        const wasm = damBreak({ threads: 2 }, materials);
+        await wasm.ready();
+        const calls = countKernelCalls(wasm);
+        const partitionCalls = countPartitionCalls(wasm);
+        const typescript = damBreak({ threads: 2, webAssembly: false }, materials);
+        const a = run(wasm, 20);
+        const b = run(typescript, 20);
+        // The lists and the transfers once per substep in the module's kernels; its one-thread pair loops idle.
+        expect(calls).toEqual({
+          denseNeighbours: 40,
+          scatterParticles: 40,
+          gatherParticles: 40,
+          lambda: 0,
+          corrections: 0,
+          xsphVorticity: 0,
+          confinement: 0,
+        });
+        expect(partitionCalls).toEqual(expected);
+        expect(a.used.every((used) => used)).toBe(true);
+        expect(differingParticles(a.state, b.state)).toBe(0);
+      } finally {
+        threadTestHooks.minParticles = THREADS_MIN_PARTICLES;
+      }
+    });
+  }
+
+  it('two threads with a worker: the worker runs partition kernels on the shared memory, bit-identical', async () => {
     threadTestHooks.minParticles = 0;
     try {
       const wasm = damBreak({ threads: 2 }, 1);
       await wasm.ready();
-      const calls = countKernelCalls(wasm);
+      const partitionCalls = countPartitionCalls(wasm);
       const typescript = damBreak({ threads: 2, webAssembly: false }, 1);
-      const a = run(wasm, 20);
+      let workerPartitions = 0;
+      for (let frame = 0; frame < 20; frame++) {
+        wasm.step();
+        workerPartitions += wasm.stats.workerPartitions;
+      }
+      const a = run(wasm, 0);
       const b = run(typescript, 20);
-      // The pair loops in the partitions' TypeScript; the lists and the transfers once per substep.
-      expect(calls).toEqual({
-        denseNeighbours: 40,
-        scatterParticles: 40,
-        gatherParticles: 40,
-        lambda: 0,
-        corrections: 0,
-        xsphVorticity: 0,
-        confinement: 0,
-      });
-      expect(a.used.every((used) => used)).toBe(true);
+      expect(workerPartitions).toBeGreaterThan(0);
+      // Fewer calls on the stepping thread than the partitions of the WebAssembly jobs: the worker ran the rest.
+      const ownCalls = Object.values(partitionCalls).reduce((sum, count) => sum + count, 0);
+      expect(ownCalls).toBeLessThan(1280 * 3 + 2560 + 640 * 2);
       expect(differingParticles(a.state, b.state)).toBe(0);
     } finally {
       threadTestHooks.minParticles = THREADS_MIN_PARTICLES;

@@ -692,7 +692,7 @@ export function createSimulationContext(
     ),
     coupling: createCouplingWallList(1024),
     diffuse: createDiffuseState(settings.diffuseCapacity, settings.capacity),
-    cpuKernels: createCpuKernels(settings.webAssembly),
+    cpuKernels: createCpuKernels(settings.webAssembly, threads.partitioned),
     events: {
       emitters: [],
       drains: [],

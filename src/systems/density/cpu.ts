@@ -35,7 +35,12 @@ import { runPartitioned, setKernelParameters } from '../parallel/cpu';
 import { Kernel } from '../parallel/kernels';
 import { numberDensitySolve } from './numberDensity';
 import { artificialPressure, solveDensityIterations } from './shared';
-import { correctionsInWebAssembly, lambdaInWebAssembly } from './wasm';
+import {
+  correctionPartitionsInWebAssembly,
+  correctionsInWebAssembly,
+  lambdaInWebAssembly,
+  lambdaPartitionsInWebAssembly,
+} from './wasm';
 
 /**
  * One thread: density and lambda (eq. 2, 9-11) of every particle in one pass over the half lists, caching the
@@ -207,7 +212,7 @@ function correctionsOneThread(ctx: SimulationContext): void {
  * Computes density and lambda (eq. 2, 9-11) of every particle and caches the per-pair kernel values: on one
  * thread in one pass (in WebAssembly where the CPU module runs, density/wasm.ts, the same results bit for bit;
  * `stats.webAssembly`), on several in the partitions of parallel/kernels.ts (`lambdaPairs`, then
- * `lambdaFinish`). In WebAssembly the per-pair caches stay in the module's memory, and the solver's
+ * `lambdaFinish`; in WebAssembly where the threads' module runs, parallel/wasm.ts). In WebAssembly the per-pair caches stay in the module's memory, and the solver's
  * `pairGradient` and `pairWeight` are written only when the corrections that follow run in TypeScript.
  */
 export function computeLambda(ctx: SimulationContext): void {
@@ -216,7 +221,10 @@ export function computeLambda(ctx: SimulationContext): void {
     else lambdaOneThread(ctx);
     return;
   }
-  ctx.cpuKernels.lambdaInMemory = false;
+  if (lambdaPartitionsInWebAssembly(ctx)) {
+    ctx.stats.webAssembly = true;
+    return;
+  }
   setKernelParameters(ctx);
   runPartitioned(ctx, Kernel.lambdaPairs);
   runPartitioned(ctx, Kernel.lambdaFinish);
@@ -227,13 +235,14 @@ export function computeLambda(ctx: SimulationContext): void {
  * on one thread in one pass (in WebAssembly after a lambda pass there, for one material with the exponent 4;
  * it reads the positions, masses, wall gradients and lambdas that pass left in the module's memory, so it must
  * follow `computeLambda` with nothing changing them in between, as in `solveDensityIterations`), on several in
- * partitions (`correctionPairs`, then `correctionFinish`).
+ * partitions (`correctionPairs`, then `correctionFinish`; in WebAssembly after a lambda there, likewise).
  */
 export function computeCorrections(ctx: SimulationContext): void {
   if (!ctx.threads.partitioned) {
     if (!correctionsInWebAssembly(ctx)) correctionsOneThread(ctx);
     return;
   }
+  if (correctionPartitionsInWebAssembly(ctx)) return;
   setKernelParameters(ctx);
   runPartitioned(ctx, Kernel.correctionPairs);
   runPartitioned(ctx, Kernel.correctionFinish);

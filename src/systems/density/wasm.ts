@@ -5,12 +5,15 @@
  * (tests/wasm.test.ts); the lambda pass measured 1.6 to 1.9 times as fast (docs/performance.md, "WebAssembly"). Each pass copies
  * what it reads into the module's memory and what it writes back out to the solver's arrays; the kernel caches
  * per pair stay in the memory between lambda and the corrections that follow it (copied out only when the
- * TypeScript corrections run instead).
+ * TypeScript corrections run instead). With threads, `lambdaPartitionsInWebAssembly` and
+ * `correctionPartitionsInWebAssembly` run the partition kernels of parallel/kernels.wat instead, with the
+ * results of the TypeScript partitions (parallel/wasm.ts).
  */
 import { COINCIDENT_OFFSET, poly6Coefficient, spikyGradientCoefficient } from '../../core/kernels';
 import type { SimulationContext, SolverState } from '../context';
 import { selfWeight } from '../context';
-import { copyNeighbourLists, float64In, layOutMemory } from '../wasm/state';
+import { layOutPartitions, runPartitionedWebAssembly } from '../parallel/wasm';
+import { copyNeighbourLists, float64In, layOutMemory, WasmKernel } from '../wasm/state';
 
 /** Float64 arrays of the solver, by name. */
 type Float64Name = {
@@ -39,12 +42,11 @@ const LAMBDA_WRITES: readonly Float64Name[] = [
 ];
 
 /**
- * Runs lambdaOneThread's work in WebAssembly; false where the kernels are not there (the caller runs the
- * TypeScript pass).
+ * Lays the memory out (with the partitions' spill rows when `partitions`) and copies lambda's inputs in; false
+ * where the module is not there or the memory cannot grow.
  */
-export function lambdaInWebAssembly(ctx: SimulationContext): boolean {
+function copyLambdaInputs(ctx: SimulationContext, partitions: boolean): boolean {
   const kernels = ctx.cpuKernels;
-  kernels.lambdaInMemory = false;
   const wasm = kernels.exports;
   if (!wasm) return false;
   const s = ctx.solver;
@@ -52,16 +54,38 @@ export function lambdaInWebAssembly(ctx: SimulationContext): boolean {
   const m = ctx.materials;
   const materials = m.inverseRestDensity.length;
   const memory = wasm.memory;
-  if (!layOutMemory(kernels, memory, { n, pairs: s.neighbourStart[n], materials })) return false;
+  const sizes = { n, pairs: s.neighbourStart[n], materials };
+  if (!(partitions ? layOutPartitions(ctx, sizes) : layOutMemory(kernels, memory, sizes))) return false;
   const at = kernels.at;
   for (const name of LAMBDA_READS) float64In(memory, at(name), n).set(s[name].subarray(0, n));
   new Uint16Array(memory.buffer, at('material'), n).set(s.material.subarray(0, n));
   copyNeighbourLists(kernels, memory, s.neighbourStart, s.neighbours, n);
   float64In(memory, at('inverseRestDensity'), materials).set(m.inverseRestDensity);
   float64In(memory, at('relaxation'), materials).set(m.relaxation);
+  return true;
+}
+
+/** Copies lambda's results out of the memory; the per-pair caches stay there for the corrections. */
+function copyLambdaResults(ctx: SimulationContext, memory: WebAssembly.Memory): void {
+  const s = ctx.solver;
+  const at = ctx.cpuKernels.at;
+  for (const name of LAMBDA_WRITES) s[name].set(float64In(memory, at(name), s.count));
+  ctx.cpuKernels.lambdaInMemory = true;
+}
+
+/**
+ * Runs lambdaOneThread's work in WebAssembly; false where the kernels are not there (the caller runs the
+ * TypeScript pass).
+ */
+export function lambdaInWebAssembly(ctx: SimulationContext): boolean {
+  const kernels = ctx.cpuKernels;
+  kernels.lambdaInMemory = false;
+  const wasm = kernels.exports;
+  if (!wasm || !copyLambdaInputs(ctx, false)) return false;
+  const at = kernels.at;
   const h = ctx.settings.kernelRadius;
   wasm.lambda(
-    n,
+    ctx.solver.count,
     at('predictedX'),
     at('predictedY'),
     at('predictedZ'),
@@ -91,9 +115,100 @@ export function lambdaInWebAssembly(ctx: SimulationContext): boolean {
     selfWeight(h),
     COINCIDENT_OFFSET * h,
   );
-  for (const name of LAMBDA_WRITES) s[name].set(float64In(memory, at(name), n));
-  kernels.lambdaInMemory = true;
+  copyLambdaResults(ctx, wasm.memory);
   return true;
+}
+
+/**
+ * Runs the threads' lambda partitions (lambdaPairs, then lambdaFinish of parallel/kernels.ts) in WebAssembly;
+ * false where the threads' module is not there (the caller runs the TypeScript partitions).
+ */
+export function lambdaPartitionsInWebAssembly(ctx: SimulationContext): boolean {
+  const kernels = ctx.cpuKernels;
+  kernels.lambdaInMemory = false;
+  const wasm = kernels.exports;
+  if (!wasm || !copyLambdaInputs(ctx, true)) return false;
+  const at = kernels.at;
+  const h = ctx.settings.kernelRadius;
+  const [bounds, spill] = [at('partitionBounds'), at('spill')];
+  runPartitionedWebAssembly(ctx, WasmKernel.lambdaPairs, [
+    bounds,
+    spill,
+    at('predictedX'),
+    at('predictedY'),
+    at('predictedZ'),
+    at('mass'),
+    at('material'),
+    at('wallWeight'),
+    at('wallGradientX'),
+    at('wallGradientY'),
+    at('wallGradientZ'),
+    at('density'),
+    at('gradientX'),
+    at('gradientY'),
+    at('gradientZ'),
+    at('gradientSquares'),
+    at('neighbourStart'),
+    at('neighbours'),
+    at('pairGradient'),
+    at('pairWeight'),
+    at('inverseRestDensity'),
+    h,
+    h * h,
+    poly6Coefficient(h),
+    spikyGradientCoefficient(h),
+    selfWeight(h),
+    COINCIDENT_OFFSET * h,
+  ]);
+  // density, gradientX, Y, Z and gradientSquares follow each other, `arrayBytes` apart.
+  const arrayBytes = at('gradientX') - at('density');
+  runPartitionedWebAssembly(ctx, WasmKernel.lambdaFinish, [
+    bounds,
+    spill,
+    at('density'),
+    arrayBytes,
+    at('material'),
+    at('constraint'),
+    at('lambda'),
+    at('inverseRestDensity'),
+    at('relaxation'),
+  ]);
+  copyLambdaResults(ctx, wasm.memory);
+  return true;
+}
+
+/**
+ * Whether the corrections may run in WebAssembly: right after a lambda pass there, for one material whose
+ * artificial pressure exponent is 4 (the TypeScript's fast path for every pair). Where not, it copies the
+ * per-pair caches lambda left in the memory back to the solver for the TypeScript pass.
+ */
+function correctionsFollowLambda(ctx: SimulationContext): boolean {
+  const kernels = ctx.cpuKernels;
+  const wasm = kernels.exports;
+  if (!wasm || !kernels.lambdaInMemory) return false;
+  kernels.lambdaInMemory = false;
+  const s = ctx.solver;
+  const m = ctx.materials;
+  if (m.count === 1 && m.artificialPressureExponent[0] === 4) return true;
+  const pairs = s.neighbourStart[s.count];
+  s.pairGradient.set(float64In(wasm.memory, kernels.at('pairGradient'), pairs));
+  s.pairWeight.set(float64In(wasm.memory, kernels.at('pairWeight'), pairs));
+  return false;
+}
+
+/** Copies the corrections' inputs that lambda did not leave in the memory (projectionSolved) in. */
+function copyCorrectionInputs(ctx: SimulationContext, memory: WebAssembly.Memory): void {
+  const s = ctx.solver;
+  float64In(memory, ctx.cpuKernels.at('projectionSolved'), s.count).set(s.projectionSolved.subarray(0, s.count));
+}
+
+/** Copies the corrections out of the memory into the solver's delta arrays. */
+function copyCorrections(ctx: SimulationContext, memory: WebAssembly.Memory): void {
+  const s = ctx.solver;
+  const at = ctx.cpuKernels.at;
+  s.deltaX.set(float64In(memory, at('deltaX'), s.count));
+  s.deltaY.set(float64In(memory, at('deltaY'), s.count));
+  s.deltaZ.set(float64In(memory, at('deltaZ'), s.count));
 }
 
 /**
@@ -102,24 +217,14 @@ export function lambdaInWebAssembly(ctx: SimulationContext): boolean {
  * copying the per-pair caches lambda left in the memory back to the solver for the TypeScript pass.
  */
 export function correctionsInWebAssembly(ctx: SimulationContext): boolean {
-  const kernels = ctx.cpuKernels;
-  const wasm = kernels.exports;
-  if (!wasm || !kernels.lambdaInMemory) return false;
-  kernels.lambdaInMemory = false;
-  const s = ctx.solver;
-  const n = s.count;
+  const wasm = ctx.cpuKernels.exports;
+  if (!wasm || !correctionsFollowLambda(ctx)) return false;
   const memory = wasm.memory;
-  const at = kernels.at;
+  const at = ctx.cpuKernels.at;
   const m = ctx.materials;
-  if (m.count !== 1 || m.artificialPressureExponent[0] !== 4) {
-    const pairs = s.neighbourStart[n];
-    s.pairGradient.set(float64In(memory, at('pairGradient'), pairs));
-    s.pairWeight.set(float64In(memory, at('pairWeight'), pairs));
-    return false;
-  }
-  float64In(memory, at('projectionSolved'), n).set(s.projectionSolved.subarray(0, n));
+  copyCorrectionInputs(ctx, memory);
   wasm.corrections(
-    n,
+    ctx.solver.count,
     at('predictedX'),
     at('predictedY'),
     at('predictedZ'),
@@ -143,8 +248,51 @@ export function correctionsInWebAssembly(ctx: SimulationContext): boolean {
     m.artificialPressureRestPower[0],
     COINCIDENT_OFFSET * ctx.settings.kernelRadius,
   );
-  s.deltaX.set(float64In(memory, at('deltaX'), n));
-  s.deltaY.set(float64In(memory, at('deltaY'), n));
-  s.deltaZ.set(float64In(memory, at('deltaZ'), n));
+  copyCorrections(ctx, memory);
+  return true;
+}
+
+/**
+ * Runs the threads' correction partitions (correctionPairs, then correctionFinish's sums) in WebAssembly,
+ * right after `lambdaPartitionsInWebAssembly`, for one material whose exponent is 4; false elsewhere (after
+ * copying the per-pair caches out, as `correctionsInWebAssembly` does).
+ */
+export function correctionPartitionsInWebAssembly(ctx: SimulationContext): boolean {
+  const kernels = ctx.cpuKernels;
+  const shared = kernels.shared;
+  if (!shared || !correctionsFollowLambda(ctx)) return false;
+  const memory = shared.memory;
+  const at = kernels.at;
+  const m = ctx.materials;
+  copyCorrectionInputs(ctx, memory);
+  const [bounds, spill] = [at('partitionBounds'), at('spill')];
+  runPartitionedWebAssembly(ctx, WasmKernel.correctionPairs, [
+    bounds,
+    spill,
+    at('predictedX'),
+    at('predictedY'),
+    at('predictedZ'),
+    at('mass'),
+    at('material'),
+    at('wallGradientX'),
+    at('wallGradientY'),
+    at('wallGradientZ'),
+    at('lambda'),
+    at('projectionSolved'),
+    at('deltaX'),
+    at('deltaY'),
+    at('deltaZ'),
+    at('neighbourStart'),
+    at('neighbours'),
+    at('pairGradient'),
+    at('pairWeight'),
+    at('inverseRestDensity'),
+    m.artificialPressureScale[0],
+    m.inverseArtificialPressureWeight[0],
+    m.artificialPressureRestPower[0],
+    COINCIDENT_OFFSET * ctx.settings.kernelRadius,
+  ]);
+  runPartitionedWebAssembly(ctx, WasmKernel.addSpills, [bounds, spill, 3, at('deltaX'), at('deltaY') - at('deltaX')]);
+  copyCorrections(ctx, memory);
   return true;
 }

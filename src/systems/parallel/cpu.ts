@@ -21,6 +21,7 @@ export function setKernelParameters(ctx: SimulationContext): void {
   let anyVorticity = 0;
   for (let m = 0; m < ctx.materials.count; m++) if (ctx.materials.vorticity[m] > 0) anyVorticity = 1;
   parameters[KernelParameter.anyVorticity] = anyVorticity;
+  parameters[KernelParameter.spillsAdded] = 0;
 }
 
 /** Runs `kernel` (a `Kernel` index) over every partition of the present plan. */

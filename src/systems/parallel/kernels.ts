@@ -47,8 +47,13 @@ export const KernelParameter = {
    * their first cells, at 8 to 12.
    */
   rowStarts: 8,
+  /**
+   * 1 when the job's spills were already added (the threads' WebAssembly did, parallel/wasm.ts): the finishing
+   * kernels of XSPH and the confinement then only apply them.
+   */
+  spillsAdded: 13,
   /** How many values the array holds. */
-  length: 13,
+  length: 14,
 } as const;
 
 /** The arrays of the solver state that the kernels read or write (by their names in `SolverState`). */
@@ -497,7 +502,8 @@ export function viscosityPairs(
 }
 
 /**
- * This and the earlier partitions' XSPH and vorticity spills into this partition's particles, then XSPH applied
+ * This and the earlier partitions' XSPH and vorticity spills into this partition's particles (unless
+ * `KernelParameter.spillsAdded`), then XSPH applied
  * (v += c sum, eq. 17) and each vorticity's length kept (in `lambda`, free after the density solve) for
  * the confinement.
  */
@@ -513,7 +519,7 @@ export function viscosityFinish(
   const from = bounds[partition];
   const to = bounds[partition + 1];
   const { deltaX, deltaY, deltaZ, vorticityX, vorticityY, vorticityZ, spill, velocityX, velocityY, velocityZ } = solver;
-  for (let p = 0; p <= partition; p++) {
+  for (let p = 0; p <= partition && parameters[13] === 0; p++) {
     const spillEnd = bounds[count + 1 + p];
     const last = spillEnd < to ? spillEnd : to;
     const origin = (bounds[2 * count + 1 + p] - bounds[p]) * stride;
@@ -608,7 +614,10 @@ export function vorticityPairs(
   }
 }
 
-/** This and the earlier partitions' eta spills, then the confinement force f = epsilon (N x omega_i) (eq. 16) applied. */
+/**
+ * This and the earlier partitions' eta spills (unless `KernelParameter.spillsAdded`), then the confinement force
+ * f = epsilon (N x omega_i) (eq. 16) applied.
+ */
 export function vorticityFinish(
   solver: KernelSolverArrays,
   materials: KernelMaterialArrays,
@@ -622,7 +631,7 @@ export function vorticityFinish(
   const to = bounds[partition + 1];
   const { gradientX: etaX, gradientY: etaY, gradientZ: etaZ, spill, material } = solver;
   const { vorticityX, vorticityY, vorticityZ, velocityX, velocityY, velocityZ } = solver;
-  for (let p = 0; p <= partition; p++) {
+  for (let p = 0; p <= partition && parameters[13] === 0; p++) {
     const spillEnd = bounds[count + 1 + p];
     const last = spillEnd < to ? spillEnd : to;
     const origin = (bounds[2 * count + 1 + p] - bounds[p]) * stride;

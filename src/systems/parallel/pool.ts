@@ -7,6 +7,10 @@
  * neighbour lists grow) the workers get the new views by a message and join again from the next job; until
  * a worker is ready the other threads run its partitions, which changes nothing in the results.
  *
+ * With the `webAssembly` setting the pair loops run as the shared module's partition kernels
+ * (parallel/kernels.wat, wasm/state.ts): every worker instantiates the module once on the simulation's shared
+ * memory, and a job names a kernel and its arguments (byte offsets and numbers, in a shared array).
+ *
  * Workers: Node's `worker_threads` (its main thread blocks in `Atomics.wait` for the last partitions), or
  * web workers where the page is cross-origin isolated (the page's thread spins, as it may not block). Where
  * neither is at hand (no `SharedArrayBuffer`, a page without the COOP/COEP headers) the pool has no
@@ -14,6 +18,7 @@
  */
 
 import { FluidError } from '../../core/errors';
+import { WASM_PARTITION_KERNELS, type WasmPartitionKernel } from '../wasm/state';
 import {
   KERNEL_MATERIAL_ARRAYS,
   KERNEL_SOLVER_ARRAYS,
@@ -45,6 +50,18 @@ const Control = {
 
 const TAG_MASK = 0x1ffffff;
 
+/** Job kernels from this index up are WebAssembly partition kernels (`WASM_PARTITION_KERNELS`). */
+const WASM_KERNEL_BASE = 16;
+
+/** The most arguments a WebAssembly partition kernel takes besides the partition. */
+const WASM_ARGUMENTS = 32;
+
+/** The threads' module and the shared memory its instances run on. */
+export interface PoolWebAssembly {
+  readonly module: WebAssembly.Module;
+  readonly memory: WebAssembly.Memory;
+}
+
 /** The least particle count at which workers are started (below it a pass is too short to share). */
 export const THREADS_MIN_PARTICLES = 2000;
 
@@ -54,12 +71,19 @@ export const THREADS_MIN_PARTICLES = 2000;
  */
 export const threadTestHooks: { minParticles: number } = { minParticles: THREADS_MIN_PARTICLES };
 
-/** The views a worker receives: the kernels' arrays over shared memory. */
+/**
+ * The views a worker receives: the kernels' arrays over shared memory, and where the pair loops run in
+ * WebAssembly, the threads' module, its memory, its kernels' names and their arguments' array.
+ */
 interface WorkerArrays {
   readonly generation: number;
   readonly solver: KernelSolverArrays;
   readonly materials: KernelMaterialArrays;
   readonly parameters: Float64Array;
+  readonly wasmModule: WebAssembly.Module | undefined;
+  readonly wasmMemory: WebAssembly.Memory | undefined;
+  readonly wasmKernels: readonly string[];
+  readonly wasmArguments: Float64Array;
 }
 
 /** The part of a Node or web worker the pool uses. */
@@ -87,7 +111,20 @@ function serveWorker(
   listen: (handler: (message: WorkerArrays) => void) => void,
 ): void {
   const partitionCount = 16; // PARTITION_COUNT
+  // The threads' module, instantiated once on the shared memory, and its partition kernels.
+  let wasmModule: WebAssembly.Module | undefined;
+  let wasmKernels: ((partition: number, ...values: number[]) => void)[] | undefined;
   listen((arrays) => {
+    if (arrays.wasmModule !== undefined && arrays.wasmMemory !== undefined && arrays.wasmModule !== wasmModule) {
+      wasmModule = arrays.wasmModule;
+      try {
+        const instance = new WebAssembly.Instance(arrays.wasmModule, { env: { memory: arrays.wasmMemory } });
+        const exports = instance.exports as Record<string, (partition: number, ...values: number[]) => void>;
+        wasmKernels = arrays.wasmKernels.map((name) => exports[name]);
+      } catch {
+        wasmKernels = undefined;
+      }
+    }
     // New views: serve jobs until a job asks for other arrays (then back to the event loop for them) or stop.
     let lastJob = Atomics.load(control, 0);
     for (;;) {
@@ -96,7 +133,12 @@ function serveWorker(
       const job = Atomics.load(control, 0);
       lastJob = job;
       if (Atomics.load(control, 4) !== arrays.generation) return;
-      const kernel = kernels[Atomics.load(control, 3)];
+      const index = Atomics.load(control, 3);
+      const kernel = kernels[index];
+      // A WebAssembly kernel (index 16 up, WASM_KERNEL_BASE) that this worker could not instantiate: the others run it.
+      const wasmKernel = index >= 16 ? wasmKernels?.[index - 16] : undefined;
+      if (index >= 16 && wasmKernel === undefined) continue;
+      const values = wasmKernel === undefined ? [] : Array.from(arrays.wasmArguments);
       const tag = job & 0x1ffffff; // TAG_MASK
       for (;;) {
         const claim = Atomics.load(control, 1);
@@ -105,7 +147,8 @@ function serveWorker(
         if (partition >= partitionCount) break;
         if (Atomics.compareExchange(control, 1, claim, claim + 1) !== claim) continue;
         try {
-          kernel(arrays.solver, arrays.materials, arrays.parameters, partition);
+          if (wasmKernel !== undefined) wasmKernel(partition, ...values);
+          else kernel(arrays.solver, arrays.materials, arrays.parameters, partition);
         } catch {
           Atomics.store(control, 6, 1);
         }
@@ -153,6 +196,8 @@ export class ThreadPool {
   readonly threads: number;
   private readonly control: Int32Array | undefined;
   private readonly parameters: Float64Array;
+  private readonly wasmArguments: Float64Array;
+  private postedWasm: PoolWebAssembly | undefined;
   private readonly materialBlock: KernelMaterialArrays | undefined;
   private workers: ThreadHandle[] = [];
   private started = false;
@@ -171,6 +216,9 @@ export class ThreadPool {
       this.threads > 1
         ? new Float64Array(new SharedArrayBuffer(KernelParameter.length * 8))
         : new Float64Array(KernelParameter.length);
+    this.wasmArguments = new Float64Array(
+      this.threads > 1 ? new SharedArrayBuffer(WASM_ARGUMENTS * 8) : new ArrayBuffer(WASM_ARGUMENTS * 8),
+    );
     if (this.threads > 1) {
       this.control = new Int32Array(new SharedArrayBuffer(Control.length * 4));
       const block: Partial<Record<(typeof KERNEL_MATERIAL_ARRAYS)[number], Float64Array>> = {};
@@ -223,22 +271,62 @@ export class ThreadPool {
    * some and every array is shared; `particleCount` decides whether workers are worth starting.
    */
   run(kernel: number, solver: KernelSolverArrays, materials: KernelMaterialArrays, particleCount: number): void {
-    const control = this.control;
     const run = PARALLEL_KERNELS[kernel];
-    if (control === undefined || this.disposed || (!this.started && particleCount < threadTestHooks.minParticles)) {
-      for (let partition = 0; partition < PARTITION_COUNT; partition++) {
-        run(solver, materials, this.parameters, partition);
-      }
+    const parameters = this.parameters;
+    if (!this.useWorkers(particleCount)) {
+      for (let partition = 0; partition < PARTITION_COUNT; partition++) run(solver, materials, parameters, partition);
       return;
     }
-    if (!this.started) this.start();
     const block = this.materialBlock as KernelMaterialArrays;
     for (const name of KERNEL_MATERIAL_ARRAYS) {
       const from = materials[name];
       block[name].set(from.length > block[name].length ? from.subarray(0, block[name].length) : from);
     }
-    if (!this.share(solver)) {
-      for (let partition = 0; partition < PARTITION_COUNT; partition++) run(solver, block, this.parameters, partition);
+    this.runJob(kernel, solver, undefined, (partition) => run(solver, block, parameters, partition));
+  }
+
+  /**
+   * Runs the WebAssembly partition kernel `kernel` (an index in `WASM_PARTITION_KERNELS`, `run` on this
+   * thread) with the arguments `values` over every partition, with the workers as `run` does; they
+   * instantiate `wasm`'s module on its memory.
+   */
+  runWebAssembly(
+    kernel: number,
+    run: WasmPartitionKernel,
+    values: readonly number[],
+    wasm: PoolWebAssembly,
+    solver: KernelSolverArrays,
+    particleCount: number,
+  ): void {
+    if (values.length > WASM_ARGUMENTS)
+      throw new FluidError(`a partition kernel takes at most ${WASM_ARGUMENTS} arguments`);
+    if (!this.useWorkers(particleCount)) {
+      for (let partition = 0; partition < PARTITION_COUNT; partition++) run(partition, ...values);
+      return;
+    }
+    this.wasmArguments.fill(0);
+    this.wasmArguments.set(values);
+    this.runJob(WASM_KERNEL_BASE + kernel, solver, wasm, (partition) => run(partition, ...values));
+  }
+
+  /** Whether a job goes to the workers (starting them at the first large enough one). */
+  private useWorkers(particleCount: number): boolean {
+    if (this.control === undefined || this.disposed) return false;
+    if (!this.started && particleCount < threadTestHooks.minParticles) return false;
+    if (!this.started) this.start();
+    return true;
+  }
+
+  /** Runs the job `kernel` (its word in the control array): the workers and this thread claim the partitions. */
+  private runJob(
+    kernel: number,
+    solver: KernelSolverArrays,
+    wasm: PoolWebAssembly | undefined,
+    runPartition: (partition: number) => void,
+  ): void {
+    const control = this.control as Int32Array;
+    if (!this.share(solver, wasm)) {
+      for (let partition = 0; partition < PARTITION_COUNT; partition++) runPartition(partition);
       return;
     }
     this.job = (this.job + 1) & TAG_MASK;
@@ -254,7 +342,7 @@ export class ThreadPool {
       const partition = claim & 31;
       if (partition >= PARTITION_COUNT) break;
       if (Atomics.compareExchange(control, Control.claim, claim, claim + 1) !== claim) continue;
-      run(solver, block, this.parameters, partition);
+      runPartition(partition);
       Atomics.add(control, Control.done, 1);
       own++;
     }
@@ -314,12 +402,16 @@ export class ThreadPool {
   }
 
   /**
-   * Sends the workers new views when an array changed since the last job; false when some array is not
-   * shared (then the stepping thread runs the job alone).
+   * Sends the workers new views when an array (or the threads' module, `wasm`) changed since the last job;
+   * false when some array is not shared (then the stepping thread runs the job alone).
    */
-  private share(solver: KernelSolverArrays): boolean {
+  private share(solver: KernelSolverArrays, wasm: PoolWebAssembly | undefined): boolean {
     const control = this.control as Int32Array;
     let changed = this.posted.length === 0;
+    if (wasm !== undefined && wasm.module !== this.postedWasm?.module) {
+      this.postedWasm = wasm;
+      changed = true;
+    }
     for (let a = 0; a < KERNEL_SOLVER_ARRAYS.length; a++) {
       const array = solver[KERNEL_SOLVER_ARRAYS[a]];
       if (!(array.buffer instanceof SharedArrayBuffer)) return false;
@@ -335,6 +427,10 @@ export class ThreadPool {
       solver: views as KernelSolverArrays,
       materials: this.materialBlock as KernelMaterialArrays,
       parameters: this.parameters,
+      wasmModule: this.postedWasm?.module,
+      wasmMemory: this.postedWasm?.memory,
+      wasmKernels: WASM_PARTITION_KERNELS,
+      wasmArguments: this.wasmArguments,
     };
     for (const worker of this.workers) worker.postMessage(message);
     Atomics.store(control, Control.generation, this.generation);

@@ -16,7 +16,12 @@ import type { SimulationContext } from '../context';
 import { addBodyImpulse } from '../couple/cpu';
 import { runPartitioned, setKernelParameters } from '../parallel/cpu';
 import { Kernel, KernelParameter } from '../parallel/kernels';
-import { confinementInWebAssembly, xsphVorticityInWebAssembly } from './wasm';
+import {
+  confinementInWebAssembly,
+  viscosityPartitionsInWebAssembly,
+  vorticityPartitionsInWebAssembly,
+  xsphVorticityInWebAssembly,
+} from './wasm';
 
 const surfaceVelocity = new Float64Array(3);
 
@@ -271,7 +276,8 @@ function viscosityVorticityOneThread(ctx: SimulationContext): void {
  * half lists; on several, parallel/kernels.ts's partitions (`viscosityPairs` and `viscosityFinish`: omega_i
  * and the XSPH sum from the same velocities, with g = grad_i W_ij = -grad_j W_ij and u = v_i - v_j both
  * particles get omega += V_other (u x g); then `vorticityPairs` and `vorticityFinish`: eta_i = sum_j V_j
- * (|omega_j| - |omega_i|) grad_i W_ij and the confinement).
+ * (|omega_j| - |omega_i|) grad_i W_ij and the confinement; their pair loops in WebAssembly where the threads'
+ * module runs, velocity/wasm.ts).
  */
 export function viscosityVorticitySystem(ctx: SimulationContext): void {
   const s = ctx.solver;
@@ -281,10 +287,17 @@ export function viscosityVorticitySystem(ctx: SimulationContext): void {
   else {
     for (let i = 0; i < n; i++) volume[i] = mass[i] / density[i];
     setKernelParameters(ctx);
-    runPartitioned(ctx, Kernel.viscosityPairs);
+    const parameters = ctx.threads.kernelParameters;
+    // In WebAssembly the pair loops add their spills themselves; the TypeScript finishing kernels apply the sums.
+    const inWebAssembly = viscosityPartitionsInWebAssembly(ctx);
+    if (inWebAssembly) {
+      ctx.stats.webAssembly = true;
+      parameters[KernelParameter.spillsAdded] = 1;
+    } else runPartitioned(ctx, Kernel.viscosityPairs);
     runPartitioned(ctx, Kernel.viscosityFinish);
-    if (ctx.threads.kernelParameters[KernelParameter.anyVorticity] !== 0) {
-      runPartitioned(ctx, Kernel.vorticityPairs);
+    if (parameters[KernelParameter.anyVorticity] !== 0) {
+      if (inWebAssembly) vorticityPartitionsInWebAssembly(ctx);
+      else runPartitioned(ctx, Kernel.vorticityPairs);
       runPartitioned(ctx, Kernel.vorticityFinish);
     }
   }

@@ -3,18 +3,46 @@
  * module of wasm/state.ts): the float64 operations of viscosityVorticityOneThread's two pair loops (velocity/
  * cpu.ts) in the same order, so the results are bit-identical (tests/wasm.test.ts). Each copies what it reads
  * into the module's memory and what it sums back out; the confinement reads the positions, volumes and lists
- * the first loop copied in.
+ * the first loop copied in. With threads, `viscosityPartitionsInWebAssembly` and
+ * `vorticityPartitionsInWebAssembly` run the partition kernels of parallel/kernels.wat instead, with the
+ * results of the TypeScript partitions (parallel/wasm.ts).
  */
 
 import { poly6Coefficient, spikyGradientCoefficient } from '../../core/kernels';
 import type { SimulationContext } from '../context';
-import { copyNeighbourLists, float64In, layOutMemory } from '../wasm/state';
+import { layOutPartitions, runPartitionedWebAssembly } from '../parallel/wasm';
+import { copyNeighbourLists, float64In, layOutMemory, WasmKernel } from '../wasm/state';
 
 /** What the first pair loop reads from the solver, and the sums it writes (zero when it starts). */
 const XSPH_READS = ['predictedX', 'predictedY', 'predictedZ', 'velocityX', 'velocityY', 'velocityZ', 'volume'] as const;
 const XSPH_SUMS = ['vorticityX', 'vorticityY', 'vorticityZ', 'deltaX', 'deltaY', 'deltaZ'] as const;
 /** The confinement's sums in the memory, per axis. */
 const ETA = ['etaX', 'etaY', 'etaZ'] as const;
+
+/**
+ * Lays the memory out (with the partitions' spill rows when `partitions`) and copies the first loop's inputs
+ * in; false where the module is not there or the memory cannot grow.
+ */
+function copyXsphInputs(ctx: SimulationContext, partitions: boolean): boolean {
+  const kernels = ctx.cpuKernels;
+  const wasm = kernels.exports;
+  if (!wasm) return false;
+  const s = ctx.solver;
+  const n = s.count;
+  const memory = wasm.memory;
+  const sizes = { n, pairs: s.neighbourStart[n], materials: ctx.materials.inverseRestDensity.length };
+  if (!(partitions ? layOutPartitions(ctx, sizes) : layOutMemory(kernels, memory, sizes))) return false;
+  const at = kernels.at;
+  for (const name of XSPH_READS) float64In(memory, at(name), n).set(s[name].subarray(0, n));
+  copyNeighbourLists(kernels, memory, s.neighbourStart, s.neighbours, n);
+  return true;
+}
+
+/** Copies the first loop's sums out of the memory into the solver's vorticity and delta arrays. */
+function copyXsphSums(ctx: SimulationContext, memory: WebAssembly.Memory): void {
+  const s = ctx.solver;
+  for (const name of XSPH_SUMS) s[name].set(float64In(memory, ctx.cpuKernels.at(name), s.count));
+}
 
 /**
  * The first pair loop (omega_i, eq. 15, and the XSPH sums, eq. 17, from the same velocities) into the solver's
@@ -24,15 +52,10 @@ const ETA = ['etaX', 'etaY', 'etaZ'] as const;
 export function xsphVorticityInWebAssembly(ctx: SimulationContext): boolean {
   const kernels = ctx.cpuKernels;
   const wasm = kernels.exports;
-  if (!wasm) return false;
-  const s = ctx.solver;
-  const n = s.count;
+  if (!wasm || !copyXsphInputs(ctx, false)) return false;
   const memory = wasm.memory;
-  const materials = ctx.materials.inverseRestDensity.length;
-  if (!layOutMemory(kernels, memory, { n, pairs: s.neighbourStart[n], materials })) return false;
   const at = kernels.at;
-  for (const name of XSPH_READS) float64In(memory, at(name), n).set(s[name].subarray(0, n));
-  copyNeighbourLists(kernels, memory, s.neighbourStart, s.neighbours, n);
+  const n = ctx.solver.count;
   for (const name of XSPH_SUMS) float64In(memory, at(name), n).fill(0);
   const h = ctx.settings.kernelRadius;
   wasm.xsphVorticity(
@@ -57,8 +80,88 @@ export function xsphVorticityInWebAssembly(ctx: SimulationContext): boolean {
     poly6Coefficient(h),
     spikyGradientCoefficient(h),
   );
-  for (const name of XSPH_SUMS) s[name].set(float64In(memory, at(name), n));
+  copyXsphSums(ctx, memory);
   return true;
+}
+
+/**
+ * The threads' first pair loop in WebAssembly: viscosityPairs and viscosityFinish's sums (parallel/kernels.ts)
+ * into the solver's vorticity and delta arrays (the TypeScript viscosityFinish then applies them, told by
+ * `KernelParameter.spillsAdded`); false where the threads' module is not there.
+ */
+export function viscosityPartitionsInWebAssembly(ctx: SimulationContext): boolean {
+  const kernels = ctx.cpuKernels;
+  const shared = kernels.shared;
+  if (!shared || !copyXsphInputs(ctx, true)) return false;
+  const at = kernels.at;
+  const h = ctx.settings.kernelRadius;
+  const [bounds, spill] = [at('partitionBounds'), at('spill')];
+  runPartitionedWebAssembly(ctx, WasmKernel.viscosityPairs, [
+    bounds,
+    spill,
+    at('predictedX'),
+    at('predictedY'),
+    at('predictedZ'),
+    at('velocityX'),
+    at('velocityY'),
+    at('velocityZ'),
+    at('volume'),
+    at('vorticityX'),
+    at('vorticityY'),
+    at('vorticityZ'),
+    at('deltaX'),
+    at('deltaY'),
+    at('deltaZ'),
+    at('neighbourStart'),
+    at('neighbours'),
+    h,
+    h * h,
+    poly6Coefficient(h),
+    spikyGradientCoefficient(h),
+  ]);
+  // The spill row's six values go to deltaX, Y, Z, vorticityX, Y, Z, which follow each other.
+  runPartitionedWebAssembly(ctx, WasmKernel.addSpills, [bounds, spill, 6, at('deltaX'), at('deltaY') - at('deltaX')]);
+  copyXsphSums(ctx, shared.memory);
+  return true;
+}
+
+/**
+ * The threads' second pair loop in WebAssembly, right after {@link viscosityPartitionsInWebAssembly}:
+ * vorticityPairs and vorticityFinish's sums into the solver's gradient arrays (eta), from |omega| in its
+ * `lambda` array (as the TypeScript partitions keep them).
+ */
+export function vorticityPartitionsInWebAssembly(ctx: SimulationContext): void {
+  const kernels = ctx.cpuKernels;
+  const shared = kernels.shared;
+  if (!shared) throw new Error('vorticityPartitionsInWebAssembly without the shared module');
+  const s = ctx.solver;
+  const n = s.count;
+  const memory = shared.memory;
+  const at = kernels.at;
+  float64In(memory, at('magnitude'), n).set(s.lambda.subarray(0, n));
+  const h = ctx.settings.kernelRadius;
+  const [bounds, spill] = [at('partitionBounds'), at('spill')];
+  runPartitionedWebAssembly(ctx, WasmKernel.vorticityPairs, [
+    bounds,
+    spill,
+    at('predictedX'),
+    at('predictedY'),
+    at('predictedZ'),
+    at('magnitude'),
+    at('volume'),
+    at('etaX'),
+    at('etaY'),
+    at('etaZ'),
+    at('neighbourStart'),
+    at('neighbours'),
+    h,
+    h * h,
+    spikyGradientCoefficient(h),
+  ]);
+  runPartitionedWebAssembly(ctx, WasmKernel.addSpills, [bounds, spill, 3, at('etaX'), at('etaY') - at('etaX')]);
+  s.gradientX.set(float64In(memory, at('etaX'), n));
+  s.gradientY.set(float64In(memory, at('etaY'), n));
+  s.gradientZ.set(float64In(memory, at('etaZ'), n));
 }
 
 /**

@@ -5,7 +5,8 @@
  * Created with the simulation context; the passes that run the kernels are projection/wasm.ts,
  * neighbours/wasm.ts, density/wasm.ts and velocity/wasm.ts.
  */
-import { CPU_KERNELS_WASM } from './cpuKernelsWasm';
+import { PARTITION_COUNT, SPILL_STRIDE } from '../parallel/kernels';
+import { CPU_KERNELS_SHARED_WASM, CPU_KERNELS_WASM, SHARED_MEMORY_PAGES } from './cpuKernelsWasm';
 
 /** The module's exports: its memory and the kernels, whose arguments are byte offsets and numbers. */
 export interface CpuKernelExports {
@@ -19,10 +20,47 @@ export interface CpuKernelExports {
   readonly confinement: (...values: number[]) => void;
 }
 
+/** The partition kernels of parallel/kernels.wat, which only the shared module (the threads') exports. */
+export const WASM_PARTITION_KERNELS = [
+  'partitionLambdaPairs',
+  'partitionLambdaFinish',
+  'partitionCorrectionPairs',
+  'partitionAddSpills',
+  'partitionViscosityPairs',
+  'partitionVorticityPairs',
+] as const;
+
+/** Index of each partition kernel in {@link WASM_PARTITION_KERNELS}. */
+export const WasmKernel = {
+  lambdaPairs: 0,
+  lambdaFinish: 1,
+  correctionPairs: 2,
+  addSpills: 3,
+  viscosityPairs: 4,
+  vorticityPairs: 5,
+} as const;
+
+/** A partition kernel: the partition, then its byte offsets and numbers. */
+export type WasmPartitionKernel = (partition: number, ...values: number[]) => void;
+
+/** The threads' module: compiled (the workers instantiate it), its shared memory, and its partition kernels here. */
+export interface SharedKernels {
+  readonly module: WebAssembly.Module;
+  readonly memory: WebAssembly.Memory;
+  /** The partition kernels on this thread, by {@link WasmKernel} index. */
+  readonly partitions: readonly WasmPartitionKernel[];
+}
+
 /** A simulation's module: the instance once compiled, and what its memory holds. */
 export interface CpuKernels {
   /** The module's instance; undefined until compiled, and where it cannot be. */
   exports: CpuKernelExports | undefined;
+  /**
+   * The threads' module on a shared memory (compiled, for the workers to instantiate on the same memory) and
+   * its partition kernels on this thread, by {@link WasmKernel} index; undefined for one thread, until
+   * compiled, and where shared memory or WebAssembly is missing.
+   */
+  shared: SharedKernels | undefined;
   /** Resolves when compiling ended, either way (`ready()` waits for it). */
   readonly compiled: Promise<void>;
   /** Whether the memory holds the last lambda pass's inputs and outputs (set by it, cleared by the corrections). */
@@ -56,15 +94,27 @@ function decode(base64: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
+/** A shared memory for the threads' module, or undefined where the runtime makes none. */
+function sharedMemory(): WebAssembly.Memory | undefined {
+  try {
+    return new WebAssembly.Memory({ initial: 1, maximum: SHARED_MEMORY_PAGES, shared: true });
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Compiles the module of a simulation (`enabled`: the `webAssembly` setting): synchronously where the runtime
- * allows it (browsers refuse it on the page's thread above 4 KB), else asynchronously, the TypeScript loops
- * running until it is there; where WebAssembly cannot be compiled at all, never.
+ * Compiles the module of a simulation (`enabled`: the `webAssembly` setting; `threads`: whether the pair loops
+ * run in partitions on several threads, which take the shared module where shared memory is at hand):
+ * synchronously where the runtime allows it (browsers refuse it on the page's thread above 4 KB), else
+ * asynchronously, the TypeScript loops running until it is there; where WebAssembly cannot be compiled at
+ * all, never.
  */
-export function createCpuKernels(enabled: boolean): CpuKernels {
+export function createCpuKernels(enabled: boolean, threads = false): CpuKernels {
   const offsets = new Map<string, number>();
   const kernels: CpuKernels = {
     exports: undefined,
+    shared: undefined,
     compiled: Promise.resolve(),
     lambdaInMemory: false,
     listCapacity: 0,
@@ -74,17 +124,23 @@ export function createCpuKernels(enabled: boolean): CpuKernels {
     at: (name) => offsets.get(name) ?? 0,
   };
   if (!enabled || typeof WebAssembly === 'undefined') return kernels;
-  const bytes = decode(CPU_KERNELS_WASM);
+  const memory = threads ? sharedMemory() : undefined;
+  const bytes = decode(memory ? CPU_KERNELS_SHARED_WASM : CPU_KERNELS_WASM);
+  const imports: WebAssembly.Imports = memory ? { env: { memory } } : {};
+  const take = (module: WebAssembly.Module, instance: WebAssembly.Instance, into: CpuKernels): void => {
+    const exports = instance.exports as unknown as CpuKernelExports & Record<string, WasmPartitionKernel>;
+    into.exports = exports;
+    if (memory) into.shared = { module, memory, partitions: WASM_PARTITION_KERNELS.map((name) => exports[name]) };
+  };
   try {
-    kernels.exports = new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports as unknown as CpuKernelExports;
+    const module = new WebAssembly.Module(bytes);
+    take(module, new WebAssembly.Instance(module, imports), kernels);
     return kernels;
   } catch {
     const pending: CpuKernels = {
       ...kernels,
-      compiled: WebAssembly.instantiate(bytes).then(
-        (result) => {
-          pending.exports = result.instance.exports as unknown as CpuKernelExports;
-        },
+      compiled: WebAssembly.instantiate(bytes, imports).then(
+        (result) => take(result.module, result.instance, pending),
         () => undefined,
       ),
     };
@@ -92,7 +148,11 @@ export function createCpuKernels(enabled: boolean): CpuKernels {
   }
 }
 
-/** The per-particle arrays of the memory, in its order: name and bytes per element. */
+/**
+ * The per-particle arrays of the memory, in its order: name and bytes per element. The partition kernels add
+ * spilled sums into arrays that follow each other (density to gradientSquares, deltaX to vorticityZ, etaX to
+ * etaZ; parallel/kernels.wat).
+ */
 const PARTICLE_ARRAYS: readonly [string, number][] = [
   ['predictedX', 8],
   ['predictedY', 8],
@@ -113,13 +173,13 @@ const PARTICLE_ARRAYS: readonly [string, number][] = [
   ['deltaX', 8],
   ['deltaY', 8],
   ['deltaZ', 8],
+  ['vorticityX', 8],
+  ['vorticityY', 8],
+  ['vorticityZ', 8],
   ['velocityX', 8],
   ['velocityY', 8],
   ['velocityZ', 8],
   ['volume', 8],
-  ['vorticityX', 8],
-  ['vorticityY', 8],
-  ['vorticityZ', 8],
   ['magnitude', 8],
   ['etaX', 8],
   ['etaY', 8],
@@ -156,8 +216,10 @@ export interface MemorySizes {
   readonly listCapacity?: number;
   /** Cells of the neighbour grid (the neighbour pass's bucket starts); default 0. */
   readonly cells?: number;
-  /** Cells of the projection grid (its faces, last); default 0. */
+  /** Cells of the projection grid (its faces); default 0. */
   readonly gridCells?: number;
+  /** Rows of the partitions' spill (parallel/partitions.ts), last; default 0. */
+  readonly spillRows?: number;
 }
 
 /**
@@ -190,6 +252,9 @@ export function layOutMemory(
   for (const [name, size] of GRID_ARRAYS) place(name, gridCells * size);
   // Each particle's three face stencils (8 int32 faces and 8 float64 weights each), from the scatter to the gather.
   place('stencils', gridCells > 0 ? n * 3 * 96 : 0);
+  // The threads' partition table (`partitionBounds`, 4 x PARTITION_COUNT + 1 int32) and spill rows.
+  place('partitionBounds', (4 * PARTITION_COUNT + 1) * 4);
+  place('spill', (sizes.spillRows ?? 0) * SPILL_STRIDE * 8);
   const missing = bytes - memory.buffer.byteLength;
   if (missing > 0) {
     try {
