@@ -1,7 +1,8 @@
 /**
  * The worker threads that share the partitions of the PBF pair loops (kernels.ts; docs/ARCHITECTURE.md,
  * "Threads"). The solver's arrays live in `SharedArrayBuffer`s (createSolverState); a job is one kernel
- * over the `PARTITION_COUNT` partitions, which the stepping thread and the workers claim one by one from a
+ * over the `PARTITION_COUNT` partitions, which the stepping thread (from the first) and the workers (from the
+ * last, so that each thread finds its particles' data in its cache from pass to pass) claim one by one from a
  * shared counter. Nothing is sent per job: the job word, the kernel index and the scalars are written to
  * shared memory and the workers are woken with `Atomics.notify`. When an array is reallocated (the
  * neighbour lists grow) the workers get the new views by a message and join again from the next job; until
@@ -33,7 +34,10 @@ import {
 const Control = {
   /** The job's sequence number; the workers wait on it. */
   job: 0,
-  /** The claim word: the job's tag (25 bits) times 32 plus the next partition to run. */
+  /**
+   * The claim word: the job's tag (21 bits) times 1024, plus 32 times the partitions claimed from the back
+   * (by the workers), plus those claimed from the front (by the stepping thread).
+   */
   claim: 1,
   /** Partitions of the job finished. */
   done: 2,
@@ -48,7 +52,7 @@ const Control = {
   length: 8,
 } as const;
 
-const TAG_MASK = 0x1ffffff;
+const TAG_MASK = 0x1fffff;
 
 /** Job kernels from this index up are WebAssembly partition kernels (`WASM_PARTITION_KERNELS`). */
 const WASM_KERNEL_BASE = 16;
@@ -139,13 +143,15 @@ function serveWorker(
       const wasmKernel = index >= 16 ? wasmKernels?.[index - 16] : undefined;
       if (index >= 16 && wasmKernel === undefined) continue;
       const values = wasmKernel === undefined ? [] : Array.from(arrays.wasmArguments);
-      const tag = job & 0x1ffffff; // TAG_MASK
+      const tag = job & 0x1fffff; // TAG_MASK
       for (;;) {
+        // Workers claim from the back: each thread keeps to the same end of the particles from pass to pass.
         const claim = Atomics.load(control, 1);
-        if (claim >>> 5 !== tag) break;
-        const partition = claim & 31;
-        if (partition >= partitionCount) break;
-        if (Atomics.compareExchange(control, 1, claim, claim + 1) !== claim) continue;
+        if (claim >>> 10 !== tag) break;
+        const fromBack = (claim >>> 5) & 31;
+        if ((claim & 31) + fromBack >= partitionCount) break;
+        const partition = partitionCount - 1 - fromBack;
+        if (Atomics.compareExchange(control, 1, claim, claim + 32) !== claim) continue;
         try {
           if (wasmKernel !== undefined) wasmKernel(partition, ...values);
           else kernel(arrays.solver, arrays.materials, arrays.parameters, partition);
@@ -333,14 +339,15 @@ export class ThreadPool {
     const tag = this.job;
     Atomics.store(control, Control.kernel, kernel);
     Atomics.store(control, Control.done, 0);
-    Atomics.store(control, Control.claim, tag << 5);
+    Atomics.store(control, Control.claim, tag << 10);
     Atomics.store(control, Control.job, tag);
     Atomics.notify(control, Control.job);
     let own = 0;
+    // This thread claims from the front, the workers from the back (each keeps its particles' data in its cache).
     for (;;) {
       const claim = Atomics.load(control, Control.claim);
       const partition = claim & 31;
-      if (partition >= PARTITION_COUNT) break;
+      if (partition + ((claim >>> 5) & 31) >= PARTITION_COUNT) break;
       if (Atomics.compareExchange(control, Control.claim, claim, claim + 1) !== claim) continue;
       runPartition(partition);
       Atomics.add(control, Control.done, 1);
