@@ -62,7 +62,9 @@ export interface FluidSimulationOptions {
    * in another order), which a chaotic flow amplifies over time. Workers need `SharedArrayBuffer`: always
    * there in Node 20.16 and newer; in a browser only on a cross-origin isolated page (the host sends
    * `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: require-corp`); elsewhere
-   * the setting is taken as 1.
+   * the setting is taken as 1. With `webAssembly` the partitions' pair loops run in WebAssembly: on a 2-core
+   * machine two threads made a frame 1.08 times as fast at 10k particles and 1.29 times at 50k
+   * (docs/performance.md, "Threads").
    */
   threads?: number;
   /**
@@ -71,8 +73,9 @@ export interface FluidSimulationOptions {
    * material whose artificial pressure exponent is 4), and the XSPH viscosity and vorticity confinement loops
    * (eq. 15-17), with the same results bit for bit as the TypeScript loops (the same float64 operations in the
    * same order): a whole frame measured 1.67 to 1.74 times as fast as in TypeScript at 10k and 50k particles (docs/performance.md,
-   * "WebAssembly"). The pair loops run in it on one thread (`threads` 1), the neighbour lists and the
-   * projection's transfers with any thread count; where the runtime cannot compile WebAssembly (a page whose
+   * "WebAssembly"). The pair loops run in it on one thread and, with `threads` 2 or more, as the partitions'
+   * kernels on a shared memory (where shared memory is at hand); the neighbour lists and the projection's
+   * transfers with any thread count; where the runtime cannot compile WebAssembly (a page whose
    * Content Security Policy forbids it), the TypeScript loops run. `stats.webAssembly` says whether the last
    * step used it. Default true.
    */
