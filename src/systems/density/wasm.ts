@@ -13,7 +13,7 @@ import { COINCIDENT_OFFSET, poly6Coefficient, spikyGradientCoefficient } from '.
 import type { SimulationContext, SolverState } from '../context';
 import { selfWeight } from '../context';
 import { layOutPartitions, runPartitionedWebAssembly } from '../parallel/wasm';
-import { copyNeighbourLists, float64In, layOutMemory, WasmKernel } from '../wasm/state';
+import { copyNeighbourLists, float64In, layOutMemory, uniformParticles, WasmKernel } from '../wasm/state';
 
 /** Float64 arrays of the solver, by name. */
 type Float64Name = {
@@ -114,6 +114,7 @@ export function lambdaInWebAssembly(ctx: SimulationContext): boolean {
     spikyGradientCoefficient(h),
     selfWeight(h),
     COINCIDENT_OFFSET * h,
+    uniformParticles(ctx.solver.mass, ctx.solver.material, ctx.solver.count),
   );
   copyLambdaResults(ctx, wasm.memory);
   return true;
@@ -159,6 +160,7 @@ export function lambdaPartitionsInWebAssembly(ctx: SimulationContext): boolean {
     spikyGradientCoefficient(h),
     selfWeight(h),
     COINCIDENT_OFFSET * h,
+    uniformParticles(ctx.solver.mass, ctx.solver.material, ctx.solver.count),
   ]);
   // density, gradientX, Y, Z and gradientSquares follow each other, `arrayBytes` apart.
   const arrayBytes = at('gradientX') - at('density');

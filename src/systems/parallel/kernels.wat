@@ -5,7 +5,8 @@
 ;; call them on one shared memory, claiming the partitions as for the TypeScript kernels. Arrays are byte
 ;; offsets into the memory (see density.wat); `bounds` is the partition table (int32, the layout of
 ;; `partitionBounds`) and `spill` the partitions' spill rows (float64, SPILL_STRIDE 6 per row). Only
-;; scripts/assembleWasm.mjs's shared module holds them.
+;; scripts/assembleWasm.mjs's shared module holds them. `uniform`, and the corrections' one material: as in
+;; density.wat.
 
   ;; lambdaPairs: density, the constraint gradient's sums and the per-pair kernel caches of the partition's
   ;; particles (Macklin & Muller 2013, eq. 2, 8-9); what a pair adds to j goes to the partition's spill rows.
@@ -17,7 +18,7 @@
     (param $start i32) (param $neighbours i32) (param $pairGradient i32) (param $pairWeight i32)
     (param $inverseRestDensity i32)
     (param $h f64) (param $hSquared f64) (param $poly6 f64) (param $spiky f64) (param $selfWeight f64)
-    (param $coincident f64)
+    (param $coincident f64) (param $uniform i32)
     (local $from i32) (local $to i32) (local $origin i32) (local $row i32)
     (local $i i32) (local $j i32) (local $k i32) (local $end i32) (local $i8 i32) (local $j8 i32) (local $k8 i32)
     (local $mi f64) (local $mj f64) (local $scale f64) (local $inverseI f64) (local $xi f64) (local $yi f64) (local $zi f64)
@@ -78,7 +79,7 @@
             (f64.store (i32.add (local.get $pairGradient) (local.get $k8)) (f64.const 0))
             (f64.store (i32.add (local.get $pairWeight) (local.get $k8)) (f64.const 0)))
           (else
-            (local.set $mj (f64.load (i32.add (local.get $mass) (local.get $j8))))
+            (local.set $mj (if (result f64) (local.get $uniform) (then (local.get $mi)) (else (f64.load (i32.add (local.get $mass) (local.get $j8))))))
             (local.set $d (f64.sub (local.get $hSquared) (local.get $r2)))
             (local.set $w (f64.mul (f64.mul (f64.mul (local.get $poly6) (local.get $d)) (local.get $d)) (local.get $d)))
             (f64.store (i32.add (local.get $pairWeight) (local.get $k8)) (local.get $w))
@@ -92,8 +93,9 @@
             (local.set $gy (f64.add (local.get $gy) (f64.mul (local.get $a) (local.get $ry))))
             (local.set $gz (f64.add (local.get $gz) (f64.mul (local.get $a) (local.get $rz))))
             (local.set $sq (f64.add (local.get $sq) (f64.mul (f64.mul (local.get $a) (local.get $a)) (local.get $r2))))
-            (local.set $b (f64.mul (f64.mul (local.get $g) (local.get $mi)) (f64.load (i32.add (local.get $inverseRestDensity)
-              (i32.shl (i32.load16_u (i32.add (local.get $material) (i32.shl (local.get $j) (i32.const 1)))) (i32.const 3))))))
+            (local.set $b (f64.mul (f64.mul (local.get $g) (local.get $mi)) (if (result f64) (local.get $uniform) (then (local.get $inverseI))
+              (else (f64.load (i32.add (local.get $inverseRestDensity)
+                (i32.shl (i32.load16_u (i32.add (local.get $material) (i32.shl (local.get $j) (i32.const 1)))) (i32.const 3))))))))
             (local.set $row (i32.add (local.get $spill) (i32.shl (i32.add (local.get $origin) (i32.mul (local.get $j) (i32.const 6))) (i32.const 3))))
             (f64.store (local.get $row) (f64.add (f64.load (local.get $row)) (f64.mul (local.get $mi) (local.get $w))))
             (f64.store offset=8 (local.get $row) (f64.sub (f64.load offset=8 (local.get $row)) (f64.mul (local.get $b) (local.get $rx))))
@@ -196,7 +198,8 @@
       (br $lambdas))))
 
   ;; correctionPairs for one material whose artificial pressure exponent is 4 (eq. 12-14; the s_corr rest
-  ;; offset scaled by the mean of the pair's projectionSolved when restPower is not 0).
+  ;; offset scaled by the mean of the pair's projectionSolved when restPower is not 0); j's mass and inverse
+  ;; rest density are i's (one material).
   (func (export "partitionCorrectionPairs")
     (param $partition i32) (param $bounds i32) (param $spill i32)
     (param $x i32) (param $y i32) (param $z i32) (param $mass i32) (param $material i32)
@@ -270,12 +273,11 @@
             (if (i32.and (i32.and (f64.eq (local.get $rx) (f64.const 0)) (f64.eq (local.get $ry) (f64.const 0)))
                   (f64.eq (local.get $rz) (f64.const 0)))
               (then (local.set $rx (local.get $coincident))))
-            (local.set $a (f64.mul (f64.mul (local.get $f) (f64.load (i32.add (local.get $mass) (local.get $j8)))) (local.get $inverseI)))
+            (local.set $a (f64.mul (f64.mul (local.get $f) (local.get $mi)) (local.get $inverseI)))
             (local.set $dx (f64.add (local.get $dx) (f64.mul (local.get $a) (local.get $rx))))
             (local.set $dy (f64.add (local.get $dy) (f64.mul (local.get $a) (local.get $ry))))
             (local.set $dz (f64.add (local.get $dz) (f64.mul (local.get $a) (local.get $rz))))
-            (local.set $b (f64.mul (f64.mul (local.get $f) (local.get $mi)) (f64.load (i32.add (local.get $inverseRestDensity)
-              (i32.shl (i32.load16_u (i32.add (local.get $material) (i32.shl (local.get $j) (i32.const 1)))) (i32.const 3))))))
+            (local.set $b (f64.mul (f64.mul (local.get $f) (local.get $mi)) (local.get $inverseI)))
             (local.set $row (i32.add (local.get $spill) (i32.shl (i32.add (local.get $origin) (i32.mul (local.get $j) (i32.const 6))) (i32.const 3))))
             (f64.store (local.get $row) (f64.sub (f64.load (local.get $row)) (f64.mul (local.get $b) (local.get $rx))))
             (f64.store offset=8 (local.get $row) (f64.sub (f64.load offset=8 (local.get $row)) (f64.mul (local.get $b) (local.get $ry))))

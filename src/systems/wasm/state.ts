@@ -267,6 +267,17 @@ export function layOutMemory(
   return true;
 }
 
+/**
+ * 1 when the first `n` particles all have the same mass and material (the density kernels then take j's mass
+ * and inverse rest density from i, the same values without loading them), else 0.
+ */
+export function uniformParticles(mass: Float64Array, material: Uint16Array, n: number): number {
+  const mass0 = mass[0];
+  const material0 = material[0];
+  for (let i = 1; i < n; i++) if (mass[i] !== mass0 || material[i] !== material0) return 0;
+  return 1;
+}
+
 /** `length` float64 values of the memory from byte `offset`. */
 export function float64In(memory: WebAssembly.Memory, offset: number, length: number): Float64Array {
   return new Float64Array(memory.buffer, offset, length);
