@@ -4,7 +4,8 @@
  * over the `PARTITION_COUNT` partitions, which the stepping thread (from the first) and the workers (from the
  * last, so that each thread finds its particles' data in its cache from pass to pass) claim one by one from a
  * shared counter. Nothing is sent per job: the job word, the kernel index and the scalars are written to
- * shared memory and the workers are woken with `Atomics.notify`. When an array is reallocated (the
+ * shared memory; a worker spins a little for the next job before it sleeps, and only sleeping workers are woken
+ * with `Atomics.notify` (the stepping thread likewise spins for the last partitions before it sleeps). When an array is reallocated (the
  * neighbour lists grow) the workers get the new views by a message and join again from the next job; until
  * a worker is ready the other threads run its partitions, which changes nothing in the results.
  *
@@ -49,8 +50,19 @@ const Control = {
   stop: 5,
   /** Set by a worker whose kernel threw. */
   failed: 6,
-  length: 8,
+  /** Workers asleep on the job word (the stepping thread wakes them only then). */
+  sleepers: 7,
+  /** 1 while the stepping thread sleeps on `done` (a worker wakes it only then). */
+  waiting: 8,
+  length: 10,
 } as const;
+
+/**
+ * How long a worker spins for the next job before it sleeps, and the stepping thread for the workers' last
+ * partitions, in ms: a substep's jobs follow each other within that, and waking a sleeping thread costs a
+ * system call on both sides (about 40 microseconds each on the project's machine).
+ */
+const SPIN_MILLISECONDS = 0.1;
 
 const TAG_MASK = 0x1fffff;
 
@@ -132,7 +144,14 @@ function serveWorker(
     // New views: serve jobs until a job asks for other arrays (then back to the event loop for them) or stop.
     let lastJob = Atomics.load(control, 0);
     for (;;) {
-      Atomics.wait(control, 0, lastJob);
+      // Spin a little for the next job (SPIN_MILLISECONDS, 0.1), then sleep, counted in `sleepers` (word 7).
+      const spinEnd = performance.now() + 0.1;
+      while (Atomics.load(control, 0) === lastJob && performance.now() < spinEnd);
+      if (Atomics.load(control, 0) === lastJob) {
+        Atomics.add(control, 7, 1);
+        Atomics.wait(control, 0, lastJob);
+        Atomics.sub(control, 7, 1);
+      }
       if (Atomics.load(control, 5) !== 0) return;
       const job = Atomics.load(control, 0);
       lastJob = job;
@@ -159,7 +178,8 @@ function serveWorker(
           Atomics.store(control, 6, 1);
         }
         Atomics.add(control, 2, 1);
-        Atomics.notify(control, 2);
+        // Wake the stepping thread only where it sleeps (`waiting`, word 8).
+        if (Atomics.load(control, 8) !== 0) Atomics.notify(control, 2);
       }
     }
   });
@@ -341,7 +361,9 @@ export class ThreadPool {
     Atomics.store(control, Control.done, 0);
     Atomics.store(control, Control.claim, tag << 10);
     Atomics.store(control, Control.job, tag);
-    Atomics.notify(control, Control.job);
+    // Sleeping workers need a wake-up; spinning ones see the job word (a worker counts itself in `sleepers`
+    // before it sleeps, and its wait returns at once where the word has changed: no job is missed).
+    if (Atomics.load(control, Control.sleepers) > 0) Atomics.notify(control, Control.job);
     let own = 0;
     // This thread claims from the front, the workers from the back (each keeps its particles' data in its cache).
     for (;;) {
@@ -354,10 +376,17 @@ export class ThreadPool {
       own++;
     }
     this.workerPartitions += PARTITION_COUNT - own;
-    for (;;) {
-      const done = Atomics.load(control, Control.done);
-      if (done >= PARTITION_COUNT) break;
-      if (this.canBlock) Atomics.wait(control, Control.done, done, 5);
+    // Spin for the workers' last partitions, then (where this thread may block) sleep until a worker wakes it.
+    const spinEnd = performance.now() + SPIN_MILLISECONDS;
+    while (Atomics.load(control, Control.done) < PARTITION_COUNT && (!this.canBlock || performance.now() < spinEnd));
+    if (Atomics.load(control, Control.done) < PARTITION_COUNT) {
+      Atomics.store(control, Control.waiting, 1);
+      for (;;) {
+        const done = Atomics.load(control, Control.done);
+        if (done >= PARTITION_COUNT) break;
+        Atomics.wait(control, Control.done, done, 5);
+      }
+      Atomics.store(control, Control.waiting, 0);
     }
     if (Atomics.load(control, Control.failed) !== 0) {
       this.dispose();
