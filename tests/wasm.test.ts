@@ -216,14 +216,18 @@ describe('the CPU pair loops in WebAssembly', () => {
       const wasm = dense({});
       await wasm.ready();
       const calls = countKernelCalls(wasm);
+      const partitionCalls = threads > 1 ? countPartitionCalls(wasm) : undefined;
       const typescript = dense({ webAssembly: false });
       const before = wasm.internalContext.solver.neighbours.length;
       wasm.step();
       typescript.step();
       const halfPairs = (wasm.stats.meanNeighbourCount * wasm.stats.particleCount) / 2;
       expect(halfPairs).toBeGreaterThan(before);
-      // More searches than substeps: at least one stopped for room.
-      expect(calls.denseNeighbours).toBeGreaterThan(2);
+      // More searches than substeps: at least one stopped for room (with threads, 16 partitions a search).
+      if (partitionCalls) {
+        expect(calls.denseNeighbours).toBe(0);
+        expect(partitionCalls.partitionNeighbours / 16).toBeGreaterThan(2);
+      } else expect(calls.denseNeighbours).toBeGreaterThan(2);
       // One thread grows the array as the TypeScript does (the partitions of two grow it their own way).
       if (threads === 1) {
         expect(wasm.internalContext.solver.neighbours.length).toBe(typescript.internalContext.solver.neighbours.length);
@@ -235,11 +239,12 @@ describe('the CPU pair loops in WebAssembly', () => {
     });
   }
 
-  // Two threads: the lists and the transfers in the module's kernels, the pair loops in the shared module's
-  // partition kernels (parallel/kernels.wat), bit-identical to the TypeScript partitions. Without workers the
-  // stepping thread runs every partition, so each kernel's calls are counted exactly: per substep (2 a frame)
-  // 16 partitions of lambdaPairs, lambdaFinish and correctionPairs per iteration (2), of viscosityPairs and
-  // vorticityPairs once; addSpills sums the corrections' (per iteration), XSPH's and the confinement's spills.
+  // Two threads: the transfers in the module's kernels, the neighbour search and the pair loops in the shared
+  // module's partition kernels (parallel/kernels.wat), bit-identical to the TypeScript partitions. Without
+  // workers the stepping thread runs every partition, so each kernel's calls are counted exactly: per substep
+  // (2 a frame) 16 partitions of lambdaPairs, lambdaFinish and correctionPairs per iteration (2), of
+  // viscosityPairs, vorticityPairs and the neighbour search once; addSpills sums the corrections' (per
+  // iteration), XSPH's and the confinement's spills.
   const threadCases: [string, number, Record<(typeof WASM_PARTITION_KERNELS)[number], number>][] = [
     [
       'one material',
@@ -251,6 +256,7 @@ describe('the CPU pair loops in WebAssembly', () => {
         partitionAddSpills: 2560,
         partitionViscosityPairs: 640,
         partitionVorticityPairs: 640,
+        partitionNeighbours: 640,
       },
     ],
     [
@@ -263,11 +269,12 @@ describe('the CPU pair loops in WebAssembly', () => {
         partitionAddSpills: 1280,
         partitionViscosityPairs: 640,
         partitionVorticityPairs: 640,
+        partitionNeighbours: 640,
       },
     ],
   ];
   for (const [name, materials, expected] of threadCases) {
-    it(`two threads, ${name}: the partitions' pair loops in WebAssembly, 20 frames bit-identical to the TypeScript partitions`, async () => {
+    it(`two threads, ${name}: the partitions' search and pair loops in WebAssembly, 20 frames bit-identical to the TypeScript partitions`, async () => {
       threadTestHooks.minParticles = Number.POSITIVE_INFINITY;
       try {
         const wasm = damBreak({ threads: 2 }, materials);
@@ -277,9 +284,10 @@ describe('the CPU pair loops in WebAssembly', () => {
         const typescript = damBreak({ threads: 2, webAssembly: false }, materials);
         const a = run(wasm, 20);
         const b = run(typescript, 20);
-        // The lists and the transfers once per substep in the module's kernels; its one-thread pair loops idle.
+        // The transfers once per substep in the module's kernels; the lists in the partitions', its one-thread
+        // search and pair loops idle.
         expect(calls).toEqual({
-          denseNeighbours: 40,
+          denseNeighbours: 0,
           scatterParticles: 40,
           gatherParticles: 40,
           lambda: 0,
@@ -313,7 +321,7 @@ describe('the CPU pair loops in WebAssembly', () => {
       expect(workerPartitions).toBeGreaterThan(0);
       // Fewer calls on the stepping thread than the partitions of the WebAssembly jobs: the worker ran the rest.
       const ownCalls = Object.values(partitionCalls).reduce((sum, count) => sum + count, 0);
-      expect(ownCalls).toBeLessThan(1280 * 3 + 2560 + 640 * 2);
+      expect(ownCalls).toBeLessThan(1280 * 3 + 2560 + 640 * 3);
       expect(differingParticles(a.state, b.state)).toBe(0);
     } finally {
       threadTestHooks.minParticles = THREADS_MIN_PARTICLES;

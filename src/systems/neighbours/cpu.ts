@@ -10,7 +10,7 @@ import type { PermutableArray, SimulationContext, SolverState } from '../context
 import { runPartitioned, setKernelParameters } from '../parallel/cpu';
 import { Kernel, KernelParameter, PARTITION_COUNT } from '../parallel/kernels';
 import { cutPartitions, joinNeighbourLists, planPartitions } from '../parallel/partitions';
-import { denseNeighboursInWebAssembly } from './wasm';
+import { denseNeighboursInPartitions, denseNeighboursInWebAssembly } from './wasm';
 
 /** Hash of integer cell coordinates into a table of size mask + 1 (Teschner et al. 2003 primes). */
 export function hashCell(cx: number, cy: number, cz: number, mask: number): number {
@@ -116,9 +116,12 @@ export function neighbourSystem(ctx: SimulationContext): void {
   if (nx * ny * nz > s.tableMask + 1) hashedNeighbours(ctx);
   else {
     sortDense(s, minX - 1, minY - 1, minZ - 1, nx, ny, nz);
-    // The WebAssembly search with any thread count: the partitions' lists are the one-thread lists, entry
-    // for entry (tests/threads.test.ts), and one thread in WebAssembly outruns two in TypeScript.
-    if (denseNeighboursInWebAssembly(ctx, nx * ny * nz, growNeighbours)) ctx.stats.webAssembly = true;
+    // The WebAssembly search with any thread count (the partitions' lists are the one-thread lists, entry for
+    // entry, tests/threads.test.ts): on the threads where their module is there, else on this thread, which
+    // outruns two in TypeScript.
+    const cells = nx * ny * nz;
+    if (denseNeighboursInPartitions(ctx, cells, growNeighbours)) ctx.stats.webAssembly = true;
+    else if (denseNeighboursInWebAssembly(ctx, cells, growNeighbours)) ctx.stats.webAssembly = true;
     else if (ctx.threads.partitioned) denseNeighbours(ctx);
     else denseNeighboursOneThread(ctx);
   }

@@ -4,10 +4,15 @@
  * the same float64 distance test, so the lists and counts are the TypeScript loop's (and the partitions'),
  * entry for entry (tests/wasm.test.ts). The pass copies
  * the predicted positions, the cell keys and the bucket starts in, and the starts, counts and lists out; the
- * lists stay in the memory for the pair loops of the substep (`CpuKernels.listsInMemory`).
+ * lists stay in the memory for the pair loops of the substep (`CpuKernels.listsInMemory`). With threads,
+ * `denseNeighboursInPartitions` searches partition by partition on the threads instead (parallel/kernels.wat),
+ * and joins the partitions' lists into the same lists.
  */
 import type { SimulationContext, SolverState } from '../context';
-import { float64In, layOutMemory } from '../wasm/state';
+import { PARTITION_COUNT } from '../parallel/kernels';
+import { cutPartitions } from '../parallel/partitions';
+import { layOutPartitions, runPartitionedWebAssembly } from '../parallel/wasm';
+import { float64In, layOutMemory, WasmKernel } from '../wasm/state';
 
 /**
  * Runs denseNeighboursOneThread's work in WebAssembly over `cells` dense cells (sortDense ran); false where
@@ -69,6 +74,80 @@ export function denseNeighboursInWebAssembly(
       kernels.listCapacity = Math.max(2 * kernels.listCapacity, needed);
       continue;
     }
+    s.neighbourStart.set(new Int32Array(memory.buffer, at('neighbourStart'), n + 1));
+    s.neighbourCount.set(new Int32Array(memory.buffer, at('neighbourCount'), n));
+    s.neighbours.set(new Int32Array(memory.buffer, at('neighbours'), total));
+    kernels.listsInMemory = true;
+    return true;
+  }
+}
+
+/**
+ * The threads' search: `partitionNeighbours` (parallel/kernels.wat, the partitions' neighbourPairs of
+ * kernels.ts) over every partition on the threads, each into its region of the memory's lists, then
+ * `joinPartitionLists` on this thread: the lists, starts and counts of the one-thread search, entry for entry.
+ * False where the threads' module is not there (the caller searches on one thread). The regions share the room
+ * `CpuKernels.listCapacity`; where one is too small for its particles' worst case, the room doubles and the
+ * threads search again. `grow(s, needed)` grows the solver's list arrays where they are too short for the pairs.
+ */
+export function denseNeighboursInPartitions(
+  ctx: SimulationContext,
+  cells: number,
+  grow: (s: SolverState, needed: number) => void,
+): boolean {
+  const kernels = ctx.cpuKernels;
+  const shared = kernels.shared;
+  if (!shared || !ctx.threads.partitioned) return false;
+  const s = ctx.solver;
+  const n = s.count;
+  const memory = shared.memory;
+  const materials = ctx.materials.inverseRestDensity.length;
+  const h = ctx.settings.kernelRadius;
+  const rows = s.rowStarts;
+  cutPartitions(s);
+  if (kernels.listCapacity === 0) kernels.listCapacity = 32 * n + 1024;
+  for (;;) {
+    const room = Math.ceil(kernels.listCapacity / PARTITION_COUNT);
+    const sizes = { n, pairs: 0, materials, listCapacity: room * PARTITION_COUNT, cells };
+    if (!layOutPartitions(ctx, sizes)) return false;
+    const at = kernels.at;
+    float64In(memory, at('predictedX'), n).set(s.predictedX.subarray(0, n));
+    float64In(memory, at('predictedY'), n).set(s.predictedY.subarray(0, n));
+    float64In(memory, at('predictedZ'), n).set(s.predictedZ.subarray(0, n));
+    new Uint32Array(memory.buffer, at('cellHash'), n).set(s.cellHash.subarray(0, n));
+    new Int32Array(memory.buffer, at('bucketStart'), cells + 1).set(s.bucketStart.subarray(0, cells + 1));
+    runPartitionedWebAssembly(ctx, WasmKernel.neighbours, [
+      at('partitionBounds'),
+      at('predictedX'),
+      at('predictedY'),
+      at('predictedZ'),
+      at('cellHash'),
+      at('bucketStart'),
+      at('neighbourStart'),
+      at('neighbours'),
+      room,
+      rows[0],
+      rows[1],
+      rows[2],
+      rows[3],
+      rows[4],
+      h * h,
+    ]);
+    // Each region's end, or -1 where its particles' worst case did not fit (the table's fourth part).
+    const ends = new Int32Array(memory.buffer, at('partitionBounds') + (3 * PARTITION_COUNT + 1) * 4, PARTITION_COUNT);
+    if (ends.some((end) => end < 0)) {
+      kernels.listCapacity *= 2;
+      continue;
+    }
+    const total = shared.joinLists(
+      n,
+      at('partitionBounds'),
+      at('neighbourStart'),
+      at('neighbourCount'),
+      at('neighbours'),
+      room,
+    );
+    if (total > s.neighbours.length) grow(s, total);
     s.neighbourStart.set(new Int32Array(memory.buffer, at('neighbourStart'), n + 1));
     s.neighbourCount.set(new Int32Array(memory.buffer, at('neighbourCount'), n));
     s.neighbours.set(new Int32Array(memory.buffer, at('neighbours'), total));

@@ -472,3 +472,140 @@
       (f64.store (i32.add (local.get $etaZ) (local.get $i8)) (local.get $ez))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $particles))))
+
+  ;; neighbourPairs (kernels.ts): the half lists of the partition's particles (dense cell numbering), each
+  ;; particle's candidates j > i in the order of the one-thread search (its own cell after it, then the 13 cells
+  ;; after its cell: five ranges from the row starts r0 to r4, see neighbours.wat), written from the partition's
+  ;; region of `neighbours` (`room` entries from partition x room; `start` holds each list's start there). Like
+  ;; neighbours.wat it writes every candidate and moves on only for one within h (no branch per candidate),
+  ;; after checking that the run of particles of one cell fits the region in the worst case. Its region's end
+  ;; goes to the partition table (bounds[49 + partition]; -1 when the region is too small: the caller gives the
+  ;; regions more room and searches again). The stepping thread then joins the regions (joinPartitionLists).
+  (func (export "partitionNeighbours")
+    (param $partition i32) (param $bounds i32) (param $x i32) (param $y i32) (param $z i32) (param $cellHash i32)
+    (param $bucketStart i32) (param $start i32) (param $neighbours i32) (param $room i32)
+    (param $r0 i32) (param $r1 i32) (param $r2 i32) (param $r3 i32) (param $r4 i32) (param $hSquared f64)
+    (local $from i32) (local $to i32) (local $i i32) (local $j i32) (local $k i32) (local $total i32)
+    (local $regionEnd i32) (local $runStart i32) (local $runEnd i32) (local $cellEnd i32) (local $cell i32)
+    (local $candidates i32) (local $first i32) (local $last i32) (local $address i32) (local $within i32)
+    (local $xi f64) (local $yi f64) (local $zi f64) (local $rx f64) (local $ry f64) (local $rz f64)
+    (local.set $from (i32.load (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2)))))
+    (local.set $to (i32.load offset=4 (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2)))))
+    (local.set $total (i32.mul (local.get $partition) (local.get $room)))
+    (local.set $regionEnd (i32.add (local.get $total) (local.get $room)))
+    (local.set $runStart (local.get $from))
+    (block $runsDone (loop $runs
+      (br_if $runsDone (i32.ge_s (local.get $runStart) (local.get $to)))
+      (local.set $cell (i32.load (i32.add (local.get $cellHash) (i32.shl (local.get $runStart) (i32.const 2)))))
+      (local.set $cellEnd (i32.load (i32.add (local.get $bucketStart) (i32.shl (i32.add (local.get $cell) (i32.const 1)) (i32.const 2)))))
+      (local.set $runEnd (select (local.get $cellEnd) (local.get $to) (i32.lt_s (local.get $cellEnd) (local.get $to))))
+      ;; Worst case for this run: every candidate of its own cell after the run's first particle and the 13 cells after.
+      (local.set $candidates (i32.sub (local.get $cellEnd) (local.get $runStart)))
+      (local.set $k (i32.const 0))
+      (block $worstDone (loop $worst
+        (br_if $worstDone (i32.ge_u (local.get $k) (i32.const 5)))
+        (local.set $address (i32.add (local.get $bucketStart)
+          (i32.shl (call $rangeFirst (local.get $cell) (local.get $k) (local.get $r0) (local.get $r1) (local.get $r2)
+            (local.get $r3) (local.get $r4)) (i32.const 2))))
+        (local.set $candidates (i32.add (local.get $candidates)
+          (i32.sub
+            (i32.load (i32.add (local.get $address) (select (i32.const 4) (i32.const 12) (i32.eqz (local.get $k)))))
+            (i32.load (local.get $address)))))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $worst)))
+      (if (i64.gt_u
+            (i64.add (i64.extend_i32_u (local.get $total))
+              (i64.mul (i64.extend_i32_u (i32.sub (local.get $runEnd) (local.get $runStart))) (i64.extend_i32_u (local.get $candidates))))
+            (i64.extend_i32_u (local.get $regionEnd)))
+        (then
+          (i32.store offset=196 (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2))) (i32.const -1))
+          (return)))
+      (local.set $i (local.get $runStart))
+      (block $particlesDone (loop $particles
+        (br_if $particlesDone (i32.ge_s (local.get $i) (local.get $runEnd)))
+        (i32.store (i32.add (local.get $start) (i32.shl (local.get $i) (i32.const 2))) (local.get $total))
+        (local.set $xi (f64.load (i32.add (local.get $x) (i32.shl (local.get $i) (i32.const 3)))))
+        (local.set $yi (f64.load (i32.add (local.get $y) (i32.shl (local.get $i) (i32.const 3)))))
+        (local.set $zi (f64.load (i32.add (local.get $z) (i32.shl (local.get $i) (i32.const 3)))))
+        ;; Range -1: the own cell after i; ranges 0 to 4: the forward cells.
+        (local.set $k (i32.const -1))
+        (block $rangesDone (loop $ranges
+          (br_if $rangesDone (i32.ge_s (local.get $k) (i32.const 5)))
+          (if (i32.lt_s (local.get $k) (i32.const 0))
+            (then
+              (local.set $j (i32.add (local.get $i) (i32.const 1)))
+              (local.set $last (local.get $cellEnd)))
+            (else
+              (local.set $first (call $rangeFirst (local.get $cell) (local.get $k) (local.get $r0) (local.get $r1)
+                (local.get $r2) (local.get $r3) (local.get $r4)))
+              (local.set $j (i32.load (i32.add (local.get $bucketStart) (i32.shl (local.get $first) (i32.const 2)))))
+              (local.set $last (i32.load (i32.add (local.get $bucketStart)
+                (i32.shl (i32.add (local.get $first) (select (i32.const 1) (i32.const 3) (i32.eqz (local.get $k)))) (i32.const 2)))))))
+          (block $scanDone (loop $scan
+            (br_if $scanDone (i32.ge_s (local.get $j) (local.get $last)))
+            (local.set $rx (f64.sub (local.get $xi) (f64.load (i32.add (local.get $x) (i32.shl (local.get $j) (i32.const 3))))))
+            (local.set $ry (f64.sub (local.get $yi) (f64.load (i32.add (local.get $y) (i32.shl (local.get $j) (i32.const 3))))))
+            (local.set $rz (f64.sub (local.get $zi) (f64.load (i32.add (local.get $z) (i32.shl (local.get $j) (i32.const 3))))))
+            (local.set $within (f64.lt
+              (f64.add (f64.add (f64.mul (local.get $rx) (local.get $rx)) (f64.mul (local.get $ry) (local.get $ry)))
+                (f64.mul (local.get $rz) (local.get $rz)))
+              (local.get $hSquared)))
+            (i32.store (i32.add (local.get $neighbours) (i32.shl (local.get $total) (i32.const 2))) (local.get $j))
+            (local.set $total (i32.add (local.get $total) (local.get $within)))
+            (local.set $j (i32.add (local.get $j) (i32.const 1)))
+            (br $scan)))
+          (local.set $k (i32.add (local.get $k) (i32.const 1)))
+          (br $ranges)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $particles)))
+      (local.set $runStart (local.get $runEnd))
+      (br $runs)))
+    (i32.store offset=196 (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2))) (local.get $total)))
+
+  ;; joinNeighbourLists (partitions.ts) after partitionNeighbours: the regions' lists moved into one contiguous
+  ;; array (each list's start shifted with it), the last start, and every particle's neighbour count (its own
+  ;; list and the lists it is in). Returns the number of pairs.
+  (func (export "joinPartitionLists")
+    (param $n i32) (param $bounds i32) (param $start i32) (param $count i32) (param $neighbours i32) (param $room i32)
+    (result i32)
+    (local $p i32) (local $total i32) (local $regionStart i32) (local $end i32) (local $shift i32) (local $i i32)
+    (local $to i32) (local $k i32) (local $address i32)
+    (block $partitionsDone (loop $partitions
+      (br_if $partitionsDone (i32.ge_u (local.get $p) (i32.const 16)))
+      (local.set $regionStart (i32.mul (local.get $p) (local.get $room)))
+      (local.set $end (i32.load offset=196 (i32.add (local.get $bounds) (i32.shl (local.get $p) (i32.const 2)))))
+      (local.set $shift (i32.sub (local.get $regionStart) (local.get $total)))
+      (if (i32.ne (local.get $shift) (i32.const 0))
+        (then
+          (memory.copy
+            (i32.add (local.get $neighbours) (i32.shl (local.get $total) (i32.const 2)))
+            (i32.add (local.get $neighbours) (i32.shl (local.get $regionStart) (i32.const 2)))
+            (i32.shl (i32.sub (local.get $end) (local.get $regionStart)) (i32.const 2)))
+          (local.set $i (i32.load (i32.add (local.get $bounds) (i32.shl (local.get $p) (i32.const 2)))))
+          (local.set $to (i32.load offset=4 (i32.add (local.get $bounds) (i32.shl (local.get $p) (i32.const 2)))))
+          (block $startsDone (loop $starts
+            (br_if $startsDone (i32.ge_s (local.get $i) (local.get $to)))
+            (local.set $address (i32.add (local.get $start) (i32.shl (local.get $i) (i32.const 2))))
+            (i32.store (local.get $address) (i32.sub (i32.load (local.get $address)) (local.get $shift)))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $starts)))))
+      (local.set $total (i32.add (local.get $total) (i32.sub (local.get $end) (local.get $regionStart))))
+      (local.set $p (i32.add (local.get $p) (i32.const 1)))
+      (br $partitions)))
+    (i32.store (i32.add (local.get $start) (i32.shl (local.get $n) (i32.const 2))) (local.get $total))
+    (local.set $i (i32.const 0))
+    (block $ownDone (loop $own
+      (br_if $ownDone (i32.ge_u (local.get $i) (local.get $n)))
+      (local.set $address (i32.add (local.get $start) (i32.shl (local.get $i) (i32.const 2))))
+      (i32.store (i32.add (local.get $count) (i32.shl (local.get $i) (i32.const 2)))
+        (i32.sub (i32.load offset=4 (local.get $address)) (i32.load (local.get $address))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $own)))
+    (block $entriesDone (loop $entries
+      (br_if $entriesDone (i32.ge_u (local.get $k) (local.get $total)))
+      (local.set $address (i32.add (local.get $count)
+        (i32.shl (i32.load (i32.add (local.get $neighbours) (i32.shl (local.get $k) (i32.const 2)))) (i32.const 2))))
+      (i32.store (local.get $address) (i32.add (i32.load (local.get $address)) (i32.const 1)))
+      (local.set $k (i32.add (local.get $k) (i32.const 1)))
+      (br $entries)))
+    (local.get $total))

@@ -13,7 +13,8 @@ import { type KernelSolverArrays, PARTITION_COUNT } from './kernels';
 /** The spill rows of the present partition plan (`planPartitions`). */
 function spillRows(bounds: Int32Array): number {
   const last = PARTITION_COUNT - 1;
-  return bounds[2 * PARTITION_COUNT + 1 + last] + bounds[PARTITION_COUNT + 1 + last] - bounds[last];
+  // Before the neighbour search the table holds the last plan's rows for the new cut: at least none.
+  return Math.max(0, bounds[2 * PARTITION_COUNT + 1 + last] + bounds[PARTITION_COUNT + 1 + last] - bounds[last]);
 }
 
 /**

@@ -28,6 +28,7 @@ export const WASM_PARTITION_KERNELS = [
   'partitionAddSpills',
   'partitionViscosityPairs',
   'partitionVorticityPairs',
+  'partitionNeighbours',
 ] as const;
 
 /** Index of each partition kernel in {@link WASM_PARTITION_KERNELS}. */
@@ -38,6 +39,7 @@ export const WasmKernel = {
   addSpills: 3,
   viscosityPairs: 4,
   vorticityPairs: 5,
+  neighbours: 6,
 } as const;
 
 /** A partition kernel: the partition, then its byte offsets and numbers. */
@@ -49,6 +51,8 @@ export interface SharedKernels {
   readonly memory: WebAssembly.Memory;
   /** The partition kernels on this thread, by {@link WasmKernel} index. */
   readonly partitions: readonly WasmPartitionKernel[];
+  /** joinPartitionLists (parallel/kernels.wat): the partitions' neighbour lists made one; returns the pairs. */
+  readonly joinLists: (...values: number[]) => number;
 }
 
 /** A simulation's module: the instance once compiled, and what its memory holds. */
@@ -130,7 +134,11 @@ export function createCpuKernels(enabled: boolean, threads = false): CpuKernels 
   const take = (module: WebAssembly.Module, instance: WebAssembly.Instance, into: CpuKernels): void => {
     const exports = instance.exports as unknown as CpuKernelExports & Record<string, WasmPartitionKernel>;
     into.exports = exports;
-    if (memory) into.shared = { module, memory, partitions: WASM_PARTITION_KERNELS.map((name) => exports[name]) };
+    if (memory) {
+      const partitions = WASM_PARTITION_KERNELS.map((name) => exports[name]);
+      const joinLists = exports.joinPartitionLists as unknown as SharedKernels['joinLists'];
+      into.shared = { module, memory, partitions, joinLists };
+    }
   };
   try {
     const module = new WebAssembly.Module(bytes);
