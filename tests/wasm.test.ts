@@ -66,6 +66,7 @@ type KernelCalls = Record<
   | 'denseNeighbours'
   | 'scatterParticles'
   | 'gatherParticles'
+  | 'conjugateGradients'
   | 'lambda'
   | 'corrections'
   | 'xsphVorticity'
@@ -81,13 +82,14 @@ function countKernelCalls(simulation: FluidSimulation): KernelCalls {
     denseNeighbours: 0,
     scatterParticles: 0,
     gatherParticles: 0,
+    conjugateGradients: 0,
     lambda: 0,
     corrections: 0,
     xsphVorticity: 0,
     confinement: 0,
   };
   const counted =
-    (name: Exclude<keyof KernelCalls, 'denseNeighbours'>) =>
+    (name: Exclude<keyof KernelCalls, 'denseNeighbours' | 'conjugateGradients'>) =>
     (...values: number[]) => {
       calls[name]++;
       module[name](...values);
@@ -100,6 +102,10 @@ function countKernelCalls(simulation: FluidSimulation): KernelCalls {
     },
     scatterParticles: counted('scatterParticles'),
     gatherParticles: counted('gatherParticles'),
+    conjugateGradients: (...values: number[]) => {
+      calls.conjugateGradients++;
+      return module.conjugateGradients(...values);
+    },
     lambda: counted('lambda'),
     corrections: counted('corrections'),
     xsphVorticity: counted('xsphVorticity'),
@@ -145,6 +151,22 @@ describe('the CPU pair loops in WebAssembly', () => {
         denseNeighbours: 80,
         scatterParticles: 80,
         gatherParticles: 80,
+        conjugateGradients: 80,
+        lambda: 160,
+        corrections: 160,
+        xsphVorticity: 80,
+        confinement: 80,
+      },
+    ],
+    [
+      'one material, the pressure solve cut at 3 iterations (its iteration limit)',
+      1,
+      { projection: { maxIterations: 3 } },
+      {
+        denseNeighbours: 80,
+        scatterParticles: 80,
+        gatherParticles: 80,
+        conjugateGradients: 80,
         lambda: 160,
         corrections: 160,
         xsphVorticity: 80,
@@ -159,6 +181,7 @@ describe('the CPU pair loops in WebAssembly', () => {
         denseNeighbours: 80,
         scatterParticles: 0,
         gatherParticles: 0,
+        conjugateGradients: 0,
         lambda: 240,
         corrections: 240,
         xsphVorticity: 80,
@@ -173,6 +196,7 @@ describe('the CPU pair loops in WebAssembly', () => {
         denseNeighbours: 80,
         scatterParticles: 80,
         gatherParticles: 80,
+        conjugateGradients: 80,
         lambda: 160,
         corrections: 0,
         xsphVorticity: 80,
@@ -290,6 +314,7 @@ describe('the CPU pair loops in WebAssembly', () => {
           denseNeighbours: 0,
           scatterParticles: 40,
           gatherParticles: 40,
+          conjugateGradients: 40,
           lambda: 0,
           corrections: 0,
           xsphVorticity: 0,

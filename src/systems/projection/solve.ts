@@ -6,6 +6,7 @@
 import type { SimulationContext } from '../context';
 import { CellType, FaceKind, type ProjectionPlan, type ProjectionState } from './state';
 import { closedFaceMass, faceMobility } from './transfer';
+import { conjugateGradientsInWebAssembly } from './wasm';
 
 /** True when `plan` and `previous` describe the same grid. */
 function samePlan(plan: ProjectionPlan, previous: ProjectionPlan): boolean {
@@ -124,9 +125,13 @@ function applyPressureMatrix(state: ProjectionState, fluid: number, x: Float64Ar
 /**
  * Jacobi-preconditioned conjugate gradients from the warm-started phi until the residual is below
  * `projectionTolerance` times |b| or `projectionMaxIterations` are done; records the iterations and the final
- * relative residual.
+ * relative residual. In WebAssembly where the CPU module runs (solve.wat, the same results bit for bit).
  */
 function conjugateGradients(ctx: SimulationContext, state: ProjectionState, fluid: number, normB: number): void {
+  if (conjugateGradientsInWebAssembly(ctx, state, fluid, normB)) {
+    ctx.stats.webAssembly = true;
+    return;
+  }
   const { diagonal, phi, rightHandSide, residual, preconditioned, direction, product, fluidCells } = state;
   direction.fill(0, 0, state.plan.cells);
   applyPressureMatrix(state, fluid, phi, product);

@@ -1,11 +1,12 @@
 /**
- * The coarse projection's particle transfers in WebAssembly (transfer.wat, in the CPU module of wasm/state.ts):
+ * The coarse projection's particle transfers and pressure solve in WebAssembly (transfer.wat and solve.wat, in
+ * the CPU module of wasm/state.ts):
  * the particle loops of scatterToGrid and gatherFromGrid (projection/transfer.ts) with faceStencil's weights,
  * the same float64 operations in the same order, so the faces' sums and the particles' velocity changes are
  * bit-identical (tests/wasm.test.ts). Each pass copies what it reads into the module's memory and what it
  * writes back out, but the gather reuses the grid coordinates, face kinds and stencils the scatter left there
- * (`CpuKernels.stencilsInMemory`); the rigid bodies' share of the faces and everything on the grid stay in
- * TypeScript.
+ * (`CpuKernels.stencilsInMemory`). The conjugate gradients (solve.ts) likewise: the same phi, iterations and
+ * residual bit for bit. The rigid bodies' share of the faces and the other grid passes stay in TypeScript.
  */
 import type { SimulationContext } from '../context';
 import { float64In, layOutMemory } from '../wasm/state';
@@ -163,5 +164,54 @@ export function gatherParticlesInWebAssembly(
     cached ? 1 : 0,
   );
   for (const name of GATHER_MOVES) s[name].set(float64In(memory, at(name), n));
+  return true;
+}
+
+/**
+ * conjugateGradients (solve.ts) in WebAssembly: phi over the `fluid` fluid cells from the warm start, and the
+ * state's iterations and relative residual (against `normB`); false where the module is not there (the caller
+ * runs the TypeScript loop). It lays the memory out as the transfers do, so the scatter's stencils stay where
+ * the gather finds them.
+ */
+export function conjugateGradientsInWebAssembly(
+  ctx: SimulationContext,
+  state: ProjectionState,
+  fluid: number,
+  normB: number,
+): boolean {
+  const wasm = prepare(ctx, state);
+  if (!wasm) return false;
+  const at = ctx.cpuKernels.at;
+  const memory = wasm.memory;
+  const cells = state.plan.cells;
+  const dims = state.plan.dims;
+  float64In(memory, at('diagonal'), cells).set(state.diagonal.subarray(0, cells));
+  for (let a = 0; a < 3; a++) {
+    float64In(memory, at('coefficient') + 8 * a * cells, cells).set(state.coefficient[a].subarray(0, cells));
+  }
+  float64In(memory, at('phi'), cells).set(state.phi.subarray(0, cells));
+  float64In(memory, at('rightHandSide'), cells).set(state.rightHandSide.subarray(0, cells));
+  new Int32Array(memory.buffer, at('fluidCells'), fluid).set(state.fluidCells.subarray(0, fluid));
+  const iterations = wasm.conjugateGradients(
+    fluid,
+    at('fluidCells'),
+    cells,
+    at('diagonal'),
+    at('coefficient'),
+    at('phi'),
+    at('rightHandSide'),
+    at('residual'),
+    at('preconditioned'),
+    at('direction'),
+    at('product'),
+    dims[0],
+    dims[0] * dims[1],
+    ctx.settings.projectionTolerance * normB,
+    ctx.settings.projectionMaxIterations,
+    at('solveScalars'),
+  );
+  state.phi.set(float64In(memory, at('phi'), cells));
+  state.iterations = iterations;
+  state.relativeResidual = Math.sqrt(float64In(memory, at('solveScalars'), 1)[0]) / normB;
   return true;
 }

@@ -1,6 +1,7 @@
 /**
  * The CPU backend's WebAssembly module of a simulation (docs/ARCHITECTURE.md, "WebAssembly"): the kernels of
- * projection/transfer.wat, neighbours/neighbours.wat, density/density.wat and velocity/velocity.wat, assembled
+ * projection/transfer.wat, projection/solve.wat, neighbours/neighbours.wat, density/density.wat and
+ * velocity/velocity.wat, assembled
  * into cpuKernelsWasm.ts by scripts/assembleWasm.mjs, and the layout of its memory, which every kernel shares.
  * Created with the simulation context; the passes that run the kernels are projection/wasm.ts,
  * neighbours/wasm.ts, density/wasm.ts and velocity/wasm.ts.
@@ -14,6 +15,7 @@ export interface CpuKernelExports {
   readonly denseNeighbours: (...values: number[]) => number;
   readonly scatterParticles: (...values: number[]) => void;
   readonly gatherParticles: (...values: number[]) => void;
+  readonly conjugateGradients: (...values: number[]) => number;
   readonly lambda: (...values: number[]) => void;
   readonly corrections: (...values: number[]) => void;
   readonly xsphVorticity: (...values: number[]) => void;
@@ -210,6 +212,16 @@ const GRID_ARRAYS: readonly [string, number][] = [
   ['faceTransfer', 24],
   ['errorSum', 8],
   ['errorCount', 4],
+  // The pressure solve's (projection/solve.wat): A's diagonal, the three axes' coefficients, phi, b, its vectors.
+  ['diagonal', 8],
+  ['coefficient', 24],
+  ['phi', 8],
+  ['rightHandSide', 8],
+  ['residual', 8],
+  ['preconditioned', 8],
+  ['direction', 8],
+  ['product', 8],
+  ['fluidCells', 4],
 ];
 
 /** What a pass needs the memory to hold (see {@link layOutMemory}). */
@@ -260,6 +272,8 @@ export function layOutMemory(
   for (const [name, size] of GRID_ARRAYS) place(name, gridCells * size);
   // Each particle's three face stencils (8 int32 faces and 8 float64 weights each), from the scatter to the gather.
   place('stencils', gridCells > 0 ? n * 3 * 96 : 0);
+  // The pressure solve's r . r, for its residual.
+  place('solveScalars', 8);
   // The threads' partition table (`partitionBounds`, 4 x PARTITION_COUNT + 1 int32) and spill rows.
   place('partitionBounds', (4 * PARTITION_COUNT + 1) * 4);
   place('spill', (sizes.spillRows ?? 0) * SPILL_STRIDE * 8);
