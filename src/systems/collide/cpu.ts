@@ -255,6 +255,12 @@ export function collideParticles(ctx: SimulationContext): void {
   const { positionX, positionY, positionZ, predictedX, predictedY, predictedZ, velocityX, velocityY, velocityZ } = s;
   const { contactCollider, contactNormalX, contactNormalY, contactNormalZ, contactApproachSpeed } = s;
   const contact = contactScratch;
+  // Pending pushes exist only with coupled colliders (this pass's) or the coupled walls' share (accumulated
+  // before it); without either there is nothing to oppose or hand over, and the per-particle checks are skipped.
+  let pendingPushes = ctx.coupling.count > 0;
+  for (let slot = 0; slot < table.count; slot++) {
+    if (ctx.components.BodyCoupling.coupled[table.entity[slot]] === 1) pendingPushes = true;
+  }
   for (let visit = 0; visit < 2 * table.count; visit++) {
     const slot = visit % table.count;
     const eid = table.entity[slot];
@@ -364,7 +370,7 @@ export function collideParticles(ctx: SimulationContext): void {
       const wnz = r20 * nx + r21 * ny + r22 * nz;
       // Coupled colliders' pushes wait until the end of the pass; this push takes back what it undoes of
       // another collider's (see `addPendingPush` in couple/cpu.ts).
-      opposePendingPushes(ctx, i, slot, worldPushX, worldPushY, worldPushZ);
+      if (pendingPushes) opposePendingPushes(ctx, i, slot, worldPushX, worldPushY, worldPushZ);
       if (coupled && !penetrating) addPendingPush(ctx, i, slot, worldPushX, worldPushY, worldPushZ);
       // Velocity of the collider's surface at this particle over the substep (rigid motion and scaling):
       // where the local point l was at the start of the substep, s0 R0 l + t0.
@@ -384,7 +390,7 @@ export function collideParticles(ctx: SimulationContext): void {
       contactNormalZ[i] = wnz;
     }
   }
-  flushPendingPushes(ctx);
+  if (pendingPushes) flushPendingPushes(ctx);
 }
 
 /**
