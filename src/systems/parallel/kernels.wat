@@ -303,7 +303,7 @@
     (param $partition i32) (param $bounds i32) (param $spill i32)
     (param $x i32) (param $y i32) (param $z i32) (param $vx i32) (param $vy i32) (param $vz i32) (param $volume i32)
     (param $omegaX i32) (param $omegaY i32) (param $omegaZ i32) (param $sumX i32) (param $sumY i32) (param $sumZ i32)
-    (param $start i32) (param $neighbours i32)
+    (param $start i32) (param $neighbours i32) (param $pairGradient i32)
     (param $h f64) (param $hSquared f64) (param $poly6 f64) (param $spiky f64)
     (local $from i32) (local $to i32) (local $origin i32) (local $row i32)
     (local $i i32) (local $k i32) (local $end i32) (local $i8 i32) (local $j8 i32)
@@ -368,11 +368,14 @@
             (local.set $cx (f64.const 0))
             (local.set $cy (f64.const 0))
             (local.set $cz (f64.const 0))
+            ;; The confinement reuses g (pairGradient); where it is not made (r = 0, or r NaN), r^2 stands in.
+            (f64.store (i32.add (local.get $pairGradient) (i32.shl (local.get $k) (i32.const 3))) (local.get $r2))
             (if (f64.gt (local.get $r2) (f64.const 0))
               (then
                 (local.set $r (f64.sqrt (local.get $r2)))
                 (local.set $e (f64.sub (local.get $h) (local.get $r)))
                 (local.set $g (f64.div (f64.mul (f64.mul (f64.neg (local.get $spiky)) (local.get $e)) (local.get $e)) (local.get $r)))
+                (f64.store (i32.add (local.get $pairGradient) (i32.shl (local.get $k) (i32.const 3))) (local.get $g))
                 (local.set $gx (f64.mul (local.get $g) (local.get $rx)))
                 (local.set $gy (f64.mul (local.get $g) (local.get $ry)))
                 (local.set $gz (f64.mul (local.get $g) (local.get $rz)))
@@ -404,12 +407,13 @@
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $particles))))
 
-  ;; vorticityPairs: eta = sum_j V_j (|omega_j| - |omega_i|) grad_i W_ij (eq. 16) of the partition's pairs.
+  ;; vorticityPairs: eta = sum_j V_j (|omega_j| - |omega_i|) grad_i W_ij (eq. 16) of the partition's pairs, with
+  ;; grad W's factor as partitionViscosityPairs left it in `pairGradient` (see velocity.wat).
   (func (export "partitionVorticityPairs")
     (param $partition i32) (param $bounds i32) (param $spill i32)
     (param $x i32) (param $y i32) (param $z i32) (param $magnitude i32) (param $volume i32)
     (param $etaX i32) (param $etaY i32) (param $etaZ i32) (param $start i32) (param $neighbours i32)
-    (param $h f64) (param $hSquared f64) (param $spiky f64)
+    (param $pairGradient i32) (param $hSquared f64)
     (local $from i32) (local $to i32) (local $origin i32) (local $row i32)
     (local $i i32) (local $k i32) (local $end i32) (local $i8 i32) (local $j8 i32)
     (local $xi f64) (local $yi f64) (local $zi f64) (local $magnitudeI f64) (local $volumeI f64)
@@ -451,9 +455,8 @@
           (f64.mul (local.get $rz) (local.get $rz))))
         (if (i32.eqz (i32.or (f64.ge (local.get $r2) (local.get $hSquared)) (f64.eq (local.get $r2) (f64.const 0))))
           (then
-            (local.set $r (f64.sqrt (local.get $r2)))
-            (local.set $e (f64.sub (local.get $h) (local.get $r)))
-            (local.set $g (f64.mul (f64.div (f64.mul (f64.mul (f64.neg (local.get $spiky)) (local.get $e)) (local.get $e)) (local.get $r))
+            ;; grad W's factor as the XSPH loop made it for this pair (the same value).
+            (local.set $g (f64.mul (f64.load (i32.add (local.get $pairGradient) (i32.shl (local.get $k) (i32.const 3))))
               (f64.sub (f64.load (i32.add (local.get $magnitude) (local.get $j8))) (local.get $magnitudeI))))
             (local.set $a (f64.mul (local.get $g) (f64.load (i32.add (local.get $volume) (local.get $j8)))))
             (local.set $ex (f64.add (local.get $ex) (f64.mul (local.get $a) (local.get $rx))))

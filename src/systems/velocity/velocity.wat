@@ -3,15 +3,17 @@
 ;; Muller 2013, eq. 15 and 17) and `confinement` its second (eq. 16), the same float64 operations in the same
 ;; order, so the results are bit-identical to the TypeScript's (tests/wasm.test.ts). The loops over particles
 ;; around them stay in TypeScript. Arrays are byte offsets into the module's memory (see density.wat); the
-;; vorticity, XSPH and eta sums are zero when a loop starts. scripts/assembleWasm.mjs puts these functions
-;; into the CPU module with density.wat's.
+;; vorticity, XSPH and eta sums are zero when a loop starts. The first loop keeps each pair's grad W factor
+;; g = -spiky (h - r)^2 / r in `pairGradient` (free after the density passes), and the confinement takes it from
+;; there instead of a square root and a division of its own (the same value). scripts/assembleWasm.mjs puts
+;; these functions into the CPU module with density.wat's.
 
   ;; omega_i and the XSPH sum from the same velocities: with g = grad_i W_ij and u = v_i - v_j, both particles
   ;; of a pair get omega += V_other (u x g), and a_i -= V_j W u, a_j += V_i W u.
   (func (export "xsphVorticity")
     (param $n i32) (param $x i32) (param $y i32) (param $z i32) (param $vx i32) (param $vy i32) (param $vz i32)
     (param $volume i32) (param $omegaX i32) (param $omegaY i32) (param $omegaZ i32) (param $sumX i32)
-    (param $sumY i32) (param $sumZ i32) (param $start i32) (param $neighbours i32)
+    (param $sumY i32) (param $sumZ i32) (param $start i32) (param $neighbours i32) (param $pairGradient i32)
     (param $h f64) (param $hSquared f64) (param $poly6 f64) (param $spiky f64)
     (local $i i32) (local $j i32) (local $k i32) (local $end i32) (local $i8 i32) (local $j8 i32)
     (local $xi f64) (local $yi f64) (local $zi f64) (local $vxi f64) (local $vyi f64) (local $vzi f64)
@@ -62,11 +64,14 @@
               (f64.mul (f64.mul (local.get $volumeI) (local.get $w)) (local.get $uy))))
             (f64.store (i32.add (local.get $sumZ) (local.get $j8)) (f64.add (f64.load (i32.add (local.get $sumZ) (local.get $j8)))
               (f64.mul (f64.mul (local.get $volumeI) (local.get $w)) (local.get $uz))))
+            ;; The confinement reuses g (pairGradient); where it is not made (r = 0, or r NaN), r^2 stands in.
+            (f64.store (i32.add (local.get $pairGradient) (i32.shl (local.get $k) (i32.const 3))) (local.get $r2))
             (if (f64.gt (local.get $r2) (f64.const 0))
               (then
                 (local.set $r (f64.sqrt (local.get $r2)))
                 (local.set $e (f64.sub (local.get $h) (local.get $r)))
                 (local.set $g (f64.div (f64.mul (f64.mul (f64.neg (local.get $spiky)) (local.get $e)) (local.get $e)) (local.get $r)))
+                (f64.store (i32.add (local.get $pairGradient) (i32.shl (local.get $k) (i32.const 3))) (local.get $g))
                 (local.set $gx (f64.mul (local.get $g) (local.get $rx)))
                 (local.set $gy (f64.mul (local.get $g) (local.get $ry)))
                 (local.set $gz (f64.mul (local.get $g) (local.get $rz)))
@@ -98,7 +103,7 @@
   (func (export "confinement")
     (param $n i32) (param $x i32) (param $y i32) (param $z i32) (param $magnitude i32) (param $volume i32)
     (param $etaX i32) (param $etaY i32) (param $etaZ i32) (param $start i32) (param $neighbours i32)
-    (param $h f64) (param $hSquared f64) (param $spiky f64)
+    (param $pairGradient i32) (param $hSquared f64)
     (local $i i32) (local $k i32) (local $end i32) (local $i8 i32) (local $j8 i32)
     (local $xi f64) (local $yi f64) (local $zi f64) (local $magnitudeI f64) (local $volumeI f64)
     (local $ex f64) (local $ey f64) (local $ez f64) (local $rx f64) (local $ry f64) (local $rz f64) (local $r2 f64)
@@ -126,9 +131,8 @@
           (f64.mul (local.get $rz) (local.get $rz))))
         (if (i32.and (i32.eqz (f64.ge (local.get $r2) (local.get $hSquared))) (f64.ne (local.get $r2) (f64.const 0)))
           (then
-            (local.set $r (f64.sqrt (local.get $r2)))
-            (local.set $e (f64.sub (local.get $h) (local.get $r)))
-            (local.set $g (f64.mul (f64.div (f64.mul (f64.mul (f64.neg (local.get $spiky)) (local.get $e)) (local.get $e)) (local.get $r))
+            ;; grad W's factor as the XSPH loop made it for this pair (the same value).
+            (local.set $g (f64.mul (f64.load (i32.add (local.get $pairGradient) (i32.shl (local.get $k) (i32.const 3))))
               (f64.sub (f64.load (i32.add (local.get $magnitude) (local.get $j8))) (local.get $magnitudeI))))
             (local.set $a (f64.mul (local.get $g) (f64.load (i32.add (local.get $volume) (local.get $j8)))))
             (local.set $ex (f64.add (local.get $ex) (f64.mul (local.get $a) (local.get $rx))))

@@ -75,6 +75,7 @@ export function xsphVorticityInWebAssembly(ctx: SimulationContext): boolean {
     at('deltaZ'),
     at('neighbourStart'),
     at('neighbours'),
+    at('pairGradient'),
     h,
     h * h,
     poly6Coefficient(h),
@@ -114,6 +115,7 @@ export function viscosityPartitionsInWebAssembly(ctx: SimulationContext): boolea
     at('deltaZ'),
     at('neighbourStart'),
     at('neighbours'),
+    at('pairGradient'),
     h,
     h * h,
     poly6Coefficient(h),
@@ -154,9 +156,8 @@ export function vorticityPartitionsInWebAssembly(ctx: SimulationContext): void {
     at('etaZ'),
     at('neighbourStart'),
     at('neighbours'),
-    h,
+    at('pairGradient'),
     h * h,
-    spikyGradientCoefficient(h),
   ]);
   runPartitionedWebAssembly(ctx, WasmKernel.addSpills, [bounds, spill, 3, at('etaX'), at('etaY') - at('etaX')]);
   s.gradientX.set(float64In(memory, at('etaX'), n));
@@ -167,7 +168,7 @@ export function vorticityPartitionsInWebAssembly(ctx: SimulationContext): void {
 /**
  * The second pair loop (eta of vorticity confinement, eq. 16) into `eta`, from `magnitude` (|omega| per
  * particle); only right after {@link xsphVorticityInWebAssembly} in the same substep, whose positions,
- * volumes and lists it reads from the memory.
+ * volumes, lists and per-pair kernel factors it reads from the memory.
  */
 export function confinementInWebAssembly(
   ctx: SimulationContext,
@@ -194,9 +195,8 @@ export function confinementInWebAssembly(
     at('etaZ'),
     at('neighbourStart'),
     at('neighbours'),
-    h,
+    at('pairGradient'),
     h * h,
-    spikyGradientCoefficient(h),
   );
   for (let axis = 0; axis < 3; axis++) eta[axis].set(float64In(memory, at(ETA[axis]), n));
 }
