@@ -70,13 +70,13 @@ export interface FluidSimulationOptions {
   threads?: number;
   /**
    * Whether the CPU backend runs its heaviest loops in WebAssembly: the neighbour lists (of every solver), PBF's
-   * coarse projection's particle scatter and gather, lambda (eq. 9-11), the position corrections (eq. 13-14; with one
+   * coarse projection's particle scatter and gather and its conjugate gradients, lambda (eq. 9-11), the position corrections (eq. 13-14; with one
    * material whose artificial pressure exponent is 4), and the XSPH viscosity and vorticity confinement loops
    * (eq. 15-17), with the same results bit for bit as the TypeScript loops (the same float64 operations in the
    * same order): a whole frame measured 1.67 to 1.74 times as fast as in TypeScript at 10k and 50k particles (docs/performance.md,
    * "WebAssembly"). The pair loops run in it on one thread and, with `threads` 2 or more, as the partitions'
    * kernels on a shared memory (where shared memory is at hand); the neighbour lists and the projection's
-   * transfers with any thread count; where the runtime cannot compile WebAssembly (a page whose
+   * transfers and solve with any thread count; where the runtime cannot compile WebAssembly (a page whose
    * Content Security Policy forbids it), the TypeScript loops run. `stats.webAssembly` says whether the last
    * step used it. Default true.
    */
