@@ -243,8 +243,14 @@ describe('the CPU pair loops in WebAssembly', () => {
       const partitionCalls = threads > 1 ? countPartitionCalls(wasm) : undefined;
       const typescript = dense({ webAssembly: false });
       const before = wasm.internalContext.solver.neighbours.length;
-      wasm.step();
-      typescript.step();
+      // The first step without workers, so the stepping thread runs (and counts) every partition.
+      threadTestHooks.minParticles = Number.POSITIVE_INFINITY;
+      try {
+        wasm.step();
+        typescript.step();
+      } finally {
+        threadTestHooks.minParticles = THREADS_MIN_PARTICLES;
+      }
       const halfPairs = (wasm.stats.meanNeighbourCount * wasm.stats.particleCount) / 2;
       expect(halfPairs).toBeGreaterThan(before);
       // More searches than substeps: at least one stopped for room (with threads, 16 partitions a search).
