@@ -10,8 +10,9 @@
  * a worker is ready the other threads run its partitions, which changes nothing in the results.
  *
  * With the `webAssembly` setting the pair loops run as the shared module's partition kernels
- * (parallel/kernels.wat, wasm/state.ts): every worker instantiates the module once on the simulation's shared
- * memory, and a job names a kernel and its arguments (byte offsets and numbers, in a shared array).
+ * (parallel/kernels.wat, wasm/state.ts): every worker instantiates the module on the simulation's shared
+ * memory (again with each new set of views; an instance writes nothing to the memory), and a job names a kernel
+ * and its arguments (byte offsets and numbers, in a shared array).
  *
  * Workers: Node's `worker_threads` (its main thread blocks in `Atomics.wait` for the last partitions), or
  * web workers where the page is cross-origin isolated (the page's thread spins, as it may not block). Where

@@ -72,8 +72,9 @@ export interface CpuKernels {
   /** Whether the memory holds the last lambda pass's inputs and outputs (set by it, cleared by the corrections). */
   lambdaInMemory: boolean;
   /**
-   * Room the neighbour pass gives the half lists in the memory (entries; at most the solver's list array's
-   * length, grown when a search needs more), so the memory follows the pairs, not the array's capacity.
+   * Room the neighbour pass gives the half lists in the memory (entries; on one thread at most the solver's list
+   * array's length; the threads' regions together, which double when one is too small), grown when a search
+   * needs more, so the memory follows the pairs, not the array's capacity.
    */
   listCapacity: number;
   /**
