@@ -41,6 +41,41 @@ const LAMBDA_WRITES: readonly Float64Name[] = [
   'lambda',
 ];
 
+/** Lambda's per-particle arrays in the memory that both its kernels take first, in their order. */
+const LAMBDA_PARTICLE_ARRAYS = [
+  'predictedX',
+  'predictedY',
+  'predictedZ',
+  'mass',
+  'material',
+  'wallWeight',
+  'wallGradientX',
+  'wallGradientY',
+  'wallGradientZ',
+  'density',
+  'gradientX',
+  'gradientY',
+  'gradientZ',
+  'gradientSquares',
+];
+/** Then the lists, the per-pair caches and the inverse rest densities. */
+const LAMBDA_PAIR_ARRAYS = ['neighbourStart', 'neighbours', 'pairGradient', 'pairWeight', 'inverseRestDensity'];
+
+/** Lambda's numbers, last in both kernels' arguments: h, h², the kernels' coefficients, and `uniform`. */
+function lambdaScalars(ctx: SimulationContext): number[] {
+  const h = ctx.settings.kernelRadius;
+  const s = ctx.solver;
+  return [
+    h,
+    h * h,
+    poly6Coefficient(h),
+    spikyGradientCoefficient(h),
+    selfWeight(h),
+    COINCIDENT_OFFSET * h,
+    uniformParticles(s.mass, s.material, s.count),
+  ];
+}
+
 /**
  * Lays the memory out (with the partitions' spill rows when `partitions`) and copies lambda's inputs in; false
  * where the module is not there or the memory cannot grow.
@@ -83,38 +118,10 @@ export function lambdaInWebAssembly(ctx: SimulationContext): boolean {
   const wasm = kernels.exports;
   if (!wasm || !copyLambdaInputs(ctx, false)) return false;
   const at = kernels.at;
-  const h = ctx.settings.kernelRadius;
   wasm.lambda(
     ctx.solver.count,
-    at('predictedX'),
-    at('predictedY'),
-    at('predictedZ'),
-    at('mass'),
-    at('material'),
-    at('wallWeight'),
-    at('wallGradientX'),
-    at('wallGradientY'),
-    at('wallGradientZ'),
-    at('density'),
-    at('gradientX'),
-    at('gradientY'),
-    at('gradientZ'),
-    at('gradientSquares'),
-    at('constraint'),
-    at('lambda'),
-    at('neighbourStart'),
-    at('neighbours'),
-    at('pairGradient'),
-    at('pairWeight'),
-    at('inverseRestDensity'),
-    at('relaxation'),
-    h,
-    h * h,
-    poly6Coefficient(h),
-    spikyGradientCoefficient(h),
-    selfWeight(h),
-    COINCIDENT_OFFSET * h,
-    uniformParticles(ctx.solver.mass, ctx.solver.material, ctx.solver.count),
+    ...[...LAMBDA_PARTICLE_ARRAYS, 'constraint', 'lambda', ...LAMBDA_PAIR_ARRAYS, 'relaxation'].map(at),
+    ...lambdaScalars(ctx),
   );
   copyLambdaResults(ctx, wasm.memory);
   return true;
@@ -130,37 +137,12 @@ export function lambdaPartitionsInWebAssembly(ctx: SimulationContext): boolean {
   const wasm = kernels.exports;
   if (!wasm || !copyLambdaInputs(ctx, true)) return false;
   const at = kernels.at;
-  const h = ctx.settings.kernelRadius;
   const [bounds, spill] = [at('partitionBounds'), at('spill')];
   runPartitionedWebAssembly(ctx, WasmKernel.lambdaPairs, [
     bounds,
     spill,
-    at('predictedX'),
-    at('predictedY'),
-    at('predictedZ'),
-    at('mass'),
-    at('material'),
-    at('wallWeight'),
-    at('wallGradientX'),
-    at('wallGradientY'),
-    at('wallGradientZ'),
-    at('density'),
-    at('gradientX'),
-    at('gradientY'),
-    at('gradientZ'),
-    at('gradientSquares'),
-    at('neighbourStart'),
-    at('neighbours'),
-    at('pairGradient'),
-    at('pairWeight'),
-    at('inverseRestDensity'),
-    h,
-    h * h,
-    poly6Coefficient(h),
-    spikyGradientCoefficient(h),
-    selfWeight(h),
-    COINCIDENT_OFFSET * h,
-    uniformParticles(ctx.solver.mass, ctx.solver.material, ctx.solver.count),
+    ...[...LAMBDA_PARTICLE_ARRAYS, ...LAMBDA_PAIR_ARRAYS].map(at),
+    ...lambdaScalars(ctx),
   ]);
   // density, gradientX, Y, Z and gradientSquares follow each other, `arrayBytes` apart.
   const arrayBytes = at('gradientX') - at('density');
@@ -198,10 +180,41 @@ function correctionsFollowLambda(ctx: SimulationContext): boolean {
   return false;
 }
 
-/** Copies the corrections' inputs that lambda did not leave in the memory (projectionSolved) in. */
-function copyCorrectionInputs(ctx: SimulationContext, memory: WebAssembly.Memory): void {
+/**
+ * Copies the corrections' inputs that lambda did not leave in the memory (projectionSolved) in; returns both
+ * corrections kernels' arguments after their first (the particle count, or the partition table and spill).
+ */
+function correctionArguments(ctx: SimulationContext, memory: WebAssembly.Memory): number[] {
   const s = ctx.solver;
-  float64In(memory, ctx.cpuKernels.at('projectionSolved'), s.count).set(s.projectionSolved.subarray(0, s.count));
+  const at = ctx.cpuKernels.at;
+  const m = ctx.materials;
+  float64In(memory, at('projectionSolved'), s.count).set(s.projectionSolved.subarray(0, s.count));
+  return [
+    ...[
+      'predictedX',
+      'predictedY',
+      'predictedZ',
+      'mass',
+      'material',
+      'wallGradientX',
+      'wallGradientY',
+      'wallGradientZ',
+      'lambda',
+      'projectionSolved',
+      'deltaX',
+      'deltaY',
+      'deltaZ',
+      'neighbourStart',
+      'neighbours',
+      'pairGradient',
+      'pairWeight',
+      'inverseRestDensity',
+    ].map(at),
+    m.artificialPressureScale[0],
+    m.inverseArtificialPressureWeight[0],
+    m.artificialPressureRestPower[0],
+    COINCIDENT_OFFSET * ctx.settings.kernelRadius,
+  ];
 }
 
 /** Copies the corrections out of the memory into the solver's delta arrays. */
@@ -222,34 +235,7 @@ export function correctionsInWebAssembly(ctx: SimulationContext): boolean {
   const wasm = ctx.cpuKernels.exports;
   if (!wasm || !correctionsFollowLambda(ctx)) return false;
   const memory = wasm.memory;
-  const at = ctx.cpuKernels.at;
-  const m = ctx.materials;
-  copyCorrectionInputs(ctx, memory);
-  wasm.corrections(
-    ctx.solver.count,
-    at('predictedX'),
-    at('predictedY'),
-    at('predictedZ'),
-    at('mass'),
-    at('material'),
-    at('wallGradientX'),
-    at('wallGradientY'),
-    at('wallGradientZ'),
-    at('lambda'),
-    at('projectionSolved'),
-    at('deltaX'),
-    at('deltaY'),
-    at('deltaZ'),
-    at('neighbourStart'),
-    at('neighbours'),
-    at('pairGradient'),
-    at('pairWeight'),
-    at('inverseRestDensity'),
-    m.artificialPressureScale[0],
-    m.inverseArtificialPressureWeight[0],
-    m.artificialPressureRestPower[0],
-    COINCIDENT_OFFSET * ctx.settings.kernelRadius,
-  );
+  wasm.corrections(ctx.solver.count, ...correctionArguments(ctx, memory));
   copyCorrections(ctx, memory);
   return true;
 }
@@ -265,35 +251,8 @@ export function correctionPartitionsInWebAssembly(ctx: SimulationContext): boole
   if (!shared || !correctionsFollowLambda(ctx)) return false;
   const memory = shared.memory;
   const at = kernels.at;
-  const m = ctx.materials;
-  copyCorrectionInputs(ctx, memory);
   const [bounds, spill] = [at('partitionBounds'), at('spill')];
-  runPartitionedWebAssembly(ctx, WasmKernel.correctionPairs, [
-    bounds,
-    spill,
-    at('predictedX'),
-    at('predictedY'),
-    at('predictedZ'),
-    at('mass'),
-    at('material'),
-    at('wallGradientX'),
-    at('wallGradientY'),
-    at('wallGradientZ'),
-    at('lambda'),
-    at('projectionSolved'),
-    at('deltaX'),
-    at('deltaY'),
-    at('deltaZ'),
-    at('neighbourStart'),
-    at('neighbours'),
-    at('pairGradient'),
-    at('pairWeight'),
-    at('inverseRestDensity'),
-    m.artificialPressureScale[0],
-    m.inverseArtificialPressureWeight[0],
-    m.artificialPressureRestPower[0],
-    COINCIDENT_OFFSET * ctx.settings.kernelRadius,
-  ]);
+  runPartitionedWebAssembly(ctx, WasmKernel.correctionPairs, [bounds, spill, ...correctionArguments(ctx, memory)]);
   runPartitionedWebAssembly(ctx, WasmKernel.addSpills, [bounds, spill, 3, at('deltaX'), at('deltaY') - at('deltaX')]);
   copyCorrections(ctx, memory);
   return true;

@@ -14,6 +14,29 @@ import { cutPartitions } from '../parallel/partitions';
 import { layOutPartitions, runPartitionedWebAssembly } from '../parallel/wasm';
 import { float64In, layOutMemory, WasmKernel } from '../wasm/state';
 
+/** Copies the search's inputs in: the predicted positions, the cell keys and the `cells` cells' bucket starts. */
+function copySearchInputs(ctx: SimulationContext, memory: WebAssembly.Memory, cells: number): void {
+  const s = ctx.solver;
+  const n = s.count;
+  const at = ctx.cpuKernels.at;
+  float64In(memory, at('predictedX'), n).set(s.predictedX.subarray(0, n));
+  float64In(memory, at('predictedY'), n).set(s.predictedY.subarray(0, n));
+  float64In(memory, at('predictedZ'), n).set(s.predictedZ.subarray(0, n));
+  new Uint32Array(memory.buffer, at('cellHash'), n).set(s.cellHash.subarray(0, n));
+  new Int32Array(memory.buffer, at('bucketStart'), cells + 1).set(s.bucketStart.subarray(0, cells + 1));
+}
+
+/** Copies the `total` entries of lists, their starts and the counts out; the lists stay in the memory too. */
+function copyListsOut(ctx: SimulationContext, memory: WebAssembly.Memory, total: number): void {
+  const s = ctx.solver;
+  const n = s.count;
+  const at = ctx.cpuKernels.at;
+  s.neighbourStart.set(new Int32Array(memory.buffer, at('neighbourStart'), n + 1));
+  s.neighbourCount.set(new Int32Array(memory.buffer, at('neighbourCount'), n));
+  s.neighbours.set(new Int32Array(memory.buffer, at('neighbours'), total));
+  ctx.cpuKernels.listsInMemory = true;
+}
+
 /**
  * Runs denseNeighboursOneThread's work in WebAssembly over `cells` dense cells (sortDense ran); false where
  * the module is not there or its memory cannot hold the lists (the caller runs the TypeScript loop).
@@ -44,11 +67,7 @@ export function denseNeighboursInWebAssembly(
     const capacity = Math.min(kernels.listCapacity, s.neighbours.length);
     if (!layOutMemory(kernels, memory, { n, pairs: 0, materials, listCapacity: capacity, cells })) return false;
     const at = kernels.at;
-    float64In(memory, at('predictedX'), n).set(s.predictedX.subarray(0, n));
-    float64In(memory, at('predictedY'), n).set(s.predictedY.subarray(0, n));
-    float64In(memory, at('predictedZ'), n).set(s.predictedZ.subarray(0, n));
-    new Uint32Array(memory.buffer, at('cellHash'), n).set(s.cellHash.subarray(0, n));
-    new Int32Array(memory.buffer, at('bucketStart'), cells + 1).set(s.bucketStart.subarray(0, cells + 1));
+    copySearchInputs(ctx, memory, cells);
     const total = wasm.denseNeighbours(
       n,
       at('predictedX'),
@@ -74,10 +93,7 @@ export function denseNeighboursInWebAssembly(
       kernels.listCapacity = Math.max(2 * kernels.listCapacity, needed);
       continue;
     }
-    s.neighbourStart.set(new Int32Array(memory.buffer, at('neighbourStart'), n + 1));
-    s.neighbourCount.set(new Int32Array(memory.buffer, at('neighbourCount'), n));
-    s.neighbours.set(new Int32Array(memory.buffer, at('neighbours'), total));
-    kernels.listsInMemory = true;
+    copyListsOut(ctx, memory, total);
     return true;
   }
 }
@@ -111,11 +127,7 @@ export function denseNeighboursInPartitions(
     const sizes = { n, pairs: 0, materials, listCapacity: room * PARTITION_COUNT, cells };
     if (!layOutPartitions(ctx, sizes)) return false;
     const at = kernels.at;
-    float64In(memory, at('predictedX'), n).set(s.predictedX.subarray(0, n));
-    float64In(memory, at('predictedY'), n).set(s.predictedY.subarray(0, n));
-    float64In(memory, at('predictedZ'), n).set(s.predictedZ.subarray(0, n));
-    new Uint32Array(memory.buffer, at('cellHash'), n).set(s.cellHash.subarray(0, n));
-    new Int32Array(memory.buffer, at('bucketStart'), cells + 1).set(s.bucketStart.subarray(0, cells + 1));
+    copySearchInputs(ctx, memory, cells);
     runPartitionedWebAssembly(ctx, WasmKernel.neighbours, [
       at('partitionBounds'),
       at('predictedX'),
@@ -148,10 +160,7 @@ export function denseNeighboursInPartitions(
       room,
     );
     if (total > s.neighbours.length) grow(s, total);
-    s.neighbourStart.set(new Int32Array(memory.buffer, at('neighbourStart'), n + 1));
-    s.neighbourCount.set(new Int32Array(memory.buffer, at('neighbourCount'), n));
-    s.neighbours.set(new Int32Array(memory.buffer, at('neighbours'), total));
-    kernels.listsInMemory = true;
+    copyListsOut(ctx, memory, total);
     return true;
   }
 }

@@ -19,6 +19,25 @@ const XSPH_SUMS = ['vorticityX', 'vorticityY', 'vorticityZ', 'deltaX', 'deltaY',
 /** The confinement's sums in the memory, per axis. */
 const ETA = ['etaX', 'etaY', 'etaZ'] as const;
 
+/** Both XSPH kernels' arguments after their first (the particle count, or the partition table and spill). */
+function xsphArguments(ctx: SimulationContext): number[] {
+  const h = ctx.settings.kernelRadius;
+  return [
+    ...[...XSPH_READS, ...XSPH_SUMS, 'neighbourStart', 'neighbours', 'pairGradient'].map(ctx.cpuKernels.at),
+    h,
+    h * h,
+    poly6Coefficient(h),
+    spikyGradientCoefficient(h),
+  ];
+}
+
+/** Both confinement kernels' arguments after their first, likewise. */
+function confinementArguments(ctx: SimulationContext): number[] {
+  const names = ['predictedX', 'predictedY', 'predictedZ', 'magnitude', 'volume', ...ETA];
+  const h = ctx.settings.kernelRadius;
+  return [...[...names, 'neighbourStart', 'neighbours', 'pairGradient'].map(ctx.cpuKernels.at), h * h];
+}
+
 /**
  * Lays the memory out (with the partitions' spill rows when `partitions`) and copies the first loop's inputs
  * in; false where the module is not there or the memory cannot grow.
@@ -57,30 +76,7 @@ export function xsphVorticityInWebAssembly(ctx: SimulationContext): boolean {
   const at = kernels.at;
   const n = ctx.solver.count;
   for (const name of XSPH_SUMS) float64In(memory, at(name), n).fill(0);
-  const h = ctx.settings.kernelRadius;
-  wasm.xsphVorticity(
-    n,
-    at('predictedX'),
-    at('predictedY'),
-    at('predictedZ'),
-    at('velocityX'),
-    at('velocityY'),
-    at('velocityZ'),
-    at('volume'),
-    at('vorticityX'),
-    at('vorticityY'),
-    at('vorticityZ'),
-    at('deltaX'),
-    at('deltaY'),
-    at('deltaZ'),
-    at('neighbourStart'),
-    at('neighbours'),
-    at('pairGradient'),
-    h,
-    h * h,
-    poly6Coefficient(h),
-    spikyGradientCoefficient(h),
-  );
+  wasm.xsphVorticity(n, ...xsphArguments(ctx));
   copyXsphSums(ctx, memory);
   return true;
 }
@@ -95,32 +91,8 @@ export function viscosityPartitionsInWebAssembly(ctx: SimulationContext): boolea
   const shared = kernels.shared;
   if (!shared || !copyXsphInputs(ctx, true)) return false;
   const at = kernels.at;
-  const h = ctx.settings.kernelRadius;
   const [bounds, spill] = [at('partitionBounds'), at('spill')];
-  runPartitionedWebAssembly(ctx, WasmKernel.viscosityPairs, [
-    bounds,
-    spill,
-    at('predictedX'),
-    at('predictedY'),
-    at('predictedZ'),
-    at('velocityX'),
-    at('velocityY'),
-    at('velocityZ'),
-    at('volume'),
-    at('vorticityX'),
-    at('vorticityY'),
-    at('vorticityZ'),
-    at('deltaX'),
-    at('deltaY'),
-    at('deltaZ'),
-    at('neighbourStart'),
-    at('neighbours'),
-    at('pairGradient'),
-    h,
-    h * h,
-    poly6Coefficient(h),
-    spikyGradientCoefficient(h),
-  ]);
+  runPartitionedWebAssembly(ctx, WasmKernel.viscosityPairs, [bounds, spill, ...xsphArguments(ctx)]);
   // The spill row's six values go to deltaX, Y, Z, vorticityX, Y, Z, which follow each other.
   runPartitionedWebAssembly(ctx, WasmKernel.addSpills, [bounds, spill, 6, at('deltaX'), at('deltaY') - at('deltaX')]);
   copyXsphSums(ctx, shared.memory);
@@ -141,24 +113,8 @@ export function vorticityPartitionsInWebAssembly(ctx: SimulationContext): void {
   const memory = shared.memory;
   const at = kernels.at;
   float64In(memory, at('magnitude'), n).set(s.lambda.subarray(0, n));
-  const h = ctx.settings.kernelRadius;
   const [bounds, spill] = [at('partitionBounds'), at('spill')];
-  runPartitionedWebAssembly(ctx, WasmKernel.vorticityPairs, [
-    bounds,
-    spill,
-    at('predictedX'),
-    at('predictedY'),
-    at('predictedZ'),
-    at('magnitude'),
-    at('volume'),
-    at('etaX'),
-    at('etaY'),
-    at('etaZ'),
-    at('neighbourStart'),
-    at('neighbours'),
-    at('pairGradient'),
-    h * h,
-  ]);
+  runPartitionedWebAssembly(ctx, WasmKernel.vorticityPairs, [bounds, spill, ...confinementArguments(ctx)]);
   runPartitionedWebAssembly(ctx, WasmKernel.addSpills, [bounds, spill, 3, at('etaX'), at('etaY') - at('etaX')]);
   s.gradientX.set(float64In(memory, at('etaX'), n));
   s.gradientY.set(float64In(memory, at('etaY'), n));
@@ -182,21 +138,6 @@ export function confinementInWebAssembly(
   const at = ctx.cpuKernels.at;
   float64In(memory, at('magnitude'), n).set(magnitude.subarray(0, n));
   for (const name of ETA) float64In(memory, at(name), n).fill(0);
-  const h = ctx.settings.kernelRadius;
-  wasm.confinement(
-    n,
-    at('predictedX'),
-    at('predictedY'),
-    at('predictedZ'),
-    at('magnitude'),
-    at('volume'),
-    at('etaX'),
-    at('etaY'),
-    at('etaZ'),
-    at('neighbourStart'),
-    at('neighbours'),
-    at('pairGradient'),
-    h * h,
-  );
+  wasm.confinement(n, ...confinementArguments(ctx));
   for (let axis = 0; axis < 3; axis++) eta[axis].set(float64In(memory, at(ETA[axis]), n));
 }
