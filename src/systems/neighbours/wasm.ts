@@ -124,7 +124,8 @@ export function denseNeighboursInPartitions(
   if (kernels.listCapacity === 0) kernels.listCapacity = 32 * n + 1024;
   for (;;) {
     const room = Math.ceil(kernels.listCapacity / PARTITION_COUNT);
-    const sizes = { n, pairs: 0, materials, listCapacity: room * PARTITION_COUNT, cells };
+    // The search uses no spill rows (the pair loops lay them out for the plan made after it).
+    const sizes = { n, pairs: 0, materials, listCapacity: room * PARTITION_COUNT, cells, spillRows: 0 };
     if (!layOutPartitions(ctx, sizes)) return false;
     const at = kernels.at;
     copySearchInputs(ctx, memory, cells);

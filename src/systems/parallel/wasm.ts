@@ -18,7 +18,8 @@ function spillRows(bounds: Int32Array): number {
 }
 
 /**
- * Lays the memory out for `sizes` and the partitions' spill rows and copies the partition table in; false where
+ * Lays the memory out for `sizes` and the partitions' spill rows (the present plan's, unless `sizes` names
+ * them) and copies the partition table in; false where
  * the threads' module is not there (one thread, shared memory missing, not compiled yet) or the memory cannot
  * grow that far (the caller runs the TypeScript partitions).
  */
@@ -27,7 +28,8 @@ export function layOutPartitions(ctx: SimulationContext, sizes: MemorySizes): bo
   const shared = kernels.shared;
   if (!shared || !ctx.threads.partitioned) return false;
   const bounds = ctx.solver.partitionBounds;
-  if (!layOutMemory(kernels, shared.memory, { ...sizes, spillRows: spillRows(bounds) })) return false;
+  if (!layOutMemory(kernels, shared.memory, { ...sizes, spillRows: sizes.spillRows ?? spillRows(bounds) }))
+    return false;
   new Int32Array(shared.memory.buffer, kernels.at('partitionBounds'), bounds.length).set(bounds);
   return true;
 }
