@@ -65,6 +65,7 @@ function differingParticles(a: Map<number, number[]>, b: Map<number, number[]>):
 type KernelCalls = Record<
   | 'denseNeighbours'
   | 'scatterParticles'
+  | 'accumulateParticles'
   | 'gatherParticles'
   | 'conjugateGradients'
   | 'lambda'
@@ -81,6 +82,7 @@ function countKernelCalls(simulation: FluidSimulation): KernelCalls {
   const calls: KernelCalls = {
     denseNeighbours: 0,
     scatterParticles: 0,
+    accumulateParticles: 0,
     gatherParticles: 0,
     conjugateGradients: 0,
     lambda: 0,
@@ -101,6 +103,7 @@ function countKernelCalls(simulation: FluidSimulation): KernelCalls {
       return module.denseNeighbours(...values);
     },
     scatterParticles: counted('scatterParticles'),
+    accumulateParticles: counted('accumulateParticles'),
     gatherParticles: counted('gatherParticles'),
     conjugateGradients: (...values: number[]) => {
       calls.conjugateGradients++;
@@ -150,6 +153,7 @@ describe('the CPU pair loops in WebAssembly', () => {
       {
         denseNeighbours: 80,
         scatterParticles: 80,
+        accumulateParticles: 0,
         gatherParticles: 80,
         conjugateGradients: 80,
         lambda: 160,
@@ -165,6 +169,7 @@ describe('the CPU pair loops in WebAssembly', () => {
       {
         denseNeighbours: 80,
         scatterParticles: 80,
+        accumulateParticles: 0,
         gatherParticles: 80,
         conjugateGradients: 80,
         lambda: 160,
@@ -180,6 +185,7 @@ describe('the CPU pair loops in WebAssembly', () => {
       {
         denseNeighbours: 80,
         scatterParticles: 0,
+        accumulateParticles: 0,
         gatherParticles: 0,
         conjugateGradients: 0,
         lambda: 240,
@@ -195,6 +201,7 @@ describe('the CPU pair loops in WebAssembly', () => {
       {
         denseNeighbours: 80,
         scatterParticles: 80,
+        accumulateParticles: 0,
         gatherParticles: 80,
         conjugateGradients: 80,
         lambda: 160,
@@ -274,7 +281,8 @@ describe('the CPU pair loops in WebAssembly', () => {
   // workers the stepping thread runs every partition, so each kernel's calls are counted exactly: per substep
   // (2 a frame) 16 partitions of lambdaPairs, lambdaFinish and correctionPairs per iteration (2), of
   // viscosityPairs, vorticityPairs and the neighbour search once; addSpills sums the corrections' (per
-  // iteration), XSPH's and the confinement's spills.
+  // iteration), XSPH's and the confinement's spills; the projection's stencils and gather once per substep,
+  // its sums on the stepping thread (accumulateParticles) from the stencils the partitions made.
   const threadCases: [string, number, Record<(typeof WASM_PARTITION_KERNELS)[number], number>][] = [
     [
       'one material',
@@ -287,6 +295,8 @@ describe('the CPU pair loops in WebAssembly', () => {
         partitionViscosityPairs: 640,
         partitionVorticityPairs: 640,
         partitionNeighbours: 640,
+        partitionParticleStencils: 640,
+        partitionGatherParticles: 640,
       },
     ],
     [
@@ -300,6 +310,8 @@ describe('the CPU pair loops in WebAssembly', () => {
         partitionViscosityPairs: 640,
         partitionVorticityPairs: 640,
         partitionNeighbours: 640,
+        partitionParticleStencils: 640,
+        partitionGatherParticles: 640,
       },
     ],
   ];
@@ -318,8 +330,9 @@ describe('the CPU pair loops in WebAssembly', () => {
         // search and pair loops idle.
         expect(calls).toEqual({
           denseNeighbours: 0,
-          scatterParticles: 40,
-          gatherParticles: 40,
+          scatterParticles: 0,
+          accumulateParticles: 40,
+          gatherParticles: 0,
           conjugateGradients: 40,
           lambda: 0,
           corrections: 0,

@@ -612,3 +612,28 @@
       (local.set $k (i32.add (local.get $k) (i32.const 1)))
       (br $entries)))
     (local.get $total))
+
+  ;; The coarse projection's per-particle parts (projection/transfer.wat) over the partition's particles: the
+  ;; scatter's share weights and stencils (its sums follow on the stepping thread, `accumulateParticles`), and
+  ;; the gather. Each particle writes only its own, so these give the one-thread results bit for bit.
+  (func (export "partitionParticleStencils")
+    (param $partition i32) (param $bounds i32) (param $grid i32) (param $cell i32) (param $material i32)
+    (param $inverseRestDensity i32) (param $share i32) (param $kind i32) (param $nx i32) (param $nxy i32)
+    (param $cells i32) (param $stencils i32)
+    (call $particleStencils
+      (i32.load (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2))))
+      (i32.load offset=4 (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2))))
+      (local.get $grid) (local.get $cell) (local.get $material) (local.get $inverseRestDensity) (local.get $share)
+      (local.get $kind) (local.get $nx) (local.get $nxy) (local.get $cells) (local.get $stencils)))
+  (func (export "partitionGatherParticles")
+    (param $partition i32) (param $bounds i32) (param $grid i32) (param $cell i32) (param $share i32) (param $kind i32)
+    (param $transfer i32) (param $vx i32) (param $vy i32) (param $vz i32) (param $px i32) (param $py i32) (param $pz i32)
+    (param $back f64) (param $excessX f64) (param $excessY f64) (param $excessZ f64) (param $dt f64)
+    (param $nx i32) (param $nxy i32) (param $cells i32) (param $stencils i32) (param $cached i32)
+    (call $gatherRange
+      (i32.load (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2))))
+      (i32.load offset=4 (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2))))
+      (local.get $grid) (local.get $cell) (local.get $share) (local.get $kind) (local.get $transfer)
+      (local.get $vx) (local.get $vy) (local.get $vz) (local.get $px) (local.get $py) (local.get $pz)
+      (local.get $back) (local.get $excessX) (local.get $excessY) (local.get $excessZ) (local.get $dt)
+      (local.get $nx) (local.get $nxy) (local.get $cells) (local.get $stencils) (local.get $cached)))

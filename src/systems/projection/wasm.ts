@@ -5,11 +5,15 @@
  * the same float64 operations in the same order, so the faces' sums and the particles' velocity changes are
  * bit-identical (tests/wasm.test.ts). Each pass copies what it reads into the module's memory and what it
  * writes back out, but the gather reuses the grid coordinates, face kinds and stencils the scatter left there
- * (`CpuKernels.stencilsInMemory`). The conjugate gradients (solve.ts) likewise: the same phi, iterations and
+ * (`CpuKernels.stencilsInMemory`). With threads (the shared module) the per-particle parts run in partitions
+ * (parallel/kernels.wat): the scatter's share weights and stencils, then its sums on the stepping thread in
+ * particle order, and the gather; each particle writes only its own, so the results are the one-thread
+ * kernels' bit for bit. The conjugate gradients (solve.ts) likewise: the same phi, iterations and
  * residual bit for bit. The rigid bodies' share of the faces and the other grid passes stay in TypeScript.
  */
 import type { SimulationContext } from '../context';
-import { float64In, layOutMemory } from '../wasm/state';
+import { layOutPartitions, runPartitionedWebAssembly } from '../parallel/wasm';
+import { float64In, layOutMemory, WasmKernel } from '../wasm/state';
 import type { ProjectionState } from './state';
 
 /** The solver's float64 arrays the scatter reads, besides the grid coordinates, cells and counts. */
@@ -19,8 +23,12 @@ const FACE_SUMS = ['faceMass', 'faceVolume', 'faceFlux', 'faceShare'] as const;
 /** What the gather changes: the velocities and predicted positions. */
 const GATHER_MOVES = ['velocityX', 'velocityY', 'velocityZ', 'predictedX', 'predictedY', 'predictedZ'] as const;
 
-/** Lays the memory out for this substep's grid; the module's exports where it could. */
-function prepare(ctx: SimulationContext, state: ProjectionState) {
+/**
+ * Lays the memory out for this substep's grid; the module's exports where it could. With `partitions` (the
+ * transfers, where the threads' module is there) the partition table goes in too, after everything else, so
+ * the grid's arrays and the stencils stay where they are; `partitioned` then says whether it did.
+ */
+function prepare(ctx: SimulationContext, state: ProjectionState, partitions = false) {
   const kernels = ctx.cpuKernels;
   const wasm = kernels.exports;
   if (!wasm) return undefined;
@@ -28,8 +36,9 @@ function prepare(ctx: SimulationContext, state: ProjectionState) {
   const n = s.count;
   const materials = ctx.materials.inverseRestDensity.length;
   const sizes = { n, pairs: s.neighbourStart[n], materials, gridCells: state.plan.cells };
+  if (partitions && layOutPartitions(ctx, { ...sizes, spillRows: 0 })) return { wasm, partitioned: true };
   if (!layOutMemory(kernels, wasm.memory, sizes)) return undefined;
-  return wasm;
+  return { wasm, partitioned: false };
 }
 
 /** The three axes' arrays `arrays` (first `cells` entries each) into the memory from byte `offset`, one after the other. */
@@ -45,8 +54,9 @@ function copyAxesIn(memory: WebAssembly.Memory, offset: number, arrays: readonly
  */
 export function scatterParticlesInWebAssembly(ctx: SimulationContext, state: ProjectionState): boolean {
   ctx.cpuKernels.stencilsInMemory = false;
-  const wasm = prepare(ctx, state);
-  if (!wasm) return false;
+  const prepared = prepare(ctx, state, true);
+  if (!prepared) return false;
+  const { wasm, partitioned } = prepared;
   const at = ctx.cpuKernels.at;
   const memory = wasm.memory;
   const s = ctx.solver;
@@ -68,32 +78,55 @@ export function scatterParticlesInWebAssembly(ctx: SimulationContext, state: Pro
   float64In(memory, at('errorSum'), cells).fill(0);
   new Int32Array(memory.buffer, at('errorCount'), cells).fill(0);
   const dims = state.plan.dims;
-  wasm.scatterParticles(
-    n,
-    at('particleGrid'),
-    at('particleCell'),
-    at('neighbourCount'),
-    ctx.lattice.fullNeighbourhood,
-    at('constraint'),
-    at('mass'),
-    at('material'),
-    at('inverseRestDensity'),
-    at('velocityX'),
-    at('velocityY'),
-    at('velocityZ'),
-    at('particleShare'),
-    at('faceKind'),
-    at('faceMass'),
-    at('faceVolume'),
-    at('faceFlux'),
-    at('faceShare'),
-    at('errorSum'),
-    at('errorCount'),
-    dims[0],
-    dims[0] * dims[1],
-    cells,
-    at('stencils'),
-  );
+  if (partitioned) {
+    // The threads make the share weights and stencils in partitions; this thread adds them up in order.
+    runPartitionedWebAssembly(ctx, WasmKernel.particleStencils, [
+      at('partitionBounds'),
+      ...['particleGrid', 'particleCell', 'material', 'inverseRestDensity', 'particleShare', 'faceKind'].map(at),
+      dims[0],
+      dims[0] * dims[1],
+      cells,
+      at('stencils'),
+    ]);
+    wasm.accumulateParticles(
+      0,
+      n,
+      at('particleCell'),
+      at('neighbourCount'),
+      ctx.lattice.fullNeighbourhood,
+      ...['constraint', 'mass', 'material', 'inverseRestDensity', 'velocityX', 'velocityY', 'velocityZ'].map(at),
+      ...['particleShare', 'faceMass', 'faceVolume', 'faceFlux', 'faceShare', 'errorSum', 'errorCount'].map(at),
+      cells,
+      at('stencils'),
+    );
+  } else {
+    wasm.scatterParticles(
+      n,
+      at('particleGrid'),
+      at('particleCell'),
+      at('neighbourCount'),
+      ctx.lattice.fullNeighbourhood,
+      at('constraint'),
+      at('mass'),
+      at('material'),
+      at('inverseRestDensity'),
+      at('velocityX'),
+      at('velocityY'),
+      at('velocityZ'),
+      at('particleShare'),
+      at('faceKind'),
+      at('faceMass'),
+      at('faceVolume'),
+      at('faceFlux'),
+      at('faceShare'),
+      at('errorSum'),
+      at('errorCount'),
+      dims[0],
+      dims[0] * dims[1],
+      cells,
+      at('stencils'),
+    );
+  }
   ctx.cpuKernels.stencilsInMemory = true;
   for (let a = 0; a < 3; a++) {
     state.mass[a].set(float64In(memory, at('faceMass') + 8 * a * cells, cells));
@@ -121,8 +154,9 @@ export function gatherParticlesInWebAssembly(
   // The scatter's stencils, when it ran in WebAssembly this substep (the same grid, faces and positions).
   const cached = ctx.cpuKernels.stencilsInMemory;
   ctx.cpuKernels.stencilsInMemory = false;
-  const wasm = prepare(ctx, state);
-  if (!wasm) return false;
+  const prepared = prepare(ctx, state, true);
+  if (!prepared) return false;
+  const { wasm, partitioned } = prepared;
   const at = ctx.cpuKernels.at;
   const memory = wasm.memory;
   const s = ctx.solver;
@@ -139,8 +173,7 @@ export function gatherParticlesInWebAssembly(
   }
   for (const name of GATHER_MOVES) float64In(memory, at(name), n).set(s[name].subarray(0, n));
   const dims = state.plan.dims;
-  wasm.gatherParticles(
-    n,
+  const values = [
     at('particleGrid'),
     at('particleCell'),
     at('particleShare'),
@@ -162,7 +195,10 @@ export function gatherParticlesInWebAssembly(
     cells,
     at('stencils'),
     cached ? 1 : 0,
-  );
+  ];
+  // Each particle changes only its own velocity and position: the threads share them in partitions.
+  if (partitioned) runPartitionedWebAssembly(ctx, WasmKernel.gatherParticles, [at('partitionBounds'), ...values]);
+  else wasm.gatherParticles(n, ...values);
   for (const name of GATHER_MOVES) s[name].set(float64In(memory, at(name), n));
   return true;
 }
@@ -179,7 +215,7 @@ export function conjugateGradientsInWebAssembly(
   fluid: number,
   normB: number,
 ): boolean {
-  const wasm = prepare(ctx, state);
+  const wasm = prepare(ctx, state)?.wasm;
   if (!wasm) return false;
   const at = ctx.cpuKernels.at;
   const memory = wasm.memory;

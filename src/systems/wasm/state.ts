@@ -14,6 +14,7 @@ export interface CpuKernelExports {
   readonly memory: WebAssembly.Memory;
   readonly denseNeighbours: (...values: number[]) => number;
   readonly scatterParticles: (...values: number[]) => void;
+  readonly accumulateParticles: (...values: number[]) => void;
   readonly gatherParticles: (...values: number[]) => void;
   readonly conjugateGradients: (...values: number[]) => number;
   readonly lambda: (...values: number[]) => void;
@@ -31,6 +32,8 @@ export const WASM_PARTITION_KERNELS = [
   'partitionViscosityPairs',
   'partitionVorticityPairs',
   'partitionNeighbours',
+  'partitionParticleStencils',
+  'partitionGatherParticles',
 ] as const;
 
 /** Index of each partition kernel in {@link WASM_PARTITION_KERNELS}. */
@@ -42,6 +45,8 @@ export const WasmKernel = {
   viscosityPairs: 4,
   vorticityPairs: 5,
   neighbours: 6,
+  particleStencils: 7,
+  gatherParticles: 8,
 } as const;
 
 /** A partition kernel: the partition, then its byte offsets and numbers. */
