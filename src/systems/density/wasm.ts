@@ -13,7 +13,7 @@ import { COINCIDENT_OFFSET, poly6Coefficient, spikyGradientCoefficient } from '.
 import type { SimulationContext, SolverState } from '../context';
 import { selfWeight } from '../context';
 import { layOutPartitions, runPartitionedWebAssembly } from '../parallel/wasm';
-import { copyNeighbourLists, float64In, layOutMemory, uniformParticles, WasmKernel } from '../wasm/state';
+import { copyNeighbourLists, float64In, layOutMemory, offsetsOf, uniformParticles, WasmKernel } from '../wasm/state';
 
 /** Float64 arrays of the solver, by name. */
 type Float64Name = {
@@ -117,10 +117,9 @@ export function lambdaInWebAssembly(ctx: SimulationContext): boolean {
   kernels.lambdaInMemory = false;
   const wasm = kernels.exports;
   if (!wasm || !copyLambdaInputs(ctx, false)) return false;
-  const at = kernels.at;
   wasm.lambda(
     ctx.solver.count,
-    ...[...LAMBDA_PARTICLE_ARRAYS, 'constraint', 'lambda', ...LAMBDA_PAIR_ARRAYS, 'relaxation'].map(at),
+    ...offsetsOf(kernels, [...LAMBDA_PARTICLE_ARRAYS, 'constraint', 'lambda', ...LAMBDA_PAIR_ARRAYS, 'relaxation']),
     ...lambdaScalars(ctx),
   );
   copyLambdaResults(ctx, wasm.memory);
@@ -141,7 +140,7 @@ export function lambdaPartitionsInWebAssembly(ctx: SimulationContext): boolean {
   runPartitionedWebAssembly(ctx, WasmKernel.lambdaPairs, [
     bounds,
     spill,
-    ...[...LAMBDA_PARTICLE_ARRAYS, ...LAMBDA_PAIR_ARRAYS].map(at),
+    ...offsetsOf(kernels, [...LAMBDA_PARTICLE_ARRAYS, ...LAMBDA_PAIR_ARRAYS]),
     ...lambdaScalars(ctx),
   ]);
   // density, gradientX, Y, Z and gradientSquares follow each other, `arrayBytes` apart.
@@ -190,7 +189,7 @@ function correctionArguments(ctx: SimulationContext, memory: WebAssembly.Memory)
   const m = ctx.materials;
   float64In(memory, at('projectionSolved'), s.count).set(s.projectionSolved.subarray(0, s.count));
   return [
-    ...[
+    ...offsetsOf(ctx.cpuKernels, [
       'predictedX',
       'predictedY',
       'predictedZ',
@@ -209,7 +208,7 @@ function correctionArguments(ctx: SimulationContext, memory: WebAssembly.Memory)
       'pairGradient',
       'pairWeight',
       'inverseRestDensity',
-    ].map(at),
+    ]),
     m.artificialPressureScale[0],
     m.inverseArtificialPressureWeight[0],
     m.artificialPressureRestPower[0],

@@ -13,7 +13,7 @@
  */
 import type { SimulationContext } from '../context';
 import { layOutPartitions, runPartitionedWebAssembly } from '../parallel/wasm';
-import { float64In, layOutMemory, WasmKernel } from '../wasm/state';
+import { float64In, layOutMemory, offsetsOf, WasmKernel } from '../wasm/state';
 import type { ProjectionState } from './state';
 
 /** The solver's float64 arrays the scatter reads, besides the grid coordinates, cells and counts. */
@@ -82,7 +82,14 @@ export function scatterParticlesInWebAssembly(ctx: SimulationContext, state: Pro
     // The threads make the share weights and stencils in partitions; this thread adds them up in order.
     runPartitionedWebAssembly(ctx, WasmKernel.particleStencils, [
       at('partitionBounds'),
-      ...['particleGrid', 'particleCell', 'material', 'inverseRestDensity', 'particleShare', 'faceKind'].map(at),
+      ...offsetsOf(ctx.cpuKernels, [
+        'particleGrid',
+        'particleCell',
+        'material',
+        'inverseRestDensity',
+        'particleShare',
+        'faceKind',
+      ]),
       dims[0],
       dims[0] * dims[1],
       cells,
@@ -94,8 +101,24 @@ export function scatterParticlesInWebAssembly(ctx: SimulationContext, state: Pro
       at('particleCell'),
       at('neighbourCount'),
       ctx.lattice.fullNeighbourhood,
-      ...['constraint', 'mass', 'material', 'inverseRestDensity', 'velocityX', 'velocityY', 'velocityZ'].map(at),
-      ...['particleShare', 'faceMass', 'faceVolume', 'faceFlux', 'faceShare', 'errorSum', 'errorCount'].map(at),
+      ...offsetsOf(ctx.cpuKernels, [
+        'constraint',
+        'mass',
+        'material',
+        'inverseRestDensity',
+        'velocityX',
+        'velocityY',
+        'velocityZ',
+      ]),
+      ...offsetsOf(ctx.cpuKernels, [
+        'particleShare',
+        'faceMass',
+        'faceVolume',
+        'faceFlux',
+        'faceShare',
+        'errorSum',
+        'errorCount',
+      ]),
       cells,
       at('stencils'),
     );

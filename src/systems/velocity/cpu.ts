@@ -215,7 +215,7 @@ function viscosityVorticityOneThread(ctx: SimulationContext): void {
       etaY[i] = 0;
       etaZ[i] = 0;
     }
-    if (inWebAssembly) confinementInWebAssembly(ctx, magnitude, [etaX, etaY, etaZ]);
+    if (inWebAssembly) confinementInWebAssembly(ctx, magnitude, etaX, etaY, etaZ);
     else {
       for (let i = 0; i < n; i++) {
         const xi = predictedX[i];

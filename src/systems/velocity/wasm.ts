@@ -11,7 +11,7 @@
 import { poly6Coefficient, spikyGradientCoefficient } from '../../core/kernels';
 import type { SimulationContext } from '../context';
 import { layOutPartitions, runPartitionedWebAssembly } from '../parallel/wasm';
-import { copyNeighbourLists, float64In, layOutMemory, WasmKernel } from '../wasm/state';
+import { copyNeighbourLists, float64In, layOutMemory, offsetsOf, WasmKernel } from '../wasm/state';
 
 /** What the first pair loop reads from the solver, and the sums it writes (zero when it starts). */
 const XSPH_READS = ['predictedX', 'predictedY', 'predictedZ', 'velocityX', 'velocityY', 'velocityZ', 'volume'] as const;
@@ -23,7 +23,7 @@ const ETA = ['etaX', 'etaY', 'etaZ'] as const;
 function xsphArguments(ctx: SimulationContext): number[] {
   const h = ctx.settings.kernelRadius;
   return [
-    ...[...XSPH_READS, ...XSPH_SUMS, 'neighbourStart', 'neighbours', 'pairGradient'].map(ctx.cpuKernels.at),
+    ...offsetsOf(ctx.cpuKernels, [...XSPH_READS, ...XSPH_SUMS, 'neighbourStart', 'neighbours', 'pairGradient']),
     h,
     h * h,
     poly6Coefficient(h),
@@ -35,7 +35,7 @@ function xsphArguments(ctx: SimulationContext): number[] {
 function confinementArguments(ctx: SimulationContext): number[] {
   const names = ['predictedX', 'predictedY', 'predictedZ', 'magnitude', 'volume', ...ETA];
   const h = ctx.settings.kernelRadius;
-  return [...[...names, 'neighbourStart', 'neighbours', 'pairGradient'].map(ctx.cpuKernels.at), h * h];
+  return [...offsetsOf(ctx.cpuKernels, [...names, 'neighbourStart', 'neighbours', 'pairGradient']), h * h];
 }
 
 /**
@@ -122,14 +122,16 @@ export function vorticityPartitionsInWebAssembly(ctx: SimulationContext): void {
 }
 
 /**
- * The second pair loop (eta of vorticity confinement, eq. 16) into `eta`, from `magnitude` (|omega| per
+ * The second pair loop (eta of vorticity confinement, eq. 16) into `etaX`, `etaY` and `etaZ`, from `magnitude` (|omega| per
  * particle); only right after {@link xsphVorticityInWebAssembly} in the same substep, whose positions,
  * volumes, lists and per-pair kernel factors it reads from the memory.
  */
 export function confinementInWebAssembly(
   ctx: SimulationContext,
   magnitude: Float64Array,
-  eta: readonly [Float64Array, Float64Array, Float64Array],
+  etaX: Float64Array,
+  etaY: Float64Array,
+  etaZ: Float64Array,
 ): void {
   const wasm = ctx.cpuKernels.exports;
   if (!wasm) throw new Error('confinementInWebAssembly without the module');
@@ -139,5 +141,7 @@ export function confinementInWebAssembly(
   float64In(memory, at('magnitude'), n).set(magnitude.subarray(0, n));
   for (const name of ETA) float64In(memory, at(name), n).fill(0);
   wasm.confinement(n, ...confinementArguments(ctx));
-  for (let axis = 0; axis < 3; axis++) eta[axis].set(float64In(memory, at(ETA[axis]), n));
+  etaX.set(float64In(memory, at('etaX'), n));
+  etaY.set(float64In(memory, at('etaY'), n));
+  etaZ.set(float64In(memory, at('etaZ'), n));
 }

@@ -296,6 +296,18 @@ export function layOutMemory(
 }
 
 /**
+ * The byte offsets of the arrays `names` in the memory's present layout, in their order (a kernel's arguments).
+ * A plain loop, not `names.map(kernels.at)`: V8 inlines `map` into the passes that build arguments and, with no
+ * type feedback for its callback's call, threw their optimized code away again and again (about 15 times in a
+ * 10k dam break's first 80 frames, each time running the pass's own particle loops unoptimized for a while).
+ */
+export function offsetsOf(kernels: Pick<CpuKernels, 'at'>, names: readonly string[]): number[] {
+  const offsets: number[] = [];
+  for (let k = 0; k < names.length; k++) offsets.push(kernels.at(names[k]));
+  return offsets;
+}
+
+/**
  * 1 when the first `n` particles all have the same mass and material (the density kernels then take j's mass
  * and inverse rest density from i, the same values without loading them), else 0.
  */
