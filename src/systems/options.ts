@@ -62,10 +62,10 @@ export interface FluidSimulationOptions {
    * in another order), which a chaotic flow amplifies over time. Workers need `SharedArrayBuffer`: always
    * there in Node 20.16 and newer; in a browser only on a cross-origin isolated page (the host sends
    * `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: require-corp`); elsewhere
-   * the setting is taken as 1. With `webAssembly` the partitions' pair loops and the neighbour search run in
-   * WebAssembly: on a 2-core
-   * machine two threads made a frame 1.25 times as fast at 10k particles and 1.38 times at 50k
-   * (docs/performance.md, "Threads").
+   * the setting is taken as 1. With `webAssembly` the partitions' pair loops, the neighbour search and the
+   * coarse projection's per-particle parts run in WebAssembly: on a 2-core machine two threads made a frame
+   * 1.19 to 1.25 times as fast at 10k particles and 1.36 to 1.38 times at 50k (two runs; docs/performance.md,
+   * "Threads").
    */
   threads?: number;
   /**
