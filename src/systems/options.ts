@@ -53,7 +53,8 @@ export interface FluidSimulationOptions {
   maxSpeed?: number;
   /**
    * Threads that share the CPU backend's PBF pair loops (neighbour lists, density, XSPH viscosity,
-   * vorticity), the thread that calls `step()` included: `threads - 1` workers, started at the first step with
+   * vorticity; with `webAssembly` also the coarse projection's per-particle parts), the thread that calls
+   * `step()` included: `threads - 1` workers, started at the first step with
    * at least 2,000 particles and ended by `dispose()`. Integer in [1, 8]. Default 1 (no workers: the loops of
    * earlier versions, the same results bit for bit).
    *
@@ -64,8 +65,8 @@ export interface FluidSimulationOptions {
    * `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: require-corp`); elsewhere
    * the setting is taken as 1. With `webAssembly` the partitions' pair loops, the neighbour search and the
    * coarse projection's per-particle parts run in WebAssembly: on a 2-core machine two threads made a frame
-   * 1.19 to 1.25 times as fast at 10k particles and 1.36 to 1.38 times at 50k (two runs; docs/performance.md,
-   * "Threads").
+   * 1.19 times as fast at 10k particles and 1.36 times at 50k (1.25 and 1.38 in an earlier run, before the
+   * projection's partitions; docs/performance.md, "Threads").
    */
   threads?: number;
   /**

@@ -1,7 +1,9 @@
 ;; The partition kernels of kernels.ts in WebAssembly, for the threads (docs/ARCHITECTURE.md, "Threads"; run by
 ;; parallel/wasm.ts): `partitionLambdaPairs` mirrors lambdaPairs, `partitionLambdaFinish` lambdaFinish, and so on,
 ;; the same float64 operations in the same order, so every thread count gives the results of the TypeScript
-;; partitions bit for bit (tests/wasm.test.ts). Each runs one partition: the stepping thread and the workers
+;; partitions bit for bit (tests/wasm.test.ts). The last two, the coarse projection's per-particle parts, have no
+;; TypeScript partitions: they run the one-thread transfer loops' functions (projection/transfer.wat) over a
+;; partition's particles, with the one-thread results. Each runs one partition: the stepping thread and the workers
 ;; call them on one shared memory, claiming the partitions as for the TypeScript kernels. Arrays are byte
 ;; offsets into the memory (see density.wat); `bounds` is the partition table (int32, the layout of
 ;; `partitionBounds`) and `spill` the partitions' spill rows (float64, SPILL_STRIDE 6 per row). Only

@@ -1,10 +1,11 @@
 /**
  * The threads' pair loops in WebAssembly (docs/ARCHITECTURE.md, "Threads"): the partition kernels of
  * kernels.wat, in the shared module of wasm/state.ts, run by the pool (pool.ts) on the stepping thread and on
- * the workers, whose instances share the module's memory. A pass (density/wasm.ts, velocity/wasm.ts) lays the
- * memory out with room for the partitions' spill rows, copies its inputs in, runs its kernels over the
- * partitions and copies the sums out, as on one thread; the results are those of the TypeScript partitions
- * (kernels.ts) bit for bit.
+ * the workers, whose instances share the module's memory. A pass (density/wasm.ts, velocity/wasm.ts,
+ * neighbours/wasm.ts, projection/wasm.ts) lays the memory out with room for the partitions' spill rows, copies
+ * its inputs in, runs its kernels over the partitions and copies the sums out, as on one thread; the results
+ * are those of the TypeScript partitions (kernels.ts) bit for bit, and for the search and the projection's
+ * transfers those of the one-thread loops.
  */
 import type { SimulationContext } from '../context';
 import { layOutMemory, type MemorySizes } from '../wasm/state';
@@ -21,7 +22,8 @@ function spillRows(bounds: Int32Array): number {
  * Lays the memory out for `sizes` and the partitions' spill rows (the present plan's, unless `sizes` names
  * them) and copies the partition table in; false where
  * the threads' module is not there (one thread, shared memory missing, not compiled yet) or the memory cannot
- * grow that far (the caller runs the TypeScript partitions).
+ * grow that far (the caller then runs its other form: the TypeScript partitions, or the projection's one-thread
+ * kernels).
  */
 export function layOutPartitions(ctx: SimulationContext, sizes: MemorySizes): boolean {
   const kernels = ctx.cpuKernels;

@@ -122,8 +122,8 @@ export function vorticityPartitionsInWebAssembly(ctx: SimulationContext): void {
 }
 
 /**
- * The second pair loop (eta of vorticity confinement, eq. 16) into `etaX`, `etaY` and `etaZ`, from `magnitude` (|omega| per
- * particle); only right after {@link xsphVorticityInWebAssembly} in the same substep, whose positions,
+ * The second pair loop (eta of vorticity confinement, eq. 16) into `etaX`, `etaY` and `etaZ`, from
+ * `magnitude` (|omega| per particle); only right after {@link xsphVorticityInWebAssembly} in the same substep, whose positions,
  * volumes, lists and per-pair kernel factors it reads from the memory.
  */
 export function confinementInWebAssembly(
