@@ -286,11 +286,54 @@ async function waterScene(
   return { scene, camera, plugin };
 }
 
-/** Renders frames of `scene` (the plugin paused) until the water's render object is ready (at most 100). */
+/** What of Babylon's fluid renderer the readiness check reads (its internal post processes included). */
+interface FluidRendererInternals {
+  renderObjects: readonly {
+    object: { isReady(): boolean };
+    targetRenderer: {
+      _renderPostProcess?: { isReady(): boolean } | null;
+      _depthRenderTarget?: { _blurPostProcesses?: readonly { isReady(): boolean }[] | null } | null;
+      _diffuseRenderTarget?: { _blurPostProcesses?: readonly { isReady(): boolean }[] | null } | null;
+      _thicknessRenderTarget?: { _blurPostProcesses?: readonly { isReady(): boolean }[] | null } | null;
+    };
+  }[];
+}
+
+/**
+ * Whether the water can draw: on the WebGPU backend the plugin's ellipsoid pass has compiled (until it has
+ * dispatched once, every ellipsoid is zero and draws nothing), and every render object of the scene's fluid
+ * renderer (one per liquid with several fluids) is ready: its own depth and thickness effects, and its target
+ * renderer's composition and blur post processes. On WebGPU each compiles in its own time, and what is not
+ * ready is skipped: checking the first render object alone let a frame be read before the water was drawn.
+ */
+function waterReady(scene: Scene, plugin: FluidPlugin): boolean {
+  const ellipsoids = (plugin as unknown as { buffers: { gpuEllipsoids?: { isReady(): boolean } } }).buffers
+    .gpuEllipsoids;
+  if (ellipsoids !== undefined && !ellipsoids.isReady()) return false;
+  const renderer = (scene as unknown as { fluidRenderer?: FluidRendererInternals }).fluidRenderer;
+  const objects = renderer?.renderObjects ?? [];
+  return (
+    objects.length > 0 &&
+    objects.every(({ object, targetRenderer }) => {
+      const postProcesses = [
+        targetRenderer._renderPostProcess,
+        ...(targetRenderer._depthRenderTarget?._blurPostProcesses ?? []),
+        ...(targetRenderer._diffuseRenderTarget?._blurPostProcesses ?? []),
+        ...(targetRenderer._thicknessRenderTarget?._blurPostProcesses ?? []),
+      ];
+      return object.isReady() && postProcesses.every((postProcess) => !postProcess || postProcess.isReady());
+    })
+  );
+}
+
+/**
+ * Renders frames of `scene` (the plugin paused) until the water can draw (`waterReady`), then two more (the
+ * ellipsoid pass dispatches in the first; at most 100 frames).
+ */
 async function untilReady(engine: AbstractEngine, scene: Scene, plugin: FluidPlugin): Promise<void> {
   for (let k = 0; k < 100; k++) {
     await renderFrames(engine, scene, 1);
-    if (plugin.fluidRenderObject?.object.isReady() === true) {
+    if (plugin.fluidRenderObject !== undefined && waterReady(scene, plugin)) {
       await renderFrames(engine, scene, 2);
       return;
     }
