@@ -109,8 +109,6 @@ export function scatterParticlesInWebAssembly(ctx: SimulationContext, state: Pro
         'velocityX',
         'velocityY',
         'velocityZ',
-      ]),
-      ...offsetsOf(ctx.cpuKernels, [
         'particleShare',
         'faceMass',
         'faceVolume',
