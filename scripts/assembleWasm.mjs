@@ -15,6 +15,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The kernels' text files (relative to the repository), in the module's order. */
 export const WASM_PARTS = [
+  'src/systems/projection/grid.wat',
   'src/systems/projection/transfer.wat',
   'src/systems/projection/solve.wat',
   'src/systems/neighbours/neighbours.wat',

@@ -69,7 +69,7 @@ export function projectionSystem(ctx: SimulationContext): void {
   classifyFaces(ctx, state);
   scatterToGrid(ctx, state);
   solvePressure(ctx, state);
-  faceChanges(state);
+  faceChanges(ctx, state);
   gatherFromGrid(ctx, state);
   const previous = state.previousPlan;
   previous.cellSize = state.plan.cellSize;

@@ -18,6 +18,12 @@ import {
   THIN_BODY_DEPTH,
   THIN_WALL_NORMAL,
 } from './state';
+import {
+  classifyFacesInWebAssembly,
+  erodeSurfaceCellsInWebAssembly,
+  markFluidCellsInWebAssembly,
+  markSolvedParticlesInWebAssembly,
+} from './wasm';
 
 /**
  * Step 1: the grid over the particles' predicted positions. Returns false when there are no particles. A
@@ -147,16 +153,21 @@ function colliderWorldBounds(ctx: SimulationContext, slot: number, out: Float64A
 }
 
 /**
- * Step 2: each particle's grid coordinates and cell (-1 when its stencil leaves the grid), the cells'
- * particle counts, masses and rest volumes, and the fluid cells.
+ * Step 2: each particle's grid coordinates and cell (-1 when its stencil leaves the grid), the cells' rest
+ * volumes, and the fluid cells. In WebAssembly where the CPU module runs (grid.wat, the same results bit for bit).
  */
 export function markFluidCells(ctx: SimulationContext, state: ProjectionState): void {
   const s = ctx.solver;
   const n = s.count;
-  const { plan, type, count, cellMass, cellVolume, particleCell, particleGrid } = state;
+  const { plan, type, cellVolume, particleCell, particleGrid } = state;
+  const half = FLUID_CELL_FILL * plan.cellSize ** 3;
+  // A new grid: nothing of the last one in the module's memory counts (CpuKernels.gridInMemory).
+  ctx.cpuKernels.gridInMemory = false;
+  if (markFluidCellsInWebAssembly(ctx, state, half)) {
+    ctx.stats.webAssembly = true;
+    return;
+  }
   type.fill(CellType.air, 0, plan.cells);
-  count.fill(0, 0, plan.cells);
-  cellMass.fill(0, 0, plan.cells);
   cellVolume.fill(0, 0, plan.cells);
   const inverse = 1 / plan.cellSize;
   const [ox, oy, oz] = plan.origin;
@@ -176,13 +187,11 @@ export function markFluidCells(ctx: SimulationContext, state: ProjectionState): 
       particleCell[i] = -1;
       continue;
     }
+    // A NaN coordinate (a particle that blew up) stores cell 0 and adds nothing (a NaN index writes nothing).
     const cell = (cz * ny + cy) * nx + cx;
     particleCell[i] = cell;
-    count[cell]++;
-    cellMass[cell] += s.mass[i];
     cellVolume[cell] += s.mass[i] * inverseRestDensity[s.material[i]];
   }
-  const half = FLUID_CELL_FILL * plan.cellSize ** 3;
   for (let c = 0; c < plan.cells; c++) if (cellVolume[c] >= half) type[c] = CellType.fluid;
 }
 
@@ -193,6 +202,7 @@ export function markFluidCells(ctx: SimulationContext, state: ProjectionState): 
  * `solvedParticles` in grid.wgsl).
  */
 export function markSolvedParticles(ctx: SimulationContext, state: ProjectionState): void {
+  if (markSolvedParticlesInWebAssembly(ctx, state)) return;
   const s = ctx.solver;
   const { particleCell, type, besideBody } = state;
   const classified = state.near;
@@ -376,22 +386,24 @@ export function classifyCells(ctx: SimulationContext, state: ProjectionState): v
  * full cells (`ProjectionState.full`).
  */
 export function erodeSurfaceCells(ctx: SimulationContext, state: ProjectionState): void {
-  const { plan, type, cellBody, count, besideBody } = state;
+  const { plan, type, cellBody, flags, besideBody } = state;
   const nx = plan.dims[0];
   const nxy = plan.dims[0] * plan.dims[1];
   const last = plan.cells - nxy;
   const freeSurface = ctx.settings.projectionFreeSurface;
+  const half = 0.499 * plan.cellSize;
+  if (erodeSurfaceCellsInWebAssembly(ctx, state, SURFACE_LAYERS, freeSurface, half)) return;
   // Still water: the cell types before the erosion (`near` is not read after classifyCells).
   const classified = state.near;
   if (freeSurface) for (let c = 0; c < plan.cells; c++) classified[c] = type[c];
-  // count (particles per cell) is not read after the cells are marked: here it flags the cells to erode.
+  // The cells to change in each layer are flagged first.
   for (let layer = 0; layer < SURFACE_LAYERS; layer++) {
     for (let c = 0; c < plan.cells; c++) {
-      count[c] = 0;
+      flags[c] = 0;
       if (type[c] !== CellType.fluid || cellBody[c] >= 0) continue;
-      if (c < nxy || c >= last || besideType(type, c, nx, nxy, CellType.air)) count[c] = 1;
+      if (c < nxy || c >= last || besideType(type, c, nx, nxy, CellType.air)) flags[c] = 1;
     }
-    for (let c = 0; c < plan.cells; c++) if (count[c] === 1) type[c] = CellType.air;
+    for (let c = 0; c < plan.cells; c++) if (flags[c] === 1) type[c] = CellType.air;
   }
   // Still water (`projection.freeSurface`): the eroded layers grow back over the fluid cells they took (a
   // morphological opening), so the solve reaches the free surface of water at least 2 SURFACE_LAYERS + 1
@@ -400,15 +412,14 @@ export function erodeSurfaceCells(ctx: SimulationContext, state: ProjectionState
   if (freeSurface) {
     for (let layer = 0; layer < SURFACE_LAYERS; layer++) {
       for (let c = nxy; c < last; c++) {
-        count[c] = 0;
+        flags[c] = 0;
         if (type[c] === CellType.fluid || classified[c] !== CellType.fluid || besideBody[c] === 1) continue;
-        if (besideType(type, c, nx, nxy, CellType.fluid)) count[c] = 1;
+        if (besideType(type, c, nx, nxy, CellType.fluid)) flags[c] = 1;
       }
-      for (let c = nxy; c < last; c++) if (count[c] === 1) type[c] = CellType.fluid;
+      for (let c = nxy; c < last; c++) if (flags[c] === 1) type[c] = CellType.fluid;
     }
   }
   const full = state.full;
-  const half = 0.499 * plan.cellSize;
   for (let c = 0; c < plan.cells; c++) {
     full[c] = type[c] === CellType.fluid && cellBody[c] < 0 && state.distance[c] >= half ? 1 : 0;
   }
@@ -426,14 +437,26 @@ function besideType(type: Uint8Array, c: number, nx: number, nxy: number, wanted
   );
 }
 
-/** Step 4: the kind of every face and the velocity of the solid ones. */
+/**
+ * Step 4: the kind of every face and the velocity of the solid ones. The kinds in WebAssembly where the CPU
+ * module runs (grid.wat, the same kinds); the solid faces' collider velocities here.
+ */
 export function classifyFaces(ctx: SimulationContext, state: ProjectionState): void {
   const { plan, type, distance, nearest, faceKind, velocity } = state;
+  const solidFaces = classifyFacesInWebAssembly(ctx, state, THIN_WALL_NORMAL);
+  if (solidFaces) {
+    for (let a = 0; a < 3; a++) velocity[a].fill(0, 0, plan.cells);
+    for (let k = 0; k < solidFaces.length; k++) {
+      const face = solidFaces[k];
+      const a = face >= 2 * plan.cells ? 2 : face >= plan.cells ? 1 : 0;
+      solidFaceVelocity(ctx, state, a, face - a * plan.cells);
+    }
+    return;
+  }
   const normals = [state.normalX, state.normalY, state.normalZ];
   const dims = plan.dims;
   const strides = [1, dims[0], dims[0] * dims[1]];
   const size = plan.cellSize;
-  const [ox, oy, oz] = plan.origin;
   for (let a = 0; a < 3; a++) {
     const stride = strides[a];
     const kind = faceKind[a];
@@ -466,13 +489,21 @@ export function classifyFaces(ctx: SimulationContext, state: ProjectionState): v
         continue;
       }
       kind[c] = slot;
-      cellCoordinates(c, dims, coordinates);
-      // The face center: the lower face of cell c along axis a.
-      const px = (coordinates[0] + ox + (a === 0 ? 0 : 0.5)) * size;
-      const py = (coordinates[1] + oy + (a === 1 ? 0 : 0.5)) * size;
-      const pz = (coordinates[2] + oz + (a === 2 ? 0 : 0.5)) * size;
-      colliderSurfaceVelocity(ctx, slot, px, py, pz, surfaceVelocity);
-      u[c] = surfaceVelocity[a];
+      solidFaceVelocity(ctx, state, a, c);
     }
   }
+}
+
+/** The velocity along axis a of solid face c of axis a (the lower face of cell c): its collider's surface velocity there. */
+function solidFaceVelocity(ctx: SimulationContext, state: ProjectionState, a: number, c: number): void {
+  const { plan } = state;
+  const size = plan.cellSize;
+  const [ox, oy, oz] = plan.origin;
+  cellCoordinates(c, plan.dims, coordinates);
+  // The face center: the lower face of cell c along axis a.
+  const px = (coordinates[0] + ox + (a === 0 ? 0 : 0.5)) * size;
+  const py = (coordinates[1] + oy + (a === 1 ? 0 : 0.5)) * size;
+  const pz = (coordinates[2] + oz + (a === 2 ? 0 : 0.5)) * size;
+  colliderSurfaceVelocity(ctx, state.faceKind[a][c], px, py, pz, surfaceVelocity);
+  state.velocity[a][c] = surfaceVelocity[a];
 }

@@ -6,7 +6,7 @@
 import type { SimulationContext } from '../context';
 import { CellType, FaceKind, type ProjectionPlan, type ProjectionState } from './state';
 import { closedFaceMass, faceMobility } from './transfer';
-import { conjugateGradientsInWebAssembly } from './wasm';
+import { assemblePressureSystemInWebAssembly, conjugateGradientsInWebAssembly } from './wasm';
 
 /** True when `plan` and `previous` describe the same grid. */
 function samePlan(plan: ProjectionPlan, previous: ProjectionPlan): boolean {
@@ -23,12 +23,19 @@ function samePlan(plan: ProjectionPlan, previous: ProjectionPlan): boolean {
 
 /**
  * Step 6: face velocities (momentum / mass; the collider's on solid faces), closed faces, and
- * A phi = b over the fluid cells by Jacobi-preconditioned conjugate gradients.
+ * A phi = b over the fluid cells by Jacobi-preconditioned conjugate gradients. The faces' coefficients and the
+ * system's assembly in WebAssembly where the CPU module runs (solve.wat, the same values bit for bit).
  */
 export function solvePressure(ctx: SimulationContext, state: ProjectionState): void {
-  faceCoefficients(ctx, state);
+  // The warm start moves phi only; the faces' coefficients do not read it.
   warmStart(state);
-  const fluid = assembleRightHandSide(ctx, state);
+  const size = state.plan.cellSize;
+  const relaxation = (ctx.settings.projectionDensityRelaxation * size) / ctx.substepTimeStep;
+  let fluid = assemblePressureSystemInWebAssembly(ctx, state, size * size, closedFaceMass(ctx, size), relaxation);
+  if (fluid < 0) {
+    faceCoefficients(ctx, state);
+    fluid = assembleRightHandSide(state, relaxation);
+  }
   removeEnclosedMeans(state, fluid);
   const { rightHandSide, fluidCells, phi } = state;
   let normB = 0;
@@ -66,15 +73,15 @@ function faceCoefficients(ctx: SimulationContext, state: ProjectionState): void 
 }
 
 /**
- * Lists the fluid cells (phi = 0 elsewhere) and writes b (the density relaxation minus the divergence of the
- * face velocities) and A's diagonal for each; returns how many fluid cells there are.
+ * Lists the fluid cells (phi = 0 elsewhere) and writes b (`relaxation` (beta H / dt) times the cell's density
+ * error, minus the divergence of the face velocities) and A's diagonal for each; returns how many fluid cells
+ * there are.
  */
-function assembleRightHandSide(ctx: SimulationContext, state: ProjectionState): number {
+function assembleRightHandSide(state: ProjectionState, relaxation: number): number {
   const { plan, type, faceKind, velocity, errorSum, errorCount, diagonal, phi, rightHandSide, fluidCells } = state;
   const cells = plan.cells;
   const nx = plan.dims[0];
   const nxy = plan.dims[0] * plan.dims[1];
-  const relaxation = (ctx.settings.projectionDensityRelaxation * plan.cellSize) / ctx.substepTimeStep;
   const [kx, ky, kz] = state.coefficient;
   let fluid = 0;
   for (let c = 0; c < cells; c++) {

@@ -1,9 +1,12 @@
-;; The coarse projection's conjugate gradients in WebAssembly (projection/wasm.ts runs them; docs/performance.md,
-;; "WebAssembly"): `conjugateGradients` mirrors conjugateGradients and applyPressureMatrix (projection/solve.ts),
+;; The coarse projection's pressure solve in WebAssembly (projection/wasm.ts runs it; docs/performance.md,
+;; "WebAssembly"): `assemblePressureSystem` mirrors faceCoefficients and assembleRightHandSide (with faceMobility of
+;; projection/transfer.ts), `conjugateGradients` conjugateGradients and applyPressureMatrix (projection/solve.ts),
 ;; the same float64 operations in the same order, so phi, the iterations and the residual are bit-identical to
 ;; the TypeScript's (tests/wasm.test.ts compares whole runs). Arrays are byte offsets into the module's memory:
 ;; float64 per grid cell (A's diagonal, the three axes' face coefficients one after the other, phi, b and the
-;; solver's vectors) and the int32 fluid cells. scripts/assembleWasm.mjs puts these functions into the CPU module.
+;; solver's vectors) and the int32 fluid cells; the assembly also reads the faces' int32 kinds and float64 sums
+;; (the three axes one after the other), the cells' uint8 types and full marks and int32 error counts.
+;; scripts/assembleWasm.mjs puts these functions into the CPU module.
 
   ;; applyPressureMatrix: out = A x over the `fluid` fluid cells (x is zero in every other cell). `nx` and `nxy`
   ;; are the grid's strides in bytes; `ky` and `kz` the y and z coefficients.
@@ -118,3 +121,123 @@
       (br $iterations)))
     (f64.store (local.get $out) (local.get $rr))
     (local.get $iteration))
+
+  ;; faceMobility (projection/transfer.ts): how much face c's velocity changes per unit of pressure impulse, from
+  ;; the face's sums of its axis (`volume`, `share`, `mass`: the axis's arrays) and the cells' full marks (uint8):
+  ;; 1 / (rho0 V_full) between two full cells on a face of one rest density (M_f S_f <= V_f^2 `single`), else
+  ;; S_f / V_f^2; 0 on a face without volume. `stride`: the cells between c and the cell below the face.
+  (func $faceMobility (param $volume i32) (param $share i32) (param $mass i32) (param $full i32) (param $c i32)
+    (param $stride i32) (param $fullVolume f64) (param $single f64) (result f64)
+    (local $v f64) (local $s f64) (local $below i32) (local $isFull i32)
+    (local.set $v (f64.load (i32.add (local.get $volume) (i32.shl (local.get $c) (i32.const 3)))))
+    (if (i32.eqz (f64.gt (local.get $v) (f64.const 0))) (then (return (f64.const 0))))
+    (local.set $below (i32.sub (local.get $c) (local.get $stride)))
+    (local.set $s (f64.load (i32.add (local.get $share) (i32.shl (local.get $c) (i32.const 3)))))
+    (if (i32.and (i32.eq (i32.load8_u (i32.add (local.get $full) (local.get $c))) (i32.const 1))
+          (i32.ge_s (local.get $below) (i32.const 0)))
+      (then
+        (local.set $isFull (i32.and
+          (i32.eq (i32.load8_u (i32.add (local.get $full) (local.get $below))) (i32.const 1))
+          (f64.le (f64.mul (f64.load (i32.add (local.get $mass) (i32.shl (local.get $c) (i32.const 3)))) (local.get $s))
+            (f64.mul (f64.mul (local.get $v) (local.get $v)) (local.get $single)))))))
+    (f64.div (local.get $s) (f64.mul (local.get $v) (select (local.get $fullVolume) (local.get $v) (local.get $isFull)))))
+
+  ;; assemblePressureSystem: faceCoefficients then assembleRightHandSide (projection/solve.ts). Each open face
+  ;; (kind -1) with less mass than `closedMass` is closed (-2), the others get their velocity (flux / volume, in
+  ;; `faceVelocity`, whose other faces keep theirs) and A's coefficient `area` x faceMobility (0 on every other face);
+  ;; then each fluid cell (type 1) is listed in `fluidCells`, its phi kept where finite (else 0; 0 in every other
+  ;; cell), b = `relaxation` x its mean density error - the divergence of the faces' velocities (closed faces count
+  ;; as zero) and A's diagonal. Per-face arrays hold the three axes one after the other; returns the fluid cells.
+  (func (export "assemblePressureSystem")
+    (param $cells i32) (param $nx i32) (param $nxy i32) (param $area f64) (param $closedMass f64)
+    (param $fullVolume f64) (param $single f64) (param $relaxation f64) (param $faceKind i32) (param $faceMass i32)
+    (param $faceVolume i32) (param $faceFlux i32) (param $faceShare i32) (param $full i32) (param $type i32)
+    (param $errorSum i32) (param $errorCount i32) (param $faceVelocity i32) (param $coefficient i32)
+    (param $diagonal i32) (param $phi i32) (param $rightHandSide i32) (param $fluidCells i32) (result i32)
+    (local $a i32) (local $c i32) (local $stride i32) (local $axis4 i32) (local $axis8 i32) (local $at i32)
+    (local $fluid i32) (local $divergence f64) (local $upper i32) (local $p f64) (local $count i32) (local $error f64)
+    (local $kx i32) (local $ky i32) (local $kz i32)
+    (block $axes (loop $axis
+      (br_if $axes (i32.ge_s (local.get $a) (i32.const 3)))
+      (local.set $stride (select (i32.const 1) (select (local.get $nx) (local.get $nxy) (i32.eq (local.get $a) (i32.const 1)))
+        (i32.eqz (local.get $a))))
+      (local.set $axis4 (i32.shl (i32.mul (local.get $a) (local.get $cells)) (i32.const 2)))
+      (local.set $axis8 (i32.shl (local.get $axis4) (i32.const 1)))
+      (local.set $c (i32.const 0))
+      (block $done (loop $faces
+        (br_if $done (i32.ge_u (local.get $c) (local.get $cells)))
+        (local.set $at (i32.add (local.get $axis8) (i32.shl (local.get $c) (i32.const 3))))
+        (f64.store (i32.add (local.get $coefficient) (local.get $at)) (f64.const 0))
+        (if (i32.eq (i32.load (i32.add (i32.add (local.get $faceKind) (local.get $axis4)) (i32.shl (local.get $c) (i32.const 2))))
+              (i32.const -1))
+          (then
+            (if (f64.lt (f64.load (i32.add (local.get $faceMass) (local.get $at))) (local.get $closedMass))
+              (then (i32.store (i32.add (i32.add (local.get $faceKind) (local.get $axis4)) (i32.shl (local.get $c) (i32.const 2)))
+                (i32.const -2)))
+              (else
+                (f64.store (i32.add (local.get $faceVelocity) (local.get $at))
+                  (f64.div (f64.load (i32.add (local.get $faceFlux) (local.get $at)))
+                    (f64.load (i32.add (local.get $faceVolume) (local.get $at)))))
+                (f64.store (i32.add (local.get $coefficient) (local.get $at))
+                  (f64.mul (local.get $area) (call $faceMobility
+                    (i32.add (local.get $faceVolume) (local.get $axis8)) (i32.add (local.get $faceShare) (local.get $axis8))
+                    (i32.add (local.get $faceMass) (local.get $axis8)) (local.get $full) (local.get $c) (local.get $stride)
+                    (local.get $fullVolume) (local.get $single))))))))
+        (local.set $c (i32.add (local.get $c) (i32.const 1)))
+        (br $faces)))
+      (local.set $a (i32.add (local.get $a) (i32.const 1)))
+      (br $axis)))
+    (local.set $kx (local.get $coefficient))
+    (local.set $ky (i32.add (local.get $kx) (i32.shl (local.get $cells) (i32.const 3))))
+    (local.set $kz (i32.add (local.get $ky) (i32.shl (local.get $cells) (i32.const 3))))
+    (local.set $c (i32.const 0))
+    (block $assembled (loop $assemble
+      (br_if $assembled (i32.ge_u (local.get $c) (local.get $cells)))
+      (local.set $at (i32.shl (local.get $c) (i32.const 3)))
+      (block $next
+        (if (i32.ne (i32.load8_u (i32.add (local.get $type) (local.get $c))) (i32.const 1))
+          (then
+            (f64.store (i32.add (local.get $phi) (local.get $at)) (f64.const 0))
+            (br $next)))
+        (i32.store (i32.add (local.get $fluidCells) (i32.shl (local.get $fluid) (i32.const 2))) (local.get $c))
+        (local.set $fluid (i32.add (local.get $fluid) (i32.const 1)))
+        ;; A warm start left non-finite (p - p is NaN) starts cold.
+        (local.set $p (f64.load (i32.add (local.get $phi) (local.get $at))))
+        (if (f64.ne (f64.sub (local.get $p) (local.get $p)) (f64.const 0))
+          (then (f64.store (i32.add (local.get $phi) (local.get $at)) (f64.const 0))))
+        (local.set $divergence (f64.const 0))
+        (local.set $a (i32.const 0))
+        (block $axesDone (loop $axes
+          (br_if $axesDone (i32.ge_s (local.get $a) (i32.const 3)))
+          (local.set $stride (select (i32.const 1) (select (local.get $nx) (local.get $nxy) (i32.eq (local.get $a) (i32.const 1)))
+            (i32.eqz (local.get $a))))
+          (local.set $axis4 (i32.shl (i32.mul (local.get $a) (local.get $cells)) (i32.const 2)))
+          (local.set $axis8 (i32.shl (local.get $axis4) (i32.const 1)))
+          (local.set $upper (i32.add (local.get $c) (local.get $stride)))
+          (if (i32.ne (i32.load (i32.add (i32.add (local.get $faceKind) (local.get $axis4)) (i32.shl (local.get $upper) (i32.const 2))))
+                (i32.const -2))
+            (then (local.set $divergence (f64.add (local.get $divergence)
+              (f64.load (i32.add (i32.add (local.get $faceVelocity) (local.get $axis8)) (i32.shl (local.get $upper) (i32.const 3))))))))
+          (if (i32.ne (i32.load (i32.add (i32.add (local.get $faceKind) (local.get $axis4)) (i32.shl (local.get $c) (i32.const 2))))
+                (i32.const -2))
+            (then (local.set $divergence (f64.sub (local.get $divergence)
+              (f64.load (i32.add (i32.add (local.get $faceVelocity) (local.get $axis8)) (local.get $at)))))))
+          (local.set $a (i32.add (local.get $a) (i32.const 1)))
+          (br $axes)))
+        (local.set $count (i32.load (i32.add (local.get $errorCount) (i32.shl (local.get $c) (i32.const 2)))))
+        (local.set $error (if (result f64) (i32.gt_s (local.get $count) (i32.const 0))
+          (then (f64.div (f64.load (i32.add (local.get $errorSum) (local.get $at))) (f64.convert_i32_s (local.get $count))))
+          (else (f64.const 0))))
+        (f64.store (i32.add (local.get $rightHandSide) (local.get $at))
+          (f64.sub (f64.mul (local.get $relaxation) (local.get $error)) (local.get $divergence)))
+        (f64.store (i32.add (local.get $diagonal) (local.get $at))
+          (f64.add (f64.add (f64.add (f64.add (f64.add
+            (f64.load (i32.add (local.get $kx) (local.get $at)))
+            (f64.load offset=8 (i32.add (local.get $kx) (local.get $at))))
+            (f64.load (i32.add (local.get $ky) (local.get $at))))
+            (f64.load (i32.add (i32.add (local.get $ky) (local.get $at)) (i32.shl (local.get $nx) (i32.const 3)))))
+            (f64.load (i32.add (local.get $kz) (local.get $at))))
+            (f64.load (i32.add (i32.add (local.get $kz) (local.get $at)) (i32.shl (local.get $nxy) (i32.const 3)))))))
+      (local.set $c (i32.add (local.get $c) (i32.const 1)))
+      (br $assemble)))
+    (local.get $fluid))

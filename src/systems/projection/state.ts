@@ -64,6 +64,9 @@ export const FLUID_CELL_FILL = 0.5;
  */
 export const NO_DENSITY_ERROR = -2;
 
+/** Relative excess of M_f S_f over V_f^2 below which a face holds fluid of one rest density (rounding; `faceMobility`). */
+export const SINGLE_DENSITY_TOLERANCE = 1e-9;
+
 /** Cells of margin around the particles' bounding box on every side. */
 export const GRID_MARGIN = 2;
 
@@ -96,8 +99,8 @@ export interface ProjectionState {
   readonly previousPlan: ProjectionPlan;
   /** Per cell: {@link CellType}. */
   readonly type: Uint8Array;
-  /** Per cell: particles in it (markFluidCells); erodeSurfaceCells reuses it for its flags afterwards. */
-  readonly count: Int32Array;
+  /** Per cell: 1 where erodeSurfaceCells changes the cell's type in the present layer. */
+  readonly flags: Uint8Array;
   /** Per cell: the connected region of fluid cells it belongs to, and a queue of cells (solvePressure). */
   readonly component: Int32Array;
   readonly queue: Int32Array;
@@ -115,8 +118,7 @@ export interface ProjectionState {
    * constraints there (erodeSurfaceCells).
    */
   readonly besideBody: Uint8Array;
-  /** Per cell: the mass (kg) and rest volume (m^3, mass / own rest density) of its particles. */
-  readonly cellMass: Float64Array;
+  /** Per cell: the rest volume (m^3, mass / own rest density) of its particles. */
   readonly cellVolume: Float64Array;
   /** Per particle place: its cell (-1: its stencil leaves the grid), grid coordinates (3 per place) and share weight. */
   readonly particleCell: Int32Array;
@@ -228,13 +230,12 @@ export function createProjectionState(
     plan: createPlan(),
     previousPlan: createPlan(),
     type: new Uint8Array(maxCells),
-    count: new Int32Array(maxCells),
+    flags: new Uint8Array(maxCells),
     near: new Uint8Array(maxCells),
     full: new Uint8Array(maxCells),
     besideBody: new Uint8Array(maxCells),
     component: new Int32Array(maxCells),
     queue: new Int32Array(maxCells),
-    cellMass: f(),
     cellVolume: f(),
     particleCell: new Int32Array(capacity),
     particleGrid: new Float64Array(3 * capacity),

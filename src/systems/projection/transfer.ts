@@ -8,7 +8,12 @@ import { colliderSurfaceVelocity } from '../collide/cpu';
 import type { SimulationContext } from '../context';
 import { addBodyImpulse } from '../couple/cpu';
 import { cellCoordinates } from './grid';
-import { gatherParticlesInWebAssembly, scatterParticlesInWebAssembly } from './wasm';
+import {
+  faceChangesInWebAssembly,
+  faceTransfersInWebAssembly,
+  gatherParticlesInWebAssembly,
+  scatterParticlesInWebAssembly,
+} from './wasm';
 
 /** Scratch of the cell coordinates and the collider surface velocities (no arrays per substep). */
 const coordinates = new Int32Array(3);
@@ -21,6 +26,7 @@ import {
   lightestRestDensity,
   type ProjectionPlan,
   type ProjectionState,
+  SINGLE_DENSITY_TOLERANCE,
 } from './state';
 
 /** The 8 faces of one axis around a particle and their weights, normalised over non-dead faces. */
@@ -164,6 +170,8 @@ function scatterBodies(ctx: SimulationContext, state: ProjectionState): void {
   for (let c = 0; c < plan.cells; c++) {
     const slot = cellBody[c];
     if (slot < 0) continue;
+    // The state's sums now differ from those the WebAssembly scatter left in the memory.
+    ctx.cpuKernels.gridInMemory = false;
     const density = bodyDensity[slot];
     const halfVolume = 0.5 * size ** 3;
     const half = density * halfVolume;
@@ -206,11 +214,9 @@ function scatterBodies(ctx: SimulationContext, state: ProjectionState): void {
  * 10-20% around rho0 H^3 in water at rest. To hold a column up with 1 / M_f each face's pressure step had to
  * be proportional to its M_f, which no pressure field can be; the solve left each face a velocity of about
  * g dt times its mass's scatter, which stirred deep pools (docs/method.md, "Still water"). The momentum the full
- * faces give beyond the telescoped pressure is taken back evenly (`gatherFromGrid`).
+ * faces give beyond the telescoped pressure is taken back evenly (`gatherFromGrid`). In WebAssembly: solve.wat's
+ * `$faceMobility`, the same operations.
  */
-/** Relative excess of M_f S_f over V_f^2 below which a face holds fluid of one rest density (rounding). */
-const SINGLE_DENSITY_TOLERANCE = 1e-9;
-
 export function faceMobility(state: ProjectionState, a: number, c: number): number {
   const v = state.volume[a][c];
   if (!(v > 0)) return 0;
@@ -241,11 +247,15 @@ export function closedFaceMass(ctx: SimulationContext, cellSize: number): number
   return CLOSED_FACE_MASS * lightest * cellSize ** 3;
 }
 
-/** Step 7: each face's velocity change. */
-export function faceChanges(state: ProjectionState): void {
+/**
+ * Step 7: each face's velocity change. In WebAssembly where the pressure system was assembled there
+ * (transfer.wat, the same changes bit for bit).
+ */
+export function faceChanges(ctx: SimulationContext, state: ProjectionState): void {
   const { plan, type, faceKind, phi, volume, volumeFlux, velocity, change } = state;
-  const strides = [1, plan.dims[0], plan.dims[0] * plan.dims[1]];
   const area = plan.cellSize * plan.cellSize;
+  if (faceChangesInWebAssembly(ctx, state, area)) return;
+  const strides = [1, plan.dims[0], plan.dims[0] * plan.dims[1]];
   for (let a = 0; a < 3; a++) {
     const stride = strides[a];
     const kind = faceKind[a];
@@ -276,18 +286,21 @@ export function gatherFromGrid(ctx: SimulationContext, state: ProjectionState): 
   const s = ctx.solver;
   const n = s.count;
   const { change, volume, shareVolume, transfer, particleCell } = state;
-  // Per face, the change per unit of share weight: dP_f / V_f = du_f V_f / S_f.
-  for (let a = 0; a < 3; a++) {
-    const t = transfer[a];
-    const d = change[a];
-    const va = volume[a];
-    const sa = shareVolume[a];
-    for (let f = 0; f < state.plan.cells; f++) t[f] = d[f] !== 0 && sa[f] > 0 ? (d[f] * va[f]) / sa[f] : 0;
+  // Per face, the change per unit of share weight: dP_f / V_f = du_f V_f / S_f; and the momentum the faces
+  // between full cells give the fluid beyond the telescoped -H^2 dphi (M_f du_f; see faceMobility): the
+  // difference, summed per axis, is taken back from every particle on the grid alike (a uniform velocity, free
+  // of divergence), so the particles gain exactly what the walls and bodies give. In WebAssembly where the
+  // changes were made there (transfer.wat, the same transfers and sums bit for bit).
+  if (!faceTransfersInWebAssembly(ctx, state, state.plan.cellSize * state.plan.cellSize, excess)) {
+    for (let a = 0; a < 3; a++) {
+      const t = transfer[a];
+      const d = change[a];
+      const va = volume[a];
+      const sa = shareVolume[a];
+      for (let f = 0; f < state.plan.cells; f++) t[f] = d[f] !== 0 && sa[f] > 0 ? (d[f] * va[f]) / sa[f] : 0;
+    }
+    excessMomentum(state, excess);
   }
-  // Momentum: the faces between full cells give the fluid M_f du_f, not the telescoped -H^2 dphi (see
-  // faceMobility); the difference, summed per axis, is taken back from every particle on the grid alike (a
-  // uniform velocity, free of divergence), so the particles gain exactly what the walls and bodies give.
-  excessMomentum(state, excess);
   let gridMass = 0;
   for (let i = 0; i < n; i++) if (particleCell[i] >= 0) gridMass += s.mass[i];
   const back = gridMass > 0 ? 1 / gridMass : 0;

@@ -1,6 +1,7 @@
 ;; The coarse projection's particle transfers on the CPU in WebAssembly (projection/wasm.ts runs them; docs/
 ;; performance.md, "WebAssembly"): `scatterParticles` mirrors the particle loop of scatterToGrid and
-;; `gatherParticles` that of gatherFromGrid (projection/transfer.ts), with faceStencil's weights: the same float64
+;; `gatherParticles` that of gatherFromGrid (projection/transfer.ts), with faceStencil's weights, and
+;; `faceChanges` and `faceTransfers` mirror faceChanges and the faces' part of gatherFromGrid: the same float64
 ;; operations in the same order, so the faces' sums and the particles' changes are bit-identical to the
 ;; TypeScript loops' (WebAssembly fuses no multiply-add; tests/wasm.test.ts compares whole runs). Arrays are byte
 ;; offsets into the module's memory: per particle float64 grid coordinates (3 each), int32 cells and counts,
@@ -292,3 +293,108 @@
             (br $axes)))))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $particles))))
+
+  ;; phiOn: phi of cell c where it is fluid (type 1), else 0 (air and solid cells hold no pressure).
+  (func $phiOn (param $type i32) (param $phi i32) (param $c i32) (result f64)
+    (if (result f64) (i32.eq (i32.load8_u (i32.add (local.get $type) (local.get $c))) (i32.const 1))
+      (then (f64.load (i32.add (local.get $phi) (i32.shl (local.get $c) (i32.const 3)))))
+      (else (f64.const 0))))
+
+  ;; faceChanges (projection/transfer.ts): each face's velocity change into `faceChange`: on an open face (kind
+  ;; -1) -(phi above - phi below) `area` x faceMobility (solve.wat), on a solid face (kind >= 0) its velocity
+  ;; minus the fluid's (flux / volume, 0 without volume), else 0. Per-face arrays hold the three axes one after
+  ;; the other; cell types uint8, full marks uint8.
+  (func (export "faceChanges")
+    (param $cells i32) (param $nx i32) (param $nxy i32) (param $area f64) (param $fullVolume f64) (param $single f64)
+    (param $faceKind i32) (param $type i32) (param $phi i32) (param $faceMass i32) (param $faceVolume i32)
+    (param $faceFlux i32) (param $faceShare i32) (param $full i32) (param $faceVelocity i32) (param $faceChange i32)
+    (local $a i32) (local $c i32) (local $stride i32) (local $axis4 i32) (local $axis8 i32) (local $at i32) (local $k i32)
+    (local $v f64) (local $d f64)
+    (block $axes (loop $axis
+      (br_if $axes (i32.ge_s (local.get $a) (i32.const 3)))
+      (local.set $stride (select (i32.const 1) (select (local.get $nx) (local.get $nxy) (i32.eq (local.get $a) (i32.const 1)))
+        (i32.eqz (local.get $a))))
+      (local.set $axis4 (i32.shl (i32.mul (local.get $a) (local.get $cells)) (i32.const 2)))
+      (local.set $axis8 (i32.shl (local.get $axis4) (i32.const 1)))
+      (local.set $c (i32.const 0))
+      (block $done (loop $faces
+        (br_if $done (i32.ge_u (local.get $c) (local.get $cells)))
+        (local.set $at (i32.add (local.get $axis8) (i32.shl (local.get $c) (i32.const 3))))
+        (local.set $k (i32.load (i32.add (i32.add (local.get $faceKind) (local.get $axis4)) (i32.shl (local.get $c) (i32.const 2)))))
+        (local.set $d (f64.const 0))
+        (if (i32.eq (local.get $k) (i32.const -1))
+          (then
+            (local.set $d (f64.mul (f64.mul
+              (f64.neg (f64.sub (call $phiOn (local.get $type) (local.get $phi) (local.get $c))
+                (call $phiOn (local.get $type) (local.get $phi) (i32.sub (local.get $c) (local.get $stride)))))
+              (local.get $area))
+              (call $faceMobility
+                (i32.add (local.get $faceVolume) (local.get $axis8)) (i32.add (local.get $faceShare) (local.get $axis8))
+                (i32.add (local.get $faceMass) (local.get $axis8)) (local.get $full) (local.get $c) (local.get $stride)
+                (local.get $fullVolume) (local.get $single)))))
+          (else (if (i32.ge_s (local.get $k) (i32.const 0))
+            (then
+              (local.set $v (f64.load (i32.add (local.get $faceVolume) (local.get $at))))
+              (local.set $d (f64.sub (f64.load (i32.add (local.get $faceVelocity) (local.get $at)))
+                (if (result f64) (f64.gt (local.get $v) (f64.const 0))
+                  (then (f64.div (f64.load (i32.add (local.get $faceFlux) (local.get $at))) (local.get $v)))
+                  (else (f64.const 0)))))))))
+        (f64.store (i32.add (local.get $faceChange) (local.get $at)) (local.get $d))
+        (local.set $c (i32.add (local.get $c) (i32.const 1)))
+        (br $faces)))
+      (local.set $a (i32.add (local.get $a) (i32.const 1)))
+      (br $axis))))
+
+  ;; faceTransfers: the faces' part of gatherFromGrid (projection/transfer.ts): each face's change per unit of share
+  ;; weight into `faceTransfer` (du_f V_f / S_f where du_f is not 0 and S_f > 0, else 0), and per axis into `excess`
+  ;; (3 float64) excessMomentum's sum over the open faces between two full cells of M_f du_f (du_f V_f^2 / S_f, 0
+  ;; without share) + `area` (phi above - phi below), in the TypeScript's order.
+  (func (export "faceTransfers")
+    (param $cells i32) (param $nx i32) (param $nxy i32) (param $area f64) (param $faceKind i32) (param $type i32)
+    (param $phi i32) (param $faceVolume i32) (param $faceShare i32) (param $full i32) (param $faceChange i32)
+    (param $faceTransfer i32) (param $excess i32)
+    (local $a i32) (local $c i32) (local $stride i32) (local $axis4 i32) (local $axis8 i32) (local $at i32)
+    (local $d f64) (local $s f64) (local $v f64) (local $sum f64) (local $impulse f64) (local $count i32)
+    (local.set $count (i32.mul (local.get $cells) (i32.const 3)))
+    (block $done (loop $faces
+      (br_if $done (i32.ge_u (local.get $c) (local.get $count)))
+      (local.set $at (i32.shl (local.get $c) (i32.const 3)))
+      (local.set $d (f64.load (i32.add (local.get $faceChange) (local.get $at))))
+      (local.set $s (f64.load (i32.add (local.get $faceShare) (local.get $at))))
+      (f64.store (i32.add (local.get $faceTransfer) (local.get $at))
+        (if (result f64) (i32.and (f64.ne (local.get $d) (f64.const 0)) (f64.gt (local.get $s) (f64.const 0)))
+          (then (f64.div (f64.mul (local.get $d) (f64.load (i32.add (local.get $faceVolume) (local.get $at)))) (local.get $s)))
+          (else (f64.const 0))))
+      (local.set $c (i32.add (local.get $c) (i32.const 1)))
+      (br $faces)))
+    (block $axes (loop $axis
+      (br_if $axes (i32.ge_s (local.get $a) (i32.const 3)))
+      (local.set $stride (select (i32.const 1) (select (local.get $nx) (local.get $nxy) (i32.eq (local.get $a) (i32.const 1)))
+        (i32.eqz (local.get $a))))
+      (local.set $axis4 (i32.shl (i32.mul (local.get $a) (local.get $cells)) (i32.const 2)))
+      (local.set $axis8 (i32.shl (local.get $axis4) (i32.const 1)))
+      (local.set $sum (f64.const 0))
+      (local.set $c (local.get $stride))
+      (block $summed (loop $sums
+        (br_if $summed (i32.ge_u (local.get $c) (local.get $cells)))
+        (if (i32.and (i32.and
+              (i32.eq (i32.load (i32.add (i32.add (local.get $faceKind) (local.get $axis4)) (i32.shl (local.get $c) (i32.const 2))))
+                (i32.const -1))
+              (i32.eq (i32.load8_u (i32.add (local.get $full) (local.get $c))) (i32.const 1)))
+              (i32.eq (i32.load8_u (i32.add (local.get $full) (i32.sub (local.get $c) (local.get $stride)))) (i32.const 1)))
+          (then
+            (local.set $at (i32.add (local.get $axis8) (i32.shl (local.get $c) (i32.const 3))))
+            (local.set $s (f64.load (i32.add (local.get $faceShare) (local.get $at))))
+            (local.set $v (f64.load (i32.add (local.get $faceVolume) (local.get $at))))
+            (local.set $impulse (if (result f64) (f64.gt (local.get $s) (f64.const 0))
+              (then (f64.div (f64.mul (f64.mul (f64.load (i32.add (local.get $faceChange) (local.get $at))) (local.get $v))
+                (local.get $v)) (local.get $s)))
+              (else (f64.const 0))))
+            (local.set $sum (f64.add (local.get $sum) (f64.add (local.get $impulse)
+              (f64.mul (local.get $area) (f64.sub (call $phiOn (local.get $type) (local.get $phi) (local.get $c))
+                (call $phiOn (local.get $type) (local.get $phi) (i32.sub (local.get $c) (local.get $stride))))))))))
+        (local.set $c (i32.add (local.get $c) (i32.const 1)))
+        (br $sums)))
+      (f64.store (i32.add (local.get $excess) (i32.shl (local.get $a) (i32.const 3))) (local.get $sum))
+      (local.set $a (i32.add (local.get $a) (i32.const 1)))
+      (br $axis))))

@@ -1,20 +1,26 @@
 /**
- * The coarse projection's particle transfers and pressure solve in WebAssembly (transfer.wat and solve.wat, in
- * the CPU module of wasm/state.ts):
- * the particle loops of scatterToGrid and gatherFromGrid (projection/transfer.ts) with faceStencil's weights,
- * the same float64 operations in the same order, so the faces' sums and the particles' velocity changes are
- * bit-identical (tests/wasm.test.ts). Each pass copies what it reads into the module's memory and what it
- * writes back out, but the gather reuses the grid coordinates, face kinds and stencils the scatter left there
- * (`CpuKernels.stencilsInMemory`). With threads (the shared module) the per-particle parts run in partitions
- * (parallel/kernels.wat): the scatter's share weights and stencils, then its sums on the stepping thread in
- * particle order, and the gather; each particle writes only its own, so the results are the one-thread
- * kernels' bit for bit. The conjugate gradients (solve.ts) likewise: the same phi, iterations and
- * residual bit for bit. The rigid bodies' share of the faces and the other grid passes stay in TypeScript.
+ * The coarse projection in WebAssembly (grid.wat, transfer.wat and solve.wat, in the CPU module of wasm/state.ts),
+ * the same float64 operations in the same order as the TypeScript, so every cell, face and particle is
+ * bit-identical (tests/wasm.test.ts):
+ * - the grid passes of grid.ts: the cells' occupancy (markFluidCells), the surface layers and full cells
+ *   (erodeSurfaceCells), the solved particles' marks (markSolvedParticles) and the faces' kinds (classifyFaces;
+ *   the solid faces' collider velocities stay in TypeScript, as do the colliders' distances of classifyCells);
+ * - the particle loops of scatterToGrid and gatherFromGrid (transfer.ts) with faceStencil's weights;
+ * - the pressure system's assembly (faceCoefficients and assembleRightHandSide) and the conjugate gradients of
+ *   solve.ts, and the faces' changes, transfers and excess momentum (faceChanges, gatherFromGrid; transfer.ts).
+ * Each pass copies what it reads into the module's memory and what it writes back out, so the state always holds
+ * every result, but the gather reuses the grid coordinates, face kinds and stencils the scatter left there
+ * (`CpuKernels.stencilsInMemory`), and from the scatter to the gather the faces' kinds and sums stay there
+ * (`CpuKernels.gridInMemory`, unless rigid-fluid cells add to them in TypeScript). With threads (the shared
+ * module) the per-particle parts run in partitions (parallel/kernels.wat): the scatter's share weights and
+ * stencils, then its sums on the stepping thread in particle order, and the gather; each particle writes only its
+ * own, so the results are the one-thread kernels' bit for bit. The rigid bodies' share of the faces, the enclosed
+ * regions' means and the bodies' impulses stay in TypeScript.
  */
 import type { SimulationContext } from '../context';
 import { layOutPartitions, runPartitionedWebAssembly } from '../parallel/wasm';
 import { float64In, layOutMemory, offsetsOf, WasmKernel } from '../wasm/state';
-import type { ProjectionState } from './state';
+import { type ProjectionState, SINGLE_DENSITY_TOLERANCE } from './state';
 
 /** The solver's float64 arrays the scatter reads, besides the grid coordinates, cells and counts. */
 const SCATTER_READS = ['constraint', 'mass', 'velocityX', 'velocityY', 'velocityZ'] as const;
@@ -149,6 +155,7 @@ export function scatterParticlesInWebAssembly(ctx: SimulationContext, state: Pro
     );
   }
   ctx.cpuKernels.stencilsInMemory = true;
+  ctx.cpuKernels.gridInMemory = true;
   for (let a = 0; a < 3; a++) {
     state.mass[a].set(float64In(memory, at('faceMass') + 8 * a * cells, cells));
     state.volume[a].set(float64In(memory, at('faceVolume') + 8 * a * cells, cells));
@@ -175,6 +182,9 @@ export function gatherParticlesInWebAssembly(
   // The scatter's stencils, when it ran in WebAssembly this substep (the same grid, faces and positions).
   const cached = ctx.cpuKernels.stencilsInMemory;
   ctx.cpuKernels.stencilsInMemory = false;
+  // The faces' transfers, when faceTransfersInWebAssembly made them this substep.
+  const transfersCached = ctx.cpuKernels.gridInMemory;
+  ctx.cpuKernels.gridInMemory = false;
   const prepared = prepare(ctx, state, true);
   if (!prepared) return false;
   const { wasm, partitioned } = prepared;
@@ -189,8 +199,10 @@ export function gatherParticlesInWebAssembly(
   }
   new Int32Array(memory.buffer, at('particleCell'), n).set(state.particleCell.subarray(0, n));
   float64In(memory, at('particleShare'), n).set(state.particleShare.subarray(0, n));
-  for (let a = 0; a < 3; a++) {
-    float64In(memory, at('faceTransfer') + 8 * a * cells, cells).set(state.transfer[a].subarray(0, cells));
+  if (!transfersCached) {
+    for (let a = 0; a < 3; a++) {
+      float64In(memory, at('faceTransfer') + 8 * a * cells, cells).set(state.transfer[a].subarray(0, cells));
+    }
   }
   for (const name of GATHER_MOVES) float64In(memory, at(name), n).set(s[name].subarray(0, n));
   const dims = state.plan.dims;
@@ -270,5 +282,330 @@ export function conjugateGradientsInWebAssembly(
   state.phi.set(float64In(memory, at('phi'), cells));
   state.iterations = iterations;
   state.relativeResidual = Math.sqrt(float64In(memory, at('solveScalars'), 1)[0]) / normB;
+  return true;
+}
+
+/** `length` bytes of the memory from byte `offset`. */
+function bytesIn(memory: WebAssembly.Memory, offset: number, length: number): Uint8Array {
+  return new Uint8Array(memory.buffer, offset, length);
+}
+
+/**
+ * markFluidCells (grid.ts) in WebAssembly (grid.wat): each particle's grid coordinates and cell, and the cells'
+ * types from their rest volumes; false where the module is not there (the caller runs the TypeScript loop).
+ */
+export function markFluidCellsInWebAssembly(ctx: SimulationContext, state: ProjectionState, half: number): boolean {
+  const wasm = prepare(ctx, state)?.wasm;
+  if (!wasm) return false;
+  const at = ctx.cpuKernels.at;
+  const memory = wasm.memory;
+  const s = ctx.solver;
+  const n = s.count;
+  const { plan } = state;
+  const cells = plan.cells;
+  for (const name of ['predictedX', 'predictedY', 'predictedZ', 'mass'] as const) {
+    float64In(memory, at(name), n).set(s[name].subarray(0, n));
+  }
+  new Uint16Array(memory.buffer, at('material'), n).set(s.material.subarray(0, n));
+  const m = ctx.materials;
+  float64In(memory, at('inverseRestDensity'), m.inverseRestDensity.length).set(m.inverseRestDensity);
+  wasm.markFluidCells(
+    n,
+    at('predictedX'),
+    at('predictedY'),
+    at('predictedZ'),
+    at('mass'),
+    at('material'),
+    at('inverseRestDensity'),
+    1 / plan.cellSize,
+    plan.origin[0],
+    plan.origin[1],
+    plan.origin[2],
+    plan.dims[0],
+    plan.dims[1],
+    plan.dims[2],
+    cells,
+    half,
+    at('particleGrid'),
+    at('particleCell'),
+    at('cellVolume'),
+    at('cellType'),
+  );
+  state.particleGrid.set(float64In(memory, at('particleGrid'), 3 * n));
+  state.particleCell.set(new Int32Array(memory.buffer, at('particleCell'), n));
+  state.type.set(bytesIn(memory, at('cellType'), cells));
+  return true;
+}
+
+/**
+ * erodeSurfaceCells (grid.ts) in WebAssembly (grid.wat): the surface layers left to the density constraints
+ * (grown back with `freeSurface`) and the full cells; false where the module is not there.
+ */
+export function erodeSurfaceCellsInWebAssembly(
+  ctx: SimulationContext,
+  state: ProjectionState,
+  layers: number,
+  freeSurface: boolean,
+  half: number,
+): boolean {
+  const wasm = prepare(ctx, state)?.wasm;
+  if (!wasm) return false;
+  const at = ctx.cpuKernels.at;
+  const memory = wasm.memory;
+  const { plan } = state;
+  const cells = plan.cells;
+  bytesIn(memory, at('cellType'), cells).set(state.type.subarray(0, cells));
+  bytesIn(memory, at('besideBody'), cells).set(state.besideBody.subarray(0, cells));
+  new Int32Array(memory.buffer, at('cellBody'), cells).set(state.cellBody.subarray(0, cells));
+  float64In(memory, at('distance'), cells).set(state.distance.subarray(0, cells));
+  wasm.erodeSurfaceCells(
+    cells,
+    plan.dims[0],
+    plan.dims[0] * plan.dims[1],
+    layers,
+    freeSurface ? 1 : 0,
+    at('cellType'),
+    at('cellBody'),
+    at('besideBody'),
+    at('distance'),
+    half,
+    at('classified'),
+    at('full'),
+    at('cellFlags'),
+  );
+  state.type.set(bytesIn(memory, at('cellType'), cells));
+  state.full.set(bytesIn(memory, at('full'), cells));
+  // The types before the erosion, which markSolvedParticles reads (`near` is not read after classifyCells).
+  if (freeSurface) state.near.set(bytesIn(memory, at('classified'), cells));
+  return true;
+}
+
+/** markSolvedParticles (grid.ts) in WebAssembly (grid.wat); false where the module is not there. */
+export function markSolvedParticlesInWebAssembly(ctx: SimulationContext, state: ProjectionState): boolean {
+  const wasm = prepare(ctx, state)?.wasm;
+  if (!wasm) return false;
+  const at = ctx.cpuKernels.at;
+  const memory = wasm.memory;
+  const n = ctx.solver.count;
+  const cells = state.plan.cells;
+  new Int32Array(memory.buffer, at('particleCell'), n).set(state.particleCell.subarray(0, n));
+  bytesIn(memory, at('cellType'), cells).set(state.type.subarray(0, cells));
+  bytesIn(memory, at('besideBody'), cells).set(state.besideBody.subarray(0, cells));
+  bytesIn(memory, at('classified'), cells).set(state.near.subarray(0, cells));
+  wasm.markSolvedParticles(
+    n,
+    at('particleCell'),
+    at('cellType'),
+    at('besideBody'),
+    at('classified'),
+    at('projectionSolved'),
+  );
+  ctx.solver.projectionSolved.set(float64In(memory, at('projectionSolved'), n));
+  return true;
+}
+
+/**
+ * The face kinds of classifyFaces (grid.ts) in WebAssembly (grid.wat); returns the solid faces (axis x cells +
+ * cell, in the TypeScript loop's order; a view of the memory), or undefined where the module is not there.
+ */
+export function classifyFacesInWebAssembly(
+  ctx: SimulationContext,
+  state: ProjectionState,
+  thinWallNormal: number,
+): Int32Array | undefined {
+  const wasm = prepare(ctx, state)?.wasm;
+  if (!wasm) return undefined;
+  const at = ctx.cpuKernels.at;
+  const memory = wasm.memory;
+  const { plan } = state;
+  const cells = plan.cells;
+  bytesIn(memory, at('cellType'), cells).set(state.type.subarray(0, cells));
+  new Int32Array(memory.buffer, at('nearest'), cells).set(state.nearest.subarray(0, cells));
+  float64In(memory, at('distance'), cells).set(state.distance.subarray(0, cells));
+  const normals = [state.normalX, state.normalY, state.normalZ];
+  for (let a = 0; a < 3; a++) float64In(memory, at('normal') + 8 * a * cells, cells).set(normals[a].subarray(0, cells));
+  const solid = wasm.classifyFaces(
+    cells,
+    plan.dims[0],
+    plan.dims[0] * plan.dims[1],
+    at('cellType'),
+    at('nearest'),
+    at('distance'),
+    at('normal'),
+    plan.cellSize,
+    thinWallNormal,
+    at('faceKind'),
+    at('solidFaces'),
+  );
+  for (let a = 0; a < 3; a++)
+    state.faceKind[a].set(new Int32Array(memory.buffer, at('faceKind') + 4 * a * cells, cells));
+  return new Int32Array(memory.buffer, at('solidFaces'), solid);
+}
+
+/** The three axes' arrays `arrays` (first `cells` entries each) out of the memory from byte `offset`. */
+function copyAxesOut(memory: WebAssembly.Memory, offset: number, arrays: readonly Float64Array[], cells: number): void {
+  for (let a = 0; a < 3; a++) arrays[a].set(float64In(memory, offset + 8 * a * cells, cells));
+}
+
+/** The three axes' float64 arrays `arrays` (first `cells` entries each) into the memory from byte `offset`. */
+function copyFloatAxesIn(
+  memory: WebAssembly.Memory,
+  offset: number,
+  arrays: readonly Float64Array[],
+  cells: number,
+): void {
+  for (let a = 0; a < 3; a++) float64In(memory, offset + 8 * a * cells, cells).set(arrays[a].subarray(0, cells));
+}
+
+/**
+ * faceCoefficients and assembleRightHandSide (solve.ts) in WebAssembly (solve.wat), after the warm start: the
+ * closed faces, the open faces' velocities and A's coefficients, the fluid cells, b, A's diagonal and phi's warm
+ * start there; returns the fluid cells, or -1 where the module is not there (the caller runs the TypeScript).
+ * `area` is H^2 (m^2), `closedMass` closedFaceMass's (kg), `relaxation` b's factor of the density error.
+ */
+export function assemblePressureSystemInWebAssembly(
+  ctx: SimulationContext,
+  state: ProjectionState,
+  area: number,
+  closedMass: number,
+  relaxation: number,
+): number {
+  const wasm = prepare(ctx, state)?.wasm;
+  if (!wasm) return -1;
+  const kernels = ctx.cpuKernels;
+  const at = kernels.at;
+  const memory = wasm.memory;
+  const { plan } = state;
+  const cells = plan.cells;
+  if (!kernels.gridInMemory) {
+    // The scatter ran in TypeScript, or the rigid-fluid cells added to its sums: the state's faces.
+    copyAxesIn(memory, at('faceKind'), state.faceKind, cells);
+    copyFloatAxesIn(memory, at('faceMass'), state.mass, cells);
+    copyFloatAxesIn(memory, at('faceVolume'), state.volume, cells);
+    copyFloatAxesIn(memory, at('faceFlux'), state.volumeFlux, cells);
+    copyFloatAxesIn(memory, at('faceShare'), state.shareVolume, cells);
+    float64In(memory, at('errorSum'), cells).set(state.errorSum.subarray(0, cells));
+    new Int32Array(memory.buffer, at('errorCount'), cells).set(state.errorCount.subarray(0, cells));
+  }
+  bytesIn(memory, at('cellType'), cells).set(state.type.subarray(0, cells));
+  bytesIn(memory, at('full'), cells).set(state.full.subarray(0, cells));
+  copyFloatAxesIn(memory, at('faceVelocity'), state.velocity, cells);
+  float64In(memory, at('phi'), cells).set(state.phi.subarray(0, cells));
+  const fluid = wasm.assemblePressureSystem(
+    cells,
+    plan.dims[0],
+    plan.dims[0] * plan.dims[1],
+    area,
+    closedMass,
+    state.fullVolume,
+    1 + SINGLE_DENSITY_TOLERANCE,
+    relaxation,
+    ...offsetsOf(kernels, [
+      'faceKind',
+      'faceMass',
+      'faceVolume',
+      'faceFlux',
+      'faceShare',
+      'full',
+      'cellType',
+      'errorSum',
+      'errorCount',
+      'faceVelocity',
+      'coefficient',
+      'diagonal',
+      'phi',
+      'rightHandSide',
+      'fluidCells',
+    ]),
+  );
+  kernels.gridInMemory = true;
+  for (let a = 0; a < 3; a++)
+    state.faceKind[a].set(new Int32Array(memory.buffer, at('faceKind') + 4 * a * cells, cells));
+  copyAxesOut(memory, at('faceVelocity'), state.velocity, cells);
+  copyAxesOut(memory, at('coefficient'), state.coefficient, cells);
+  state.diagonal.set(float64In(memory, at('diagonal'), cells));
+  state.rightHandSide.set(float64In(memory, at('rightHandSide'), cells));
+  state.phi.set(float64In(memory, at('phi'), cells));
+  state.fluidCells.set(new Int32Array(memory.buffer, at('fluidCells'), fluid));
+  return fluid;
+}
+
+/**
+ * faceChanges (transfer.ts) in WebAssembly (transfer.wat), where the assembly left the grid in the memory:
+ * each face's velocity change; false where it did not (the caller runs the TypeScript).
+ */
+export function faceChangesInWebAssembly(ctx: SimulationContext, state: ProjectionState, area: number): boolean {
+  const kernels = ctx.cpuKernels;
+  if (!kernels.gridInMemory) return false;
+  const wasm = prepare(ctx, state)?.wasm;
+  if (!wasm) return false;
+  const at = kernels.at;
+  const memory = wasm.memory;
+  const { plan } = state;
+  const cells = plan.cells;
+  // The solve's phi (0 where it had nothing to solve).
+  float64In(memory, at('phi'), cells).set(state.phi.subarray(0, cells));
+  wasm.faceChanges(
+    cells,
+    plan.dims[0],
+    plan.dims[0] * plan.dims[1],
+    area,
+    state.fullVolume,
+    1 + SINGLE_DENSITY_TOLERANCE,
+    ...offsetsOf(kernels, [
+      'faceKind',
+      'cellType',
+      'phi',
+      'faceMass',
+      'faceVolume',
+      'faceFlux',
+      'faceShare',
+      'full',
+      'faceVelocity',
+      'faceChange',
+    ]),
+  );
+  copyAxesOut(memory, at('faceChange'), state.change, cells);
+  return true;
+}
+
+/**
+ * The faces' part of gatherFromGrid (transfer.ts) in WebAssembly (transfer.wat), right after
+ * faceChangesInWebAssembly: each face's transfer per unit of share weight (left in the memory for the gather, and
+ * in the state) and the excess momentum per axis into `excess`; false where the grid is not in the memory.
+ */
+export function faceTransfersInWebAssembly(
+  ctx: SimulationContext,
+  state: ProjectionState,
+  area: number,
+  excess: Float64Array,
+): boolean {
+  const kernels = ctx.cpuKernels;
+  if (!kernels.gridInMemory) return false;
+  const wasm = prepare(ctx, state)?.wasm;
+  if (!wasm) return false;
+  const at = kernels.at;
+  const memory = wasm.memory;
+  const { plan } = state;
+  const cells = plan.cells;
+  wasm.faceTransfers(
+    cells,
+    plan.dims[0],
+    plan.dims[0] * plan.dims[1],
+    area,
+    ...offsetsOf(kernels, [
+      'faceKind',
+      'cellType',
+      'phi',
+      'faceVolume',
+      'faceShare',
+      'full',
+      'faceChange',
+      'faceTransfer',
+      'excess',
+    ]),
+  );
+  copyAxesOut(memory, at('faceTransfer'), state.transfer, cells);
+  excess.set(float64In(memory, at('excess'), 3));
   return true;
 }

@@ -1,6 +1,6 @@
 /**
  * The CPU backend's WebAssembly module of a simulation (docs/ARCHITECTURE.md, "WebAssembly"): the kernels of
- * projection/transfer.wat, projection/solve.wat, neighbours/neighbours.wat, density/density.wat and
+ * projection/grid.wat, projection/transfer.wat, projection/solve.wat, neighbours/neighbours.wat, density/density.wat and
  * velocity/velocity.wat, assembled
  * into cpuKernelsWasm.ts by scripts/assembleWasm.mjs, and the layout of its memory, which every kernel shares.
  * Created with the simulation context; the passes that run the kernels are projection/wasm.ts,
@@ -17,6 +17,13 @@ export interface CpuKernelExports {
   readonly accumulateParticles: (...values: number[]) => void;
   readonly gatherParticles: (...values: number[]) => void;
   readonly conjugateGradients: (...values: number[]) => number;
+  readonly markFluidCells: (...values: number[]) => void;
+  readonly erodeSurfaceCells: (...values: number[]) => void;
+  readonly markSolvedParticles: (...values: number[]) => void;
+  readonly classifyFaces: (...values: number[]) => number;
+  readonly assemblePressureSystem: (...values: number[]) => number;
+  readonly faceChanges: (...values: number[]) => void;
+  readonly faceTransfers: (...values: number[]) => void;
   readonly lambda: (...values: number[]) => void;
   readonly corrections: (...values: number[]) => void;
   readonly xsphVorticity: (...values: number[]) => void;
@@ -93,6 +100,13 @@ export interface CpuKernels {
    * WebAssembly scatter, cleared by the gather that reads them).
    */
   stencilsInMemory: boolean;
+  /**
+   * Whether the memory holds this substep's projection faces as the state has them: their kinds and the
+   * scatter's sums (set by the WebAssembly scatter unless rigid-fluid cells added to the sums afterwards, and by
+   * the pressure system's assembly, which copies them in where not; then also the cells' types and full marks
+   * and the faces' velocities; cleared by the cells' marking and by the gather).
+   */
+  gridInMemory: boolean;
   /** Byte offset of each array in the memory, by name (see {@link layOutMemory}). */
   readonly offsets: Map<string, number>;
   /** The byte offset of array `name` in the current layout (0 for a name it does not hold). */
@@ -132,6 +146,7 @@ export function createCpuKernels(enabled: boolean, threads = false): CpuKernels 
     listCapacity: 0,
     listsInMemory: false,
     stencilsInMemory: false,
+    gridInMemory: false,
     offsets,
     at: (name) => offsets.get(name) ?? 0,
   };
@@ -216,6 +231,9 @@ const GRID_ARRAYS: readonly [string, number][] = [
   ['faceFlux', 24],
   ['faceShare', 24],
   ['faceTransfer', 24],
+  // The assembly's and the changes' (solve.wat, transfer.wat): the faces' velocities and velocity changes.
+  ['faceVelocity', 24],
+  ['faceChange', 24],
   ['errorSum', 8],
   ['errorCount', 4],
   // The pressure solve's (projection/solve.wat): A's diagonal, the three axes' coefficients, phi, b, its vectors.
@@ -228,6 +246,19 @@ const GRID_ARRAYS: readonly [string, number][] = [
   ['direction', 8],
   ['product', 8],
   ['fluidCells', 4],
+  // The grid passes' (projection/grid.wat): cell types, flags and marks, bodies, nearest colliders, rest
+  // volumes, collider distances and normals (the three axes' one after the other), the solid faces' list.
+  ['cellType', 1],
+  ['cellFlags', 1],
+  ['classified', 1],
+  ['besideBody', 1],
+  ['full', 1],
+  ['cellBody', 4],
+  ['nearest', 4],
+  ['cellVolume', 8],
+  ['distance', 8],
+  ['normal', 24],
+  ['solidFaces', 12],
 ];
 
 /** What a pass needs the memory to hold (see {@link layOutMemory}). */
@@ -280,6 +311,8 @@ export function layOutMemory(
   place('stencils', gridCells > 0 ? n * 3 * 96 : 0);
   // The pressure solve's r . r, for its residual.
   place('solveScalars', 8);
+  // The faces' excess momentum per axis (faceTransfers in transfer.wat).
+  place('excess', 24);
   // The threads' partition table (`partitionBounds`, 4 x PARTITION_COUNT + 1 int32) and spill rows.
   place('partitionBounds', (4 * PARTITION_COUNT + 1) * 4);
   place('spill', (sizes.spillRows ?? 0) * SPILL_STRIDE * 8);
