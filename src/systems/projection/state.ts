@@ -164,7 +164,10 @@ export interface ProjectionState {
   readonly shareVolume: readonly Float64Array[];
   readonly velocity: readonly Float64Array[];
   readonly change: readonly Float64Array[];
-  /** Per axis, per face: what a particle takes of the face's change per unit of its share weight. */
+  /**
+   * Per axis, per face: what a particle takes of the face's change per unit of its share weight (TypeScript
+   * only: in WebAssembly these stay in the module's memory, from faceTransfers to the gather).
+   */
   readonly transfer: readonly Float64Array[];
   /** Per cell: the unknown phi = p dt (Pa s), the right-hand side and the conjugate gradient vectors. */
   readonly phi: Float64Array;

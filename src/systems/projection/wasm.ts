@@ -22,8 +22,8 @@ import { layOutPartitions, runPartitionedWebAssembly } from '../parallel/wasm';
 import { float64In, layOutMemory, offsetsOf, WasmKernel } from '../wasm/state';
 import { type ProjectionState, SINGLE_DENSITY_TOLERANCE } from './state';
 
-/** The solver's float64 arrays the scatter reads, besides the grid coordinates, cells and counts. */
-const SCATTER_READS = ['constraint', 'mass', 'velocityX', 'velocityY', 'velocityZ'] as const;
+/** The solver's float64 arrays the scatter reads, besides the grid coordinates, cells, counts and masses. */
+const SCATTER_READS = ['constraint', 'velocityX', 'velocityY', 'velocityZ'] as const;
 /** The faces' sums the scatter makes (the three axes one after the other in the memory). */
 const FACE_SUMS = ['faceMass', 'faceVolume', 'faceFlux', 'faceShare'] as const;
 /** What the gather changes: the velocities and predicted positions. */
@@ -69,16 +69,21 @@ export function scatterParticlesInWebAssembly(ctx: SimulationContext, state: Pro
   const n = s.count;
   const cells = state.plan.cells;
   const m = ctx.materials;
-  float64In(memory, at('particleGrid'), 3 * n).set(state.particleGrid.subarray(0, 3 * n));
-  new Int32Array(memory.buffer, at('particleCell'), n).set(state.particleCell.subarray(0, n));
+  // What markFluidCells left in the memory this substep (grid coordinates, cells, masses, materials) stays.
+  const marked = ctx.cpuKernels.particlesMarkedInMemory;
+  if (!marked) {
+    float64In(memory, at('particleGrid'), 3 * n).set(state.particleGrid.subarray(0, 3 * n));
+    new Int32Array(memory.buffer, at('particleCell'), n).set(state.particleCell.subarray(0, n));
+    float64In(memory, at('mass'), n).set(s.mass.subarray(0, n));
+    new Uint16Array(memory.buffer, at('material'), n).set(s.material.subarray(0, n));
+    float64In(memory, at('inverseRestDensity'), m.inverseRestDensity.length).set(m.inverseRestDensity);
+  }
   new Int32Array(memory.buffer, at('neighbourCount'), n).set(s.neighbourCount.subarray(0, n));
   for (const name of SCATTER_READS) {
     float64In(memory, at(name), n).set(s[name].subarray(0, n));
   }
-  new Uint16Array(memory.buffer, at('material'), n).set(s.material.subarray(0, n));
   // The kernel sets the share of the particles on the grid; the others keep theirs, as in TypeScript.
   float64In(memory, at('particleShare'), n).set(state.particleShare.subarray(0, n));
-  float64In(memory, at('inverseRestDensity'), m.inverseRestDensity.length).set(m.inverseRestDensity);
   copyAxesIn(memory, at('faceKind'), state.faceKind, cells);
   for (const name of FACE_SUMS) float64In(memory, at(name), 3 * cells).fill(0);
   float64In(memory, at('errorSum'), cells).fill(0);
@@ -185,6 +190,8 @@ export function gatherParticlesInWebAssembly(
   // The faces' transfers, when faceTransfersInWebAssembly made them this substep.
   const transfersCached = ctx.cpuKernels.gridInMemory;
   ctx.cpuKernels.gridInMemory = false;
+  ctx.cpuKernels.particlesMarkedInMemory = false;
+  ctx.cpuKernels.cellsInMemory = false;
   const prepared = prepare(ctx, state, true);
   if (!prepared) return false;
   const { wasm, partitioned } = prepared;
@@ -254,13 +261,17 @@ export function conjugateGradientsInWebAssembly(
   const memory = wasm.memory;
   const cells = state.plan.cells;
   const dims = state.plan.dims;
-  float64In(memory, at('diagonal'), cells).set(state.diagonal.subarray(0, cells));
-  for (let a = 0; a < 3; a++) {
-    float64In(memory, at('coefficient') + 8 * a * cells, cells).set(state.coefficient[a].subarray(0, cells));
+  // The assembly in WebAssembly left A, phi and the fluid cells in the memory; the enclosed regions' means may
+  // have changed b since.
+  if (!ctx.cpuKernels.gridInMemory) {
+    float64In(memory, at('diagonal'), cells).set(state.diagonal.subarray(0, cells));
+    for (let a = 0; a < 3; a++) {
+      float64In(memory, at('coefficient') + 8 * a * cells, cells).set(state.coefficient[a].subarray(0, cells));
+    }
+    float64In(memory, at('phi'), cells).set(state.phi.subarray(0, cells));
+    new Int32Array(memory.buffer, at('fluidCells'), fluid).set(state.fluidCells.subarray(0, fluid));
   }
-  float64In(memory, at('phi'), cells).set(state.phi.subarray(0, cells));
   float64In(memory, at('rightHandSide'), cells).set(state.rightHandSide.subarray(0, cells));
-  new Int32Array(memory.buffer, at('fluidCells'), fluid).set(state.fluidCells.subarray(0, fluid));
   const iterations = wasm.conjugateGradients(
     fluid,
     at('fluidCells'),
@@ -334,6 +345,7 @@ export function markFluidCellsInWebAssembly(ctx: SimulationContext, state: Proje
   state.particleGrid.set(float64In(memory, at('particleGrid'), 3 * n));
   state.particleCell.set(new Int32Array(memory.buffer, at('particleCell'), n));
   state.type.set(bytesIn(memory, at('cellType'), cells));
+  ctx.cpuKernels.particlesMarkedInMemory = true;
   return true;
 }
 
@@ -375,6 +387,7 @@ export function erodeSurfaceCellsInWebAssembly(
   );
   state.type.set(bytesIn(memory, at('cellType'), cells));
   state.full.set(bytesIn(memory, at('full'), cells));
+  ctx.cpuKernels.cellsInMemory = true;
   // The types before the erosion, which markSolvedParticles reads (`near` is not read after classifyCells).
   if (freeSurface) state.near.set(bytesIn(memory, at('classified'), cells));
   return true;
@@ -388,10 +401,15 @@ export function markSolvedParticlesInWebAssembly(ctx: SimulationContext, state: 
   const memory = wasm.memory;
   const n = ctx.solver.count;
   const cells = state.plan.cells;
-  new Int32Array(memory.buffer, at('particleCell'), n).set(state.particleCell.subarray(0, n));
-  bytesIn(memory, at('cellType'), cells).set(state.type.subarray(0, cells));
-  bytesIn(memory, at('besideBody'), cells).set(state.besideBody.subarray(0, cells));
-  bytesIn(memory, at('classified'), cells).set(state.near.subarray(0, cells));
+  const kernels = ctx.cpuKernels;
+  if (!kernels.particlesMarkedInMemory) {
+    new Int32Array(memory.buffer, at('particleCell'), n).set(state.particleCell.subarray(0, n));
+  }
+  if (!kernels.cellsInMemory) {
+    bytesIn(memory, at('cellType'), cells).set(state.type.subarray(0, cells));
+    bytesIn(memory, at('besideBody'), cells).set(state.besideBody.subarray(0, cells));
+    bytesIn(memory, at('classified'), cells).set(state.near.subarray(0, cells));
+  }
   wasm.markSolvedParticles(
     n,
     at('particleCell'),
@@ -419,9 +437,11 @@ export function classifyFacesInWebAssembly(
   const memory = wasm.memory;
   const { plan } = state;
   const cells = plan.cells;
-  bytesIn(memory, at('cellType'), cells).set(state.type.subarray(0, cells));
+  if (!ctx.cpuKernels.cellsInMemory) {
+    bytesIn(memory, at('cellType'), cells).set(state.type.subarray(0, cells));
+    float64In(memory, at('distance'), cells).set(state.distance.subarray(0, cells));
+  }
   new Int32Array(memory.buffer, at('nearest'), cells).set(state.nearest.subarray(0, cells));
-  float64In(memory, at('distance'), cells).set(state.distance.subarray(0, cells));
   const normals = [state.normalX, state.normalY, state.normalZ];
   for (let a = 0; a < 3; a++) float64In(memory, at('normal') + 8 * a * cells, cells).set(normals[a].subarray(0, cells));
   const solid = wasm.classifyFaces(
@@ -487,8 +507,10 @@ export function assemblePressureSystemInWebAssembly(
     float64In(memory, at('errorSum'), cells).set(state.errorSum.subarray(0, cells));
     new Int32Array(memory.buffer, at('errorCount'), cells).set(state.errorCount.subarray(0, cells));
   }
-  bytesIn(memory, at('cellType'), cells).set(state.type.subarray(0, cells));
-  bytesIn(memory, at('full'), cells).set(state.full.subarray(0, cells));
+  if (!kernels.cellsInMemory) {
+    bytesIn(memory, at('cellType'), cells).set(state.type.subarray(0, cells));
+    bytesIn(memory, at('full'), cells).set(state.full.subarray(0, cells));
+  }
   copyFloatAxesIn(memory, at('faceVelocity'), state.velocity, cells);
   float64In(memory, at('phi'), cells).set(state.phi.subarray(0, cells));
   const fluid = wasm.assemblePressureSystem(
@@ -571,8 +593,8 @@ export function faceChangesInWebAssembly(ctx: SimulationContext, state: Projecti
 
 /**
  * The faces' part of gatherFromGrid (transfer.ts) in WebAssembly (transfer.wat), right after
- * faceChangesInWebAssembly: each face's transfer per unit of share weight (left in the memory for the gather, and
- * in the state) and the excess momentum per axis into `excess`; false where the grid is not in the memory.
+ * faceChangesInWebAssembly: each face's transfer per unit of share weight (left in the memory for the gather only)
+ * and the excess momentum per axis into `excess`; false where the grid is not in the memory.
  */
 export function faceTransfersInWebAssembly(
   ctx: SimulationContext,
@@ -605,7 +627,7 @@ export function faceTransfersInWebAssembly(
       'excess',
     ]),
   );
-  copyAxesOut(memory, at('faceTransfer'), state.transfer, cells);
+  // The transfers stay in the memory for the gather (ProjectionState.transfer).
   excess.set(float64In(memory, at('excess'), 3));
   return true;
 }

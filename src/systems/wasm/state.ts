@@ -107,6 +107,18 @@ export interface CpuKernels {
    * and the faces' velocities; cleared by the cells' marking and by the gather).
    */
   gridInMemory: boolean;
+  /**
+   * Whether the memory holds this substep's projection particles as the WebAssembly markFluidCells left them:
+   * their grid coordinates, cells, masses and materials and the materials' inverse rest densities (set by it,
+   * cleared by the cells' marking and by the gather).
+   */
+  particlesMarkedInMemory: boolean;
+  /**
+   * Whether the memory holds this substep's projection cells as the WebAssembly erodeSurfaceCells left them:
+   * their types, bodies, marks beside thin bodies, types before the erosion, full marks and collider distances
+   * (set by it, cleared by the cells' marking and by the gather).
+   */
+  cellsInMemory: boolean;
   /** Byte offset of each array in the memory, by name (see {@link layOutMemory}). */
   readonly offsets: Map<string, number>;
   /** The byte offset of array `name` in the current layout (0 for a name it does not hold). */
@@ -147,6 +159,8 @@ export function createCpuKernels(enabled: boolean, threads = false): CpuKernels 
     listsInMemory: false,
     stencilsInMemory: false,
     gridInMemory: false,
+    particlesMarkedInMemory: false,
+    cellsInMemory: false,
     offsets,
     at: (name) => offsets.get(name) ?? 0,
   };
