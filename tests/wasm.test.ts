@@ -10,7 +10,7 @@ import { committedModule, WASM_MODULE } from '../scripts/assembleWasm.mjs';
 import { FluidError, FluidSimulation, type FluidSimulationOptions } from '../src';
 import { THREADS_MIN_PARTICLES, threadTestHooks } from '../src/systems/parallel/pool';
 import { projectionSystem } from '../src/systems/projection/cpu';
-import { WASM_PARTITION_KERNELS } from '../src/systems/wasm/state';
+import { RESIDENT_SOLVER_ARRAYS, WASM_PARTITION_KERNELS } from '../src/systems/wasm/state';
 import { openGpuPage } from './browser/driver';
 import type { BrowserWasmResult } from './browser/wasm';
 
@@ -383,6 +383,10 @@ describe('the CPU pair loops in WebAssembly', () => {
         await wasm.ready();
         const calls = countKernelCalls(wasm);
         const partitionCalls = countPartitionCalls(wasm);
+        // The solver's per-particle arrays live in the shared memory: the kernels read and write them in place.
+        const kernels = wasm.internalContext.cpuKernels;
+        expect(kernels.resident.size).toBe(Object.keys(RESIDENT_SOLVER_ARRAYS).length);
+        expect(kernels.resident.has(wasm.internalContext.solver.predictedX)).toBe(true);
         const typescript = damBreak({ threads: 2, webAssembly: false }, materials);
         const a = run(wasm, 20);
         const b = run(typescript, 20);

@@ -22,7 +22,7 @@ import { PARTITION_COUNT } from './parallel/kernels';
 import { ThreadPool } from './parallel/pool';
 import { createProjectionState, type ProjectionState, projectionMaxCells } from './projection/state';
 import type { SignedDistanceField } from './sdf/field';
-import { type CpuKernels, createCpuKernels } from './wasm/state';
+import { type CpuKernels, createCpuKernels, type ResidentSolverArrays, residentSolverArrays } from './wasm/state';
 
 /** Figures of the last step, updated by the publish system. */
 export interface FluidStats {
@@ -472,9 +472,15 @@ function nextPowerOfTwo(value: number): number {
 
 /**
  * Allocates the solver arrays for `capacity` particles and `entityCapacity` entity ids; in shared memory
- * when `shared` (the thread pool's workers read them, parallel/pool.ts).
+ * when `shared` (the thread pool's workers read them, parallel/pool.ts). `resident`: arrays that live in the
+ * threads' WebAssembly memory (`residentSolverArrays`, wasm/state.ts), taken instead of new ones.
  */
-export function createSolverState(capacity: number, entityCapacity: number, shared = false): SolverState {
+export function createSolverState(
+  capacity: number,
+  entityCapacity: number,
+  shared = false,
+  resident?: ResidentSolverArrays,
+): SolverState {
   const f = (length = capacity) =>
     shared ? new Float64Array(new SharedArrayBuffer(length * 8)) : new Float64Array(length);
   const i32 = (length = capacity) =>
@@ -487,18 +493,21 @@ export function createSolverState(capacity: number, entityCapacity: number, shar
     positionX: f(),
     positionY: f(),
     positionZ: f(),
-    predictedX: f(),
-    predictedY: f(),
-    predictedZ: f(),
-    velocityX: f(),
-    velocityY: f(),
-    velocityZ: f(),
-    material: shared ? new Uint16Array(new SharedArrayBuffer(capacity * 2)) : new Uint16Array(capacity),
-    mass: f(),
-    constraint: f(),
-    cellHash: shared ? new Uint32Array(new SharedArrayBuffer(capacity * 4)) : new Uint32Array(capacity),
+    predictedX: resident?.predictedX ?? f(),
+    predictedY: resident?.predictedY ?? f(),
+    predictedZ: resident?.predictedZ ?? f(),
+    velocityX: resident?.velocityX ?? f(),
+    velocityY: resident?.velocityY ?? f(),
+    velocityZ: resident?.velocityZ ?? f(),
+    material:
+      resident?.material ?? (shared ? new Uint16Array(new SharedArrayBuffer(capacity * 2)) : new Uint16Array(capacity)),
+    mass: resident?.mass ?? f(),
+    constraint: resident?.constraint ?? f(),
+    cellHash:
+      resident?.cellHash ?? (shared ? new Uint32Array(new SharedArrayBuffer(capacity * 4)) : new Uint32Array(capacity)),
   };
   const pairCapacity = Math.max(1024, capacity * 24);
+  // `resident` arrays (the threads' WebAssembly memory) stand in for new ones, the sorted ones included.
   return {
     count: 0,
     listedCount: 0,
@@ -508,22 +517,22 @@ export function createSolverState(capacity: number, entityCapacity: number, shar
     cellX: i32(),
     cellY: i32(),
     cellZ: i32(),
-    volume: f(),
-    density: f(),
-    lambda: f(),
-    deltaX: f(),
-    deltaY: f(),
-    deltaZ: f(),
-    vorticityX: f(),
-    vorticityY: f(),
-    vorticityZ: f(),
-    wallWeight: f(),
-    wallGradientX: f(),
-    wallGradientY: f(),
-    wallGradientZ: f(),
+    volume: resident?.volume ?? f(),
+    density: resident?.density ?? f(),
+    lambda: resident?.lambda ?? f(),
+    deltaX: resident?.deltaX ?? f(),
+    deltaY: resident?.deltaY ?? f(),
+    deltaZ: resident?.deltaZ ?? f(),
+    vorticityX: resident?.vorticityX ?? f(),
+    vorticityY: resident?.vorticityY ?? f(),
+    vorticityZ: resident?.vorticityZ ?? f(),
+    wallWeight: resident?.wallWeight ?? f(),
+    wallGradientX: resident?.wallGradientX ?? f(),
+    wallGradientY: resident?.wallGradientY ?? f(),
+    wallGradientZ: resident?.wallGradientZ ?? f(),
     correctionScale: f(),
     wallShareScale: f(),
-    projectionSolved: f(),
+    projectionSolved: resident?.projectionSolved ?? f(),
     multiFluid: createMultiFluidState(capacity),
     pendingPushes: createPendingPushes(capacity),
     contactCollider: i32(),
@@ -538,13 +547,13 @@ export function createSolverState(capacity: number, entityCapacity: number, shar
     scratch: f(),
     neighbourStart: i32(capacity + 1),
     neighbours: i32(pairCapacity),
-    neighbourCount: new Int32Array(capacity),
+    neighbourCount: resident?.neighbourCount ?? new Int32Array(capacity),
     pairGradient: f(pairCapacity),
     pairWeight: f(pairCapacity),
-    gradientX: f(),
-    gradientY: f(),
-    gradientZ: f(),
-    gradientSquares: f(),
+    gradientX: resident?.gradientX ?? f(),
+    gradientY: resident?.gradientY ?? f(),
+    gradientZ: resident?.gradientZ ?? f(),
+    gradientSquares: resident?.gradientSquares ?? f(),
     rowStarts: new Int32Array(5),
     candidates: new Int32Array(1024),
     partitionBounds: i32(4 * PARTITION_COUNT + 1),
@@ -645,11 +654,15 @@ export function createSimulationContext(
   entityIndex: EntityIndex,
 ): SimulationContext {
   const threads = new ThreadPool(settings.threads, settings.maxMaterials);
+  // With threads and WebAssembly the solver's per-particle arrays live in the threads' module's shared memory
+  // (wasm/state.ts, residentSolverArrays): its kernels read and write them in place.
+  const cpuKernels = createCpuKernels(settings.webAssembly, threads.partitioned);
+  const resident = residentSolverArrays(cpuKernels, settings.capacity);
   return {
     settings,
     world,
     components,
-    solver: createSolverState(settings.capacity, entityCapacity, threads.sharesMemory),
+    solver: createSolverState(settings.capacity, entityCapacity, threads.sharesMemory, resident),
     threads,
     materials: createMaterialTable(settings.maxMaterials, entityCapacity),
     colliders: createColliderTable(settings.maxColliders),
@@ -692,7 +705,7 @@ export function createSimulationContext(
     ),
     coupling: createCouplingWallList(1024),
     diffuse: createDiffuseState(settings.diffuseCapacity, settings.capacity),
-    cpuKernels: createCpuKernels(settings.webAssembly, threads.partitioned),
+    cpuKernels,
     events: {
       emitters: [],
       drains: [],

@@ -13,7 +13,16 @@ import { COINCIDENT_OFFSET, poly6Coefficient, spikyGradientCoefficient } from '.
 import type { SimulationContext, SolverState } from '../context';
 import { selfWeight } from '../context';
 import { layOutPartitions, runPartitionedWebAssembly } from '../parallel/wasm';
-import { copyNeighbourLists, float64In, layOutMemory, offsetsOf, uniformParticles, WasmKernel } from '../wasm/state';
+import {
+  copyFromMemory,
+  copyIntoMemory,
+  copyNeighbourLists,
+  float64In,
+  layOutMemory,
+  offsetsOf,
+  uniformParticles,
+  WasmKernel,
+} from '../wasm/state';
 
 /** Float64 arrays of the solver, by name. */
 type Float64Name = {
@@ -92,8 +101,8 @@ function copyLambdaInputs(ctx: SimulationContext, partitions: boolean): boolean 
   const sizes = { n, pairs: s.neighbourStart[n], materials };
   if (!(partitions ? layOutPartitions(ctx, sizes) : layOutMemory(kernels, memory, sizes))) return false;
   const at = kernels.at;
-  for (const name of LAMBDA_READS) float64In(memory, at(name), n).set(s[name].subarray(0, n));
-  new Uint16Array(memory.buffer, at('material'), n).set(s.material.subarray(0, n));
+  for (const name of LAMBDA_READS) copyIntoMemory(kernels, memory, name, s[name], n);
+  copyIntoMemory(kernels, memory, 'material', s.material, n);
   copyNeighbourLists(kernels, memory, s.neighbourStart, s.neighbours, n);
   float64In(memory, at('inverseRestDensity'), materials).set(m.inverseRestDensity);
   float64In(memory, at('relaxation'), materials).set(m.relaxation);
@@ -103,8 +112,7 @@ function copyLambdaInputs(ctx: SimulationContext, partitions: boolean): boolean 
 /** Copies lambda's results out of the memory; the per-pair caches stay there for the corrections. */
 function copyLambdaResults(ctx: SimulationContext, memory: WebAssembly.Memory): void {
   const s = ctx.solver;
-  const at = ctx.cpuKernels.at;
-  for (const name of LAMBDA_WRITES) s[name].set(float64In(memory, at(name), s.count));
+  for (const name of LAMBDA_WRITES) copyFromMemory(ctx.cpuKernels, memory, name, s[name], s.count);
   ctx.cpuKernels.lambdaInMemory = true;
 }
 
@@ -185,9 +193,8 @@ function correctionsFollowLambda(ctx: SimulationContext): boolean {
  */
 function correctionArguments(ctx: SimulationContext, memory: WebAssembly.Memory): number[] {
   const s = ctx.solver;
-  const at = ctx.cpuKernels.at;
   const m = ctx.materials;
-  float64In(memory, at('projectionSolved'), s.count).set(s.projectionSolved.subarray(0, s.count));
+  copyIntoMemory(ctx.cpuKernels, memory, 'projectionSolved', s.projectionSolved, s.count);
   return [
     ...offsetsOf(ctx.cpuKernels, [
       'predictedX',
@@ -219,10 +226,9 @@ function correctionArguments(ctx: SimulationContext, memory: WebAssembly.Memory)
 /** Copies the corrections out of the memory into the solver's delta arrays. */
 function copyCorrections(ctx: SimulationContext, memory: WebAssembly.Memory): void {
   const s = ctx.solver;
-  const at = ctx.cpuKernels.at;
-  s.deltaX.set(float64In(memory, at('deltaX'), s.count));
-  s.deltaY.set(float64In(memory, at('deltaY'), s.count));
-  s.deltaZ.set(float64In(memory, at('deltaZ'), s.count));
+  copyFromMemory(ctx.cpuKernels, memory, 'deltaX', s.deltaX, s.count);
+  copyFromMemory(ctx.cpuKernels, memory, 'deltaY', s.deltaY, s.count);
+  copyFromMemory(ctx.cpuKernels, memory, 'deltaZ', s.deltaZ, s.count);
 }
 
 /**

@@ -12,17 +12,18 @@ import type { SimulationContext, SolverState } from '../context';
 import { PARTITION_COUNT } from '../parallel/kernels';
 import { cutPartitions } from '../parallel/partitions';
 import { layOutPartitions, runPartitionedWebAssembly } from '../parallel/wasm';
-import { float64In, layOutMemory, WasmKernel } from '../wasm/state';
+import { copyFromMemory, copyIntoMemory, layOutMemory, WasmKernel } from '../wasm/state';
 
 /** Copies the search's inputs in: the predicted positions, the cell keys and the `cells` cells' bucket starts. */
 function copySearchInputs(ctx: SimulationContext, memory: WebAssembly.Memory, cells: number): void {
   const s = ctx.solver;
   const n = s.count;
   const at = ctx.cpuKernels.at;
-  float64In(memory, at('predictedX'), n).set(s.predictedX.subarray(0, n));
-  float64In(memory, at('predictedY'), n).set(s.predictedY.subarray(0, n));
-  float64In(memory, at('predictedZ'), n).set(s.predictedZ.subarray(0, n));
-  new Uint32Array(memory.buffer, at('cellHash'), n).set(s.cellHash.subarray(0, n));
+  const kernels = ctx.cpuKernels;
+  copyIntoMemory(kernels, memory, 'predictedX', s.predictedX, n);
+  copyIntoMemory(kernels, memory, 'predictedY', s.predictedY, n);
+  copyIntoMemory(kernels, memory, 'predictedZ', s.predictedZ, n);
+  copyIntoMemory(kernels, memory, 'cellHash', s.cellHash, n);
   new Int32Array(memory.buffer, at('bucketStart'), cells + 1).set(s.bucketStart.subarray(0, cells + 1));
 }
 
@@ -32,7 +33,7 @@ function copyListsOut(ctx: SimulationContext, memory: WebAssembly.Memory, total:
   const n = s.count;
   const at = ctx.cpuKernels.at;
   s.neighbourStart.set(new Int32Array(memory.buffer, at('neighbourStart'), n + 1));
-  s.neighbourCount.set(new Int32Array(memory.buffer, at('neighbourCount'), n));
+  copyFromMemory(ctx.cpuKernels, memory, 'neighbourCount', s.neighbourCount, n);
   s.neighbours.set(new Int32Array(memory.buffer, at('neighbours'), total));
   ctx.cpuKernels.listsInMemory = true;
 }

@@ -19,7 +19,7 @@
  */
 import type { SimulationContext } from '../context';
 import { layOutPartitions, runPartitionedWebAssembly } from '../parallel/wasm';
-import { float64In, layOutMemory, offsetsOf, WasmKernel } from '../wasm/state';
+import { copyFromMemory, copyIntoMemory, float64In, layOutMemory, offsetsOf, WasmKernel } from '../wasm/state';
 import { type ProjectionState, SINGLE_DENSITY_TOLERANCE } from './state';
 
 /** The solver's float64 arrays the scatter reads, besides the grid coordinates, cells, counts and masses. */
@@ -74,13 +74,13 @@ export function scatterParticlesInWebAssembly(ctx: SimulationContext, state: Pro
   if (!marked) {
     float64In(memory, at('particleGrid'), 3 * n).set(state.particleGrid.subarray(0, 3 * n));
     new Int32Array(memory.buffer, at('particleCell'), n).set(state.particleCell.subarray(0, n));
-    float64In(memory, at('mass'), n).set(s.mass.subarray(0, n));
-    new Uint16Array(memory.buffer, at('material'), n).set(s.material.subarray(0, n));
+    copyIntoMemory(ctx.cpuKernels, memory, 'mass', s.mass, n);
+    copyIntoMemory(ctx.cpuKernels, memory, 'material', s.material, n);
     float64In(memory, at('inverseRestDensity'), m.inverseRestDensity.length).set(m.inverseRestDensity);
   }
-  new Int32Array(memory.buffer, at('neighbourCount'), n).set(s.neighbourCount.subarray(0, n));
+  copyIntoMemory(ctx.cpuKernels, memory, 'neighbourCount', s.neighbourCount, n);
   for (const name of SCATTER_READS) {
-    float64In(memory, at(name), n).set(s[name].subarray(0, n));
+    copyIntoMemory(ctx.cpuKernels, memory, name, s[name], n);
   }
   // The kernel sets the share of the particles on the grid; the others keep theirs, as in TypeScript.
   float64In(memory, at('particleShare'), n).set(state.particleShare.subarray(0, n));
@@ -211,7 +211,7 @@ export function gatherParticlesInWebAssembly(
       float64In(memory, at('faceTransfer') + 8 * a * cells, cells).set(state.transfer[a].subarray(0, cells));
     }
   }
-  for (const name of GATHER_MOVES) float64In(memory, at(name), n).set(s[name].subarray(0, n));
+  for (const name of GATHER_MOVES) copyIntoMemory(ctx.cpuKernels, memory, name, s[name], n);
   const dims = state.plan.dims;
   const values = [
     at('particleGrid'),
@@ -239,7 +239,7 @@ export function gatherParticlesInWebAssembly(
   // Each particle changes only its own velocity and position: the threads share them in partitions.
   if (partitioned) runPartitionedWebAssembly(ctx, WasmKernel.gatherParticles, [at('partitionBounds'), ...values]);
   else wasm.gatherParticles(n, ...values);
-  for (const name of GATHER_MOVES) s[name].set(float64In(memory, at(name), n));
+  for (const name of GATHER_MOVES) copyFromMemory(ctx.cpuKernels, memory, name, s[name], n);
   return true;
 }
 
@@ -315,9 +315,9 @@ export function markFluidCellsInWebAssembly(ctx: SimulationContext, state: Proje
   const { plan } = state;
   const cells = plan.cells;
   for (const name of ['predictedX', 'predictedY', 'predictedZ', 'mass'] as const) {
-    float64In(memory, at(name), n).set(s[name].subarray(0, n));
+    copyIntoMemory(ctx.cpuKernels, memory, name, s[name], n);
   }
-  new Uint16Array(memory.buffer, at('material'), n).set(s.material.subarray(0, n));
+  copyIntoMemory(ctx.cpuKernels, memory, 'material', s.material, n);
   const m = ctx.materials;
   float64In(memory, at('inverseRestDensity'), m.inverseRestDensity.length).set(m.inverseRestDensity);
   wasm.markFluidCells(
@@ -418,7 +418,7 @@ export function markSolvedParticlesInWebAssembly(ctx: SimulationContext, state: 
     at('classified'),
     at('projectionSolved'),
   );
-  ctx.solver.projectionSolved.set(float64In(memory, at('projectionSolved'), n));
+  copyFromMemory(kernels, memory, 'projectionSolved', ctx.solver.projectionSolved, n);
   return true;
 }
 

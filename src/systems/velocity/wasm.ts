@@ -11,7 +11,15 @@
 import { poly6Coefficient, spikyGradientCoefficient } from '../../core/kernels';
 import type { SimulationContext } from '../context';
 import { layOutPartitions, runPartitionedWebAssembly } from '../parallel/wasm';
-import { copyNeighbourLists, float64In, layOutMemory, offsetsOf, WasmKernel } from '../wasm/state';
+import {
+  copyFromMemory,
+  copyIntoMemory,
+  copyNeighbourLists,
+  float64In,
+  layOutMemory,
+  offsetsOf,
+  WasmKernel,
+} from '../wasm/state';
 
 /** What the first pair loop reads from the solver, and the sums it writes (zero when it starts). */
 const XSPH_READS = ['predictedX', 'predictedY', 'predictedZ', 'velocityX', 'velocityY', 'velocityZ', 'volume'] as const;
@@ -51,8 +59,7 @@ function copyXsphInputs(ctx: SimulationContext, partitions: boolean): boolean {
   const memory = wasm.memory;
   const sizes = { n, pairs: s.neighbourStart[n], materials: ctx.materials.inverseRestDensity.length };
   if (!(partitions ? layOutPartitions(ctx, sizes) : layOutMemory(kernels, memory, sizes))) return false;
-  const at = kernels.at;
-  for (const name of XSPH_READS) float64In(memory, at(name), n).set(s[name].subarray(0, n));
+  for (const name of XSPH_READS) copyIntoMemory(kernels, memory, name, s[name], n);
   copyNeighbourLists(kernels, memory, s.neighbourStart, s.neighbours, n);
   return true;
 }
@@ -60,7 +67,7 @@ function copyXsphInputs(ctx: SimulationContext, partitions: boolean): boolean {
 /** Copies the first loop's sums out of the memory into the solver's vorticity and delta arrays. */
 function copyXsphSums(ctx: SimulationContext, memory: WebAssembly.Memory): void {
   const s = ctx.solver;
-  for (const name of XSPH_SUMS) s[name].set(float64In(memory, ctx.cpuKernels.at(name), s.count));
+  for (const name of XSPH_SUMS) copyFromMemory(ctx.cpuKernels, memory, name, s[name], s.count);
 }
 
 /**

@@ -4,7 +4,9 @@
  * velocity/velocity.wat, assembled
  * into cpuKernelsWasm.ts by scripts/assembleWasm.mjs, and the layout of its memory, which every kernel shares.
  * Created with the simulation context; the passes that run the kernels are projection/wasm.ts,
- * neighbours/wasm.ts, density/wasm.ts and velocity/wasm.ts.
+ * neighbours/wasm.ts, density/wasm.ts and velocity/wasm.ts. With threads the solver's per-particle arrays of
+ * {@link RESIDENT_SOLVER_ARRAYS} live in the threads' module's shared memory (`residentSolverArrays`), so the passes
+ * copy them neither in nor out.
  */
 import { PARTITION_COUNT, SPILL_STRIDE } from '../parallel/kernels';
 import { CPU_KERNELS_SHARED_WASM, CPU_KERNELS_WASM, SHARED_MEMORY_PAGES } from './cpuKernelsWasm';
@@ -119,6 +121,21 @@ export interface CpuKernels {
    * (set by it, cleared by the cells' marking and by the gather).
    */
   cellsInMemory: boolean;
+  /**
+   * The shared memory of the threads' module (created with the kernels, before the module compiles); undefined for
+   * one thread and where shared memory is missing.
+   */
+  readonly sharedMemory: WebAssembly.Memory | undefined;
+  /**
+   * With the threads' module, the solver's per-particle arrays that live in its memory (`residentSolverArrays`):
+   * the passes read and write them there and copy nothing (`copyIntoMemory`, `copyFromMemory`). Empty otherwise.
+   */
+  readonly resident: Set<ArrayBufferView>;
+  /**
+   * Particles the memory's per-particle arrays are laid out for, whatever the count: the simulation's capacity
+   * where solver arrays live in it (so they stay at the same offsets), else 0 (laid out for the count).
+   */
+  residentCapacity: number;
   /** Byte offset of each array in the memory, by name (see {@link layOutMemory}). */
   readonly offsets: Map<string, number>;
   /** The byte offset of array `name` in the current layout (0 for a name it does not hold). */
@@ -150,6 +167,7 @@ function sharedMemory(): WebAssembly.Memory | undefined {
  */
 export function createCpuKernels(enabled: boolean, threads = false): CpuKernels {
   const offsets = new Map<string, number>();
+  const memory = enabled && threads && typeof WebAssembly !== 'undefined' ? sharedMemory() : undefined;
   const kernels: CpuKernels = {
     exports: undefined,
     shared: undefined,
@@ -161,11 +179,13 @@ export function createCpuKernels(enabled: boolean, threads = false): CpuKernels 
     gridInMemory: false,
     particlesMarkedInMemory: false,
     cellsInMemory: false,
+    sharedMemory: memory,
+    resident: new Set(),
+    residentCapacity: 0,
     offsets,
     at: (name) => offsets.get(name) ?? 0,
   };
   if (!enabled || typeof WebAssembly === 'undefined') return kernels;
-  const memory = threads ? sharedMemory() : undefined;
   const bytes = decode(memory ? CPU_KERNELS_SHARED_WASM : CPU_KERNELS_WASM);
   const imports: WebAssembly.Imports = memory ? { env: { memory } } : {};
   const take = (module: WebAssembly.Module, instance: WebAssembly.Instance, into: CpuKernels): void => {
@@ -299,11 +319,13 @@ export interface MemorySizes {
  * every kernel of a substep finds the lists where the neighbour pass left them; `kernels.at` gives the offsets.
  */
 export function layOutMemory(
-  kernels: Pick<CpuKernels, 'offsets'>,
+  kernels: Pick<CpuKernels, 'offsets'> & Partial<Pick<CpuKernels, 'residentCapacity'>>,
   memory: WebAssembly.Memory,
   sizes: MemorySizes,
 ): boolean {
   const { n, pairs, materials } = sizes;
+  // The per-particle arrays for the capacity where solver arrays live in the memory (fixed offsets).
+  const particles = Math.max(n, kernels.residentCapacity ?? 0);
   const cells = sizes.cells ?? 0;
   const gridCells = sizes.gridCells ?? 0;
   const offsets = kernels.offsets;
@@ -312,7 +334,7 @@ export function layOutMemory(
     offsets.set(name, bytes);
     bytes += Math.ceil(size / 8) * 8;
   };
-  for (const [name, size] of PARTICLE_ARRAYS) place(name, n * size);
+  for (const [name, size] of PARTICLE_ARRAYS) place(name, particles * size);
   place('neighbourStart', (n + 1) * 4);
   place('neighbours', Math.max(pairs, sizes.listCapacity ?? 0) * 4);
   place('pairGradient', pairs * 8);
@@ -386,4 +408,110 @@ export function copyNeighbourLists(
   const pairs = starts[n];
   new Int32Array(memory.buffer, at('neighbourStart'), n + 1).set(starts.subarray(0, n + 1));
   new Int32Array(memory.buffer, at('neighbours'), pairs).set(lists.subarray(0, pairs));
+}
+
+/**
+ * The solver's per-particle arrays that can live in the threads' module's memory (RESIDENT_SOLVER_ARRAYS: the
+ * pair loops', the neighbour search's and the projection's particle inputs and outputs), with their element types.
+ */
+export const RESIDENT_SOLVER_ARRAYS = {
+  predictedX: Float64Array,
+  predictedY: Float64Array,
+  predictedZ: Float64Array,
+  mass: Float64Array,
+  wallWeight: Float64Array,
+  wallGradientX: Float64Array,
+  wallGradientY: Float64Array,
+  wallGradientZ: Float64Array,
+  density: Float64Array,
+  gradientX: Float64Array,
+  gradientY: Float64Array,
+  gradientZ: Float64Array,
+  gradientSquares: Float64Array,
+  constraint: Float64Array,
+  lambda: Float64Array,
+  projectionSolved: Float64Array,
+  deltaX: Float64Array,
+  deltaY: Float64Array,
+  deltaZ: Float64Array,
+  vorticityX: Float64Array,
+  vorticityY: Float64Array,
+  vorticityZ: Float64Array,
+  velocityX: Float64Array,
+  velocityY: Float64Array,
+  velocityZ: Float64Array,
+  volume: Float64Array,
+  material: Uint16Array,
+  cellHash: Uint32Array,
+  neighbourCount: Int32Array,
+} as const;
+
+/** The solver arrays of {@link RESIDENT_SOLVER_ARRAYS}, as views of the memory. */
+export type ResidentSolverArrays = {
+  [K in keyof typeof RESIDENT_SOLVER_ARRAYS]: InstanceType<(typeof RESIDENT_SOLVER_ARRAYS)[K]>;
+};
+
+/**
+ * With the threads' module (its shared memory made): lays the memory's per-particle arrays out for `capacity`
+ * particles for good (`CpuKernels.residentCapacity`) and returns the solver's arrays of
+ * {@link RESIDENT_SOLVER_ARRAYS} as views of them, which the solver then uses (context.ts): the passes copy
+ * nothing of them in or out. Undefined where there is no shared memory or it cannot grow that far (the solver
+ * allocates its own arrays and the passes copy, as before).
+ */
+export function residentSolverArrays(kernels: CpuKernels, capacity: number): ResidentSolverArrays | undefined {
+  const memory = kernels.sharedMemory;
+  if (!memory) return undefined;
+  kernels.residentCapacity = capacity;
+  if (!layOutMemory(kernels, memory, { n: capacity, pairs: 0, materials: 0 })) {
+    kernels.residentCapacity = 0;
+    return undefined;
+  }
+  const arrays: Partial<Record<string, ArrayBufferView>> = {};
+  for (const [name, Type] of Object.entries(RESIDENT_SOLVER_ARRAYS)) {
+    const view = new Type(memory.buffer, kernels.at(name), capacity);
+    arrays[name] = view;
+    kernels.resident.add(view);
+  }
+  return arrays as ResidentSolverArrays;
+}
+
+/** A typed array the memory copies hold. */
+type MemoryArray = Float64Array | Int32Array | Uint32Array | Uint16Array | Uint8Array;
+
+/** `length` values of the type of `like` in the memory from byte `offset`. */
+function viewLike(like: MemoryArray, memory: WebAssembly.Memory, offset: number, length: number): MemoryArray {
+  const Type = like.constructor as new (buffer: ArrayBufferLike, offset: number, length: number) => MemoryArray;
+  return new Type(memory.buffer, offset, length);
+}
+
+/**
+ * Copies the first `length` values of `array` into the memory's array `name`, unless `array` lives there
+ * (`CpuKernels.resident`): then the kernels read it in place.
+ */
+export function copyIntoMemory(
+  kernels: Pick<CpuKernels, 'resident' | 'at'>,
+  memory: WebAssembly.Memory,
+  name: string,
+  array: MemoryArray,
+  length: number,
+): void {
+  const offset = kernels.at(name);
+  if (kernels.resident.has(array) && array.byteOffset === offset) return;
+  viewLike(array, memory, offset, length).set(array.subarray(0, length));
+}
+
+/**
+ * Copies the first `length` values of the memory's array `name` into `array`, unless `array` lives there
+ * (`CpuKernels.resident`): then the kernels wrote it in place.
+ */
+export function copyFromMemory(
+  kernels: Pick<CpuKernels, 'resident' | 'at'>,
+  memory: WebAssembly.Memory,
+  name: string,
+  array: MemoryArray,
+  length: number,
+): void {
+  const offset = kernels.at(name);
+  if (kernels.resident.has(array) && array.byteOffset === offset) return;
+  array.set(viewLike(array, memory, offset, length));
 }
