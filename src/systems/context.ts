@@ -473,7 +473,7 @@ function nextPowerOfTwo(value: number): number {
 /**
  * Allocates the solver arrays for `capacity` particles and `entityCapacity` entity ids; in shared memory
  * when `shared` (the thread pool's workers read them, parallel/pool.ts). `resident`: arrays that live in the
- * threads' WebAssembly memory (`residentSolverArrays`, wasm/state.ts), taken instead of new ones.
+ * shared WebAssembly memory (`residentSolverArrays`, wasm/state.ts), taken instead of new ones.
  */
 export function createSolverState(
   capacity: number,
@@ -507,7 +507,7 @@ export function createSolverState(
       resident?.cellHash ?? (shared ? new Uint32Array(new SharedArrayBuffer(capacity * 4)) : new Uint32Array(capacity)),
   };
   const pairCapacity = Math.max(1024, capacity * 24);
-  // `resident` arrays (the threads' WebAssembly memory) stand in for new ones, the sorted ones included.
+  // `resident` arrays (the shared WebAssembly memory) stand in for new ones, the sorted ones included.
   return {
     count: 0,
     listedCount: 0,
@@ -654,9 +654,9 @@ export function createSimulationContext(
   entityIndex: EntityIndex,
 ): SimulationContext {
   const threads = new ThreadPool(settings.threads, settings.maxMaterials);
-  // With threads and WebAssembly the solver's per-particle arrays live in the threads' module's shared memory
+  // With WebAssembly and a shared memory the solver's per-particle arrays live in the shared module's memory
   // (wasm/state.ts, residentSolverArrays): its kernels read and write them in place.
-  const cpuKernels = createCpuKernels(settings.webAssembly, threads.partitioned);
+  const cpuKernels = createCpuKernels(settings.webAssembly);
   const resident = residentSolverArrays(cpuKernels, settings.capacity);
   return {
     settings,

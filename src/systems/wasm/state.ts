@@ -4,9 +4,10 @@
  * velocity/velocity.wat, assembled
  * into cpuKernelsWasm.ts by scripts/assembleWasm.mjs, and the layout of its memory, which every kernel shares.
  * Created with the simulation context; the passes that run the kernels are projection/wasm.ts,
- * neighbours/wasm.ts, density/wasm.ts and velocity/wasm.ts. With threads the solver's per-particle arrays of
- * {@link RESIDENT_SOLVER_ARRAYS} live in the threads' module's shared memory (`residentSolverArrays`), so the passes
- * copy them neither in nor out.
+ * neighbours/wasm.ts, density/wasm.ts and velocity/wasm.ts. Where the runtime makes a shared memory (Node; a
+ * cross-origin isolated page) the simulation takes the shared module, with any thread count, and the solver's
+ * per-particle arrays of {@link RESIDENT_SOLVER_ARRAYS} live in its memory (`residentSolverArrays`), so the passes
+ * copy them neither in nor out; elsewhere the module with a memory of its own, and the passes copy.
  */
 import { PARTITION_COUNT, SPILL_STRIDE } from '../parallel/kernels';
 import { CPU_KERNELS_SHARED_WASM, CPU_KERNELS_WASM, SHARED_MEMORY_PAGES } from './cpuKernelsWasm';
@@ -61,7 +62,7 @@ export const WasmKernel = {
 /** A partition kernel: the partition, then its byte offsets and numbers. */
 export type WasmPartitionKernel = (partition: number, ...values: number[]) => void;
 
-/** The threads' module: compiled (the workers instantiate it), its shared memory, and its partition kernels here. */
+/** The shared module: compiled (the workers instantiate it), its shared memory, and its partition kernels here. */
 export interface SharedKernels {
   readonly module: WebAssembly.Module;
   readonly memory: WebAssembly.Memory;
@@ -76,8 +77,9 @@ export interface CpuKernels {
   /** The module's instance; undefined until compiled, and where it cannot be. */
   exports: CpuKernelExports | undefined;
   /**
-   * The threads' module on a shared memory (compiled, for the workers to instantiate on the same memory) and
-   * its partition kernels on this thread, by {@link WasmKernel} index; undefined for one thread, until
+   * The shared module on a shared memory (compiled, for the workers to instantiate on the same memory) and
+   * its partition kernels on this thread, by {@link WasmKernel} index (with one thread only its one-thread
+   * kernels run); undefined until
    * compiled, and where shared memory or WebAssembly is missing.
    */
   shared: SharedKernels | undefined;
@@ -122,12 +124,12 @@ export interface CpuKernels {
    */
   cellsInMemory: boolean;
   /**
-   * The shared memory of the threads' module (created with the kernels, before the module compiles); undefined for
-   * one thread and where shared memory is missing.
+   * The shared module's memory (created with the kernels, before the module compiles); undefined where shared
+   * memory is missing (the module then has a memory of its own) and without `webAssembly`.
    */
   readonly sharedMemory: WebAssembly.Memory | undefined;
   /**
-   * With the threads' module, the solver's per-particle arrays that live in its memory (`residentSolverArrays`):
+   * With the shared module, the solver's per-particle arrays that live in its memory (`residentSolverArrays`):
    * the passes read and write them there and copy nothing (`copyIntoMemory`, `copyFromMemory`). Empty otherwise.
    */
   readonly resident: Set<ArrayBufferView>;
@@ -149,8 +151,13 @@ function decode(base64: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
-/** A shared memory for the threads' module, or undefined where the runtime makes none. */
+/**
+ * A shared memory for the shared module, or undefined where the runtime makes none or the page is not
+ * cross-origin isolated (some browsers make one there all the same; the module with its own memory is the one
+ * such a page is meant to run).
+ */
 function sharedMemory(): WebAssembly.Memory | undefined {
+  if ((globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === false) return undefined;
   try {
     return new WebAssembly.Memory({ initial: 1, maximum: SHARED_MEMORY_PAGES, shared: true });
   } catch {
@@ -159,15 +166,16 @@ function sharedMemory(): WebAssembly.Memory | undefined {
 }
 
 /**
- * Compiles the module of a simulation (`enabled`: the `webAssembly` setting; `threads`: whether the pair loops
- * run in partitions on several threads, which take the shared module where shared memory is at hand):
+ * Compiles the module of a simulation (`enabled`: the `webAssembly` setting): the shared module where the runtime
+ * makes a shared memory (the threads' partition kernels need it; with one thread its one-thread kernels run and
+ * the solver's arrays live in its memory), else the module with a memory of its own;
  * synchronously where the runtime allows it (browsers refuse it on the page's thread above 4 KB), else
  * asynchronously, the TypeScript loops running until it is there; where WebAssembly cannot be compiled at
  * all, never.
  */
-export function createCpuKernels(enabled: boolean, threads = false): CpuKernels {
+export function createCpuKernels(enabled: boolean): CpuKernels {
   const offsets = new Map<string, number>();
-  const memory = enabled && threads && typeof WebAssembly !== 'undefined' ? sharedMemory() : undefined;
+  const memory = enabled && typeof WebAssembly !== 'undefined' ? sharedMemory() : undefined;
   const kernels: CpuKernels = {
     exports: undefined,
     shared: undefined,
@@ -411,7 +419,7 @@ export function copyNeighbourLists(
 }
 
 /**
- * The solver's per-particle arrays that can live in the threads' module's memory (RESIDENT_SOLVER_ARRAYS: the
+ * The solver's per-particle arrays that can live in the shared module's memory (RESIDENT_SOLVER_ARRAYS: the
  * pair loops', the neighbour search's and the projection's particle inputs and outputs), with their element types.
  */
 export const RESIDENT_SOLVER_ARRAYS = {
@@ -452,7 +460,7 @@ export type ResidentSolverArrays = {
 };
 
 /**
- * With the threads' module (its shared memory made): lays the memory's per-particle arrays out for `capacity`
+ * With the shared module (its memory made): lays the memory's per-particle arrays out for `capacity`
  * particles for good (`CpuKernels.residentCapacity`) and returns the solver's arrays of
  * {@link RESIDENT_SOLVER_ARRAYS} as views of them, which the solver then uses (context.ts): the passes copy
  * nothing of them in or out. Undefined where there is no shared memory or it cannot grow that far (the solver
