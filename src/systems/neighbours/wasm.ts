@@ -66,7 +66,12 @@ export function denseNeighboursInWebAssembly(
   if (kernels.listCapacity === 0) kernels.listCapacity = 32 * n + 1024;
   for (;;) {
     const capacity = Math.min(kernels.listCapacity, s.neighbours.length);
-    if (!layOutMemory(kernels, memory, { n, pairs: 0, materials, listCapacity: capacity, cells })) return false;
+    if (!layOutMemory(kernels, memory, { n, pairs: 0, materials, listCapacity: capacity, cells })) {
+      // A search stopped for room may have counted into the counts, which live in the memory where the solver's
+      // arrays do: the TypeScript search counts from zero.
+      s.neighbourCount.fill(0, 0, n);
+      return false;
+    }
     const at = kernels.at;
     copySearchInputs(ctx, memory, cells);
     const total = wasm.denseNeighbours(

@@ -163,6 +163,7 @@ export function markFluidCells(ctx: SimulationContext, state: ProjectionState): 
   const half = FLUID_CELL_FILL * plan.cellSize ** 3;
   // A new grid: nothing of the last one in the module's memory counts (CpuKernels.gridInMemory).
   ctx.cpuKernels.gridInMemory = false;
+  ctx.cpuKernels.systemInMemory = false;
   ctx.cpuKernels.particlesMarkedInMemory = false;
   ctx.cpuKernels.cellsInMemory = false;
   if (markFluidCellsInWebAssembly(ctx, state, half)) {

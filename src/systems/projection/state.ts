@@ -99,7 +99,7 @@ export interface ProjectionState {
   readonly previousPlan: ProjectionPlan;
   /** Per cell: {@link CellType}. */
   readonly type: Uint8Array;
-  /** Per cell: 1 where erodeSurfaceCells changes the cell's type in the present layer. */
+  /** Per cell: 1 where erodeSurfaceCells changes the cell's type in the present layer (TypeScript only). */
   readonly flags: Uint8Array;
   /** Per cell: the connected region of fluid cells it belongs to, and a queue of cells (solvePressure). */
   readonly component: Int32Array;
@@ -118,7 +118,7 @@ export interface ProjectionState {
    * constraints there (erodeSurfaceCells).
    */
   readonly besideBody: Uint8Array;
-  /** Per cell: the rest volume (m^3, mass / own rest density) of its particles. */
+  /** Per cell: the rest volume (m^3, mass / own rest density) of its particles (TypeScript only). */
   readonly cellVolume: Float64Array;
   /** Per particle place: its cell (-1: its stencil leaves the grid), grid coordinates (3 per place) and share weight. */
   readonly particleCell: Int32Array;

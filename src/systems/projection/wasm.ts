@@ -8,10 +8,14 @@
  * - the particle loops of scatterToGrid and gatherFromGrid (transfer.ts) with faceStencil's weights;
  * - the pressure system's assembly (faceCoefficients and assembleRightHandSide) and the conjugate gradients of
  *   solve.ts, and the faces' changes, transfers and excess momentum (faceChanges, gatherFromGrid; transfer.ts).
- * Each pass copies what it reads into the module's memory and what it writes back out, so the state always holds
- * every result, but the gather reuses the grid coordinates, face kinds and stencils the scatter left there
- * (`CpuKernels.stencilsInMemory`), and from the scatter to the gather the faces' kinds and sums stay there
- * (`CpuKernels.gridInMemory`, unless rigid-fluid cells add to them in TypeScript). With threads (the shared
+ * Each pass copies what it reads into the module's memory and what the TypeScript reads back out (the state holds
+ * every result but what only the WebAssembly path reads: the cells' rest volumes and erosion flags and the faces'
+ * transfers stay in the memory). What a pass leaves there serves the next within the substep: the gather reuses
+ * the grid coordinates, face kinds and stencils the scatter left (`CpuKernels.stencilsInMemory`); the marked
+ * particles serve the scatter and the solved marks (`particlesMarkedInMemory`), the eroded cells the face kinds and
+ * the assembly (`cellsInMemory`); from the scatter to the gather the faces' kinds and sums stay there
+ * (`gridInMemory`, unless rigid-fluid cells add to them in TypeScript), and from the assembly the pressure
+ * system (`systemInMemory`). With threads (the shared
  * module) the per-particle parts run in partitions (parallel/kernels.wat): the scatter's share weights and
  * stencils, then its sums on the stepping thread in particle order, and the gather; each particle writes only its
  * own, so the results are the one-thread kernels' bit for bit. The rigid bodies' share of the faces, the enclosed
@@ -188,8 +192,9 @@ export function gatherParticlesInWebAssembly(
   const cached = ctx.cpuKernels.stencilsInMemory;
   ctx.cpuKernels.stencilsInMemory = false;
   // The faces' transfers, when faceTransfersInWebAssembly made them this substep.
-  const transfersCached = ctx.cpuKernels.gridInMemory;
+  const transfersCached = ctx.cpuKernels.systemInMemory;
   ctx.cpuKernels.gridInMemory = false;
+  ctx.cpuKernels.systemInMemory = false;
   ctx.cpuKernels.particlesMarkedInMemory = false;
   ctx.cpuKernels.cellsInMemory = false;
   const prepared = prepare(ctx, state, true);
@@ -261,9 +266,9 @@ export function conjugateGradientsInWebAssembly(
   const memory = wasm.memory;
   const cells = state.plan.cells;
   const dims = state.plan.dims;
-  // The assembly in WebAssembly left A, phi and the fluid cells in the memory; the enclosed regions' means may
-  // have changed b since.
-  if (!ctx.cpuKernels.gridInMemory) {
+  // The assembly in WebAssembly left A, phi and the fluid cells in the memory (CpuKernels.systemInMemory); the
+  // enclosed regions' means may have changed b since.
+  if (!ctx.cpuKernels.systemInMemory) {
     float64In(memory, at('diagonal'), cells).set(state.diagonal.subarray(0, cells));
     for (let a = 0; a < 3; a++) {
       float64In(memory, at('coefficient') + 8 * a * cells, cells).set(state.coefficient[a].subarray(0, cells));
@@ -541,6 +546,7 @@ export function assemblePressureSystemInWebAssembly(
     ]),
   );
   kernels.gridInMemory = true;
+  kernels.systemInMemory = true;
   for (let a = 0; a < 3; a++)
     state.faceKind[a].set(new Int32Array(memory.buffer, at('faceKind') + 4 * a * cells, cells));
   copyAxesOut(memory, at('faceVelocity'), state.velocity, cells);
@@ -553,12 +559,13 @@ export function assemblePressureSystemInWebAssembly(
 }
 
 /**
- * faceChanges (transfer.ts) in WebAssembly (transfer.wat), where the assembly left the grid in the memory:
- * each face's velocity change; false where it did not (the caller runs the TypeScript).
+ * faceChanges (transfer.ts) in WebAssembly (transfer.wat), where the assembly left the system in the memory
+ * (`CpuKernels.systemInMemory`): each face's velocity change; false where it did not (the caller runs the
+ * TypeScript).
  */
 export function faceChangesInWebAssembly(ctx: SimulationContext, state: ProjectionState, area: number): boolean {
   const kernels = ctx.cpuKernels;
-  if (!kernels.gridInMemory) return false;
+  if (!kernels.systemInMemory) return false;
   const wasm = prepare(ctx, state)?.wasm;
   if (!wasm) return false;
   const at = kernels.at;
@@ -594,7 +601,7 @@ export function faceChangesInWebAssembly(ctx: SimulationContext, state: Projecti
 /**
  * The faces' part of gatherFromGrid (transfer.ts) in WebAssembly (transfer.wat), right after
  * faceChangesInWebAssembly: each face's transfer per unit of share weight (left in the memory for the gather only)
- * and the excess momentum per axis into `excess`; false where the grid is not in the memory.
+ * and the excess momentum per axis into `excess`; false where the system is not in the memory.
  */
 export function faceTransfersInWebAssembly(
   ctx: SimulationContext,
@@ -603,7 +610,7 @@ export function faceTransfersInWebAssembly(
   excess: Float64Array,
 ): boolean {
   const kernels = ctx.cpuKernels;
-  if (!kernels.gridInMemory) return false;
+  if (!kernels.systemInMemory) return false;
   const wasm = prepare(ctx, state)?.wasm;
   if (!wasm) return false;
   const at = kernels.at;

@@ -95,7 +95,7 @@ export interface CpuKernels {
   listCapacity: number;
   /**
    * Whether the memory holds the solver's current neighbour starts and half lists, at the offsets of the
-   * layout for the present particle count (set by the WebAssembly neighbour pass, cleared by every neighbour
+   * layout for the present particle count (and `residentCapacity`) (set by the WebAssembly neighbour pass, cleared by every neighbour
    * pass that is not, so the pair loops of the substep need not copy them in).
    */
   listsInMemory: boolean;
@@ -107,10 +107,17 @@ export interface CpuKernels {
   /**
    * Whether the memory holds this substep's projection faces as the state has them: their kinds and the
    * scatter's sums (set by the WebAssembly scatter unless rigid-fluid cells added to the sums afterwards, and by
-   * the pressure system's assembly, which copies them in where not; then also the cells' types and full marks
-   * and the faces' velocities; cleared by the cells' marking and by the gather).
+   * the pressure system's assembly, which copies them in where not; cleared by the cells' marking and by the
+   * gather).
    */
   gridInMemory: boolean;
+  /**
+   * Whether the memory holds this substep's pressure system as the WebAssembly assembly left it: besides the
+   * faces (`gridInMemory`), the cells' types and full marks, the faces' velocities and closed kinds, A, phi's
+   * warm start and the fluid cells; then the faces' changes and transfers follow there (set by the assembly,
+   * cleared by the cells' marking and by the gather).
+   */
+  systemInMemory: boolean;
   /**
    * Whether the memory holds this substep's projection particles as the WebAssembly markFluidCells left them:
    * their grid coordinates, cells, masses and materials and the materials' inverse rest densities (set by it,
@@ -185,6 +192,7 @@ export function createCpuKernels(enabled: boolean): CpuKernels {
     listsInMemory: false,
     stencilsInMemory: false,
     gridInMemory: false,
+    systemInMemory: false,
     particlesMarkedInMemory: false,
     cellsInMemory: false,
     sharedMemory: memory,
@@ -323,8 +331,10 @@ export interface MemorySizes {
 
 /**
  * Lays out the memory for `sizes` and grows it where needed; false where the memory cannot grow that far (the
- * caller runs its TypeScript loop). The offsets up to the half lists depend on the particle count alone, so
- * every kernel of a substep finds the lists where the neighbour pass left them; `kernels.at` gives the offsets.
+ * caller runs its TypeScript loop). The offsets up to the half lists depend on the particle count and
+ * `residentCapacity` alone, so every kernel of a substep finds the lists where the neighbour pass left them;
+ * `kernels.at` gives the offsets. With `residentCapacity` the solver's arrays of RESIDENT_SOLVER_ARRAYS come first,
+ * laid out for it (their offsets never move), then the module's own per-particle arrays, for the count.
  */
 export function layOutMemory(
   kernels: Pick<CpuKernels, 'offsets'> & Partial<Pick<CpuKernels, 'residentCapacity'>>,
@@ -342,7 +352,11 @@ export function layOutMemory(
     offsets.set(name, bytes);
     bytes += Math.ceil(size / 8) * 8;
   };
-  for (const [name, size] of PARTICLE_ARRAYS) place(name, particles * size);
+  // The solver's arrays that may live in the memory first, for `particles`; the module's own per-particle arrays
+  // after them, for the count (each group keeps PARTICLE_ARRAYS' order, so the arrays the spill adds expect to
+  // follow each other still do).
+  for (const [name, size] of PARTICLE_ARRAYS) if (name in RESIDENT_SOLVER_ARRAYS) place(name, particles * size);
+  for (const [name, size] of PARTICLE_ARRAYS) if (!(name in RESIDENT_SOLVER_ARRAYS)) place(name, n * size);
   place('neighbourStart', (n + 1) * 4);
   place('neighbours', Math.max(pairs, sizes.listCapacity ?? 0) * 4);
   place('pairGradient', pairs * 8);
