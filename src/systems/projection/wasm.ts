@@ -52,9 +52,23 @@ function prepare(ctx: SimulationContext, state: ProjectionState, partitions = fa
 }
 
 /** The three axes' arrays `arrays` (first `cells` entries each) into the memory from byte `offset`, one after the other. */
-function copyAxesIn(memory: WebAssembly.Memory, offset: number, arrays: readonly Int32Array[], cells: number): void {
-  for (let a = 0; a < 3; a++)
-    new Int32Array(memory.buffer, offset + 4 * a * cells, cells).set(arrays[a].subarray(0, cells));
+function copyAxesIn(memory: WebAssembly.Memory, offset: number, arrays: readonly AxisArray[], cells: number): void {
+  for (let a = 0; a < 3; a++) axisIn(memory, offset, arrays[a], a, cells).set(arrays[a].subarray(0, cells));
+}
+
+/** The three axes' arrays `arrays` (first `cells` entries each) out of the memory from byte `offset`. */
+function copyAxesOut(memory: WebAssembly.Memory, offset: number, arrays: readonly AxisArray[], cells: number): void {
+  for (let a = 0; a < 3; a++) arrays[a].set(axisIn(memory, offset, arrays[a], a, cells));
+}
+
+/** A per-face array of the state: int32 kinds or float64 values. */
+type AxisArray = Int32Array | Float64Array;
+
+/** Axis a's `cells` entries, of the type of `like`, of the memory's per-face array from byte `offset`. */
+function axisIn(memory: WebAssembly.Memory, offset: number, like: AxisArray, a: number, cells: number): AxisArray {
+  return like instanceof Int32Array
+    ? new Int32Array(memory.buffer, offset + 4 * a * cells, cells)
+    : float64In(memory, offset + 8 * a * cells, cells);
 }
 
 /**
@@ -165,12 +179,10 @@ export function scatterParticlesInWebAssembly(ctx: SimulationContext, state: Pro
   }
   ctx.cpuKernels.stencilsInMemory = true;
   ctx.cpuKernels.gridInMemory = true;
-  for (let a = 0; a < 3; a++) {
-    state.mass[a].set(float64In(memory, at('faceMass') + 8 * a * cells, cells));
-    state.volume[a].set(float64In(memory, at('faceVolume') + 8 * a * cells, cells));
-    state.volumeFlux[a].set(float64In(memory, at('faceFlux') + 8 * a * cells, cells));
-    state.shareVolume[a].set(float64In(memory, at('faceShare') + 8 * a * cells, cells));
-  }
+  copyAxesOut(memory, at('faceMass'), state.mass, cells);
+  copyAxesOut(memory, at('faceVolume'), state.volume, cells);
+  copyAxesOut(memory, at('faceFlux'), state.volumeFlux, cells);
+  copyAxesOut(memory, at('faceShare'), state.shareVolume, cells);
   state.errorSum.set(float64In(memory, at('errorSum'), cells));
   state.errorCount.set(new Int32Array(memory.buffer, at('errorCount'), cells));
   state.particleShare.set(float64In(memory, at('particleShare'), n));
@@ -211,11 +223,7 @@ export function gatherParticlesInWebAssembly(
   }
   new Int32Array(memory.buffer, at('particleCell'), n).set(state.particleCell.subarray(0, n));
   float64In(memory, at('particleShare'), n).set(state.particleShare.subarray(0, n));
-  if (!transfersCached) {
-    for (let a = 0; a < 3; a++) {
-      float64In(memory, at('faceTransfer') + 8 * a * cells, cells).set(state.transfer[a].subarray(0, cells));
-    }
-  }
+  if (!transfersCached) copyAxesIn(memory, at('faceTransfer'), state.transfer, cells);
   for (const name of GATHER_MOVES) copyIntoMemory(ctx.cpuKernels, memory, name, s[name], n);
   const dims = state.plan.dims;
   const values = [
@@ -270,9 +278,7 @@ export function conjugateGradientsInWebAssembly(
   // enclosed regions' means may have changed b since.
   if (!ctx.cpuKernels.systemInMemory) {
     float64In(memory, at('diagonal'), cells).set(state.diagonal.subarray(0, cells));
-    for (let a = 0; a < 3; a++) {
-      float64In(memory, at('coefficient') + 8 * a * cells, cells).set(state.coefficient[a].subarray(0, cells));
-    }
+    copyAxesIn(memory, at('coefficient'), state.coefficient, cells);
     float64In(memory, at('phi'), cells).set(state.phi.subarray(0, cells));
     new Int32Array(memory.buffer, at('fluidCells'), fluid).set(state.fluidCells.subarray(0, fluid));
   }
@@ -447,8 +453,9 @@ export function classifyFacesInWebAssembly(
     float64In(memory, at('distance'), cells).set(state.distance.subarray(0, cells));
   }
   new Int32Array(memory.buffer, at('nearest'), cells).set(state.nearest.subarray(0, cells));
-  const normals = [state.normalX, state.normalY, state.normalZ];
-  for (let a = 0; a < 3; a++) float64In(memory, at('normal') + 8 * a * cells, cells).set(normals[a].subarray(0, cells));
+  float64In(memory, at('normal'), cells).set(state.normalX.subarray(0, cells));
+  float64In(memory, at('normal') + 8 * cells, cells).set(state.normalY.subarray(0, cells));
+  float64In(memory, at('normal') + 16 * cells, cells).set(state.normalZ.subarray(0, cells));
   const solid = wasm.classifyFaces(
     cells,
     plan.dims[0],
@@ -462,24 +469,8 @@ export function classifyFacesInWebAssembly(
     at('faceKind'),
     at('solidFaces'),
   );
-  for (let a = 0; a < 3; a++)
-    state.faceKind[a].set(new Int32Array(memory.buffer, at('faceKind') + 4 * a * cells, cells));
+  copyAxesOut(memory, at('faceKind'), state.faceKind, cells);
   return new Int32Array(memory.buffer, at('solidFaces'), solid);
-}
-
-/** The three axes' arrays `arrays` (first `cells` entries each) out of the memory from byte `offset`. */
-function copyAxesOut(memory: WebAssembly.Memory, offset: number, arrays: readonly Float64Array[], cells: number): void {
-  for (let a = 0; a < 3; a++) arrays[a].set(float64In(memory, offset + 8 * a * cells, cells));
-}
-
-/** The three axes' float64 arrays `arrays` (first `cells` entries each) into the memory from byte `offset`. */
-function copyFloatAxesIn(
-  memory: WebAssembly.Memory,
-  offset: number,
-  arrays: readonly Float64Array[],
-  cells: number,
-): void {
-  for (let a = 0; a < 3; a++) float64In(memory, offset + 8 * a * cells, cells).set(arrays[a].subarray(0, cells));
 }
 
 /**
@@ -505,10 +496,10 @@ export function assemblePressureSystemInWebAssembly(
   if (!kernels.gridInMemory) {
     // The scatter ran in TypeScript, or the rigid-fluid cells added to its sums: the state's faces.
     copyAxesIn(memory, at('faceKind'), state.faceKind, cells);
-    copyFloatAxesIn(memory, at('faceMass'), state.mass, cells);
-    copyFloatAxesIn(memory, at('faceVolume'), state.volume, cells);
-    copyFloatAxesIn(memory, at('faceFlux'), state.volumeFlux, cells);
-    copyFloatAxesIn(memory, at('faceShare'), state.shareVolume, cells);
+    copyAxesIn(memory, at('faceMass'), state.mass, cells);
+    copyAxesIn(memory, at('faceVolume'), state.volume, cells);
+    copyAxesIn(memory, at('faceFlux'), state.volumeFlux, cells);
+    copyAxesIn(memory, at('faceShare'), state.shareVolume, cells);
     float64In(memory, at('errorSum'), cells).set(state.errorSum.subarray(0, cells));
     new Int32Array(memory.buffer, at('errorCount'), cells).set(state.errorCount.subarray(0, cells));
   }
@@ -516,7 +507,7 @@ export function assemblePressureSystemInWebAssembly(
     bytesIn(memory, at('cellType'), cells).set(state.type.subarray(0, cells));
     bytesIn(memory, at('full'), cells).set(state.full.subarray(0, cells));
   }
-  copyFloatAxesIn(memory, at('faceVelocity'), state.velocity, cells);
+  copyAxesIn(memory, at('faceVelocity'), state.velocity, cells);
   float64In(memory, at('phi'), cells).set(state.phi.subarray(0, cells));
   const fluid = wasm.assemblePressureSystem(
     cells,
@@ -547,8 +538,7 @@ export function assemblePressureSystemInWebAssembly(
   );
   kernels.gridInMemory = true;
   kernels.systemInMemory = true;
-  for (let a = 0; a < 3; a++)
-    state.faceKind[a].set(new Int32Array(memory.buffer, at('faceKind') + 4 * a * cells, cells));
+  copyAxesOut(memory, at('faceKind'), state.faceKind, cells);
   copyAxesOut(memory, at('faceVelocity'), state.velocity, cells);
   copyAxesOut(memory, at('coefficient'), state.coefficient, cells);
   state.diagonal.set(float64In(memory, at('diagonal'), cells));
