@@ -21,6 +21,7 @@ export const WASM_PARTS = [
   'src/systems/neighbours/neighbours.wat',
   'src/systems/density/density.wat',
   'src/systems/velocity/velocity.wat',
+  'src/systems/collide/collide.wat',
 ];
 
 /** The kernels only the shared module holds (the threads' partitions), after WASM_PARTS. */

@@ -14,10 +14,20 @@ import { RESIDENT_SOLVER_ARRAYS, WASM_PARTITION_KERNELS } from '../src/systems/w
 import { openGpuPage } from './browser/driver';
 import type { BrowserWasmResult } from './browser/wasm';
 
-/** A dam break in a box tank with a sphere (walls, collisions), spawned with `materials` materials. */
+/**
+ * A dam break in a box tank with a sphere (walls, collisions), spawned with `materials` materials. The tank has
+ * friction and restitution, so the velocity pass reads its contacts (normals, approach speeds).
+ */
 function damBreak(options: FluidSimulationOptions, materials: number): FluidSimulation {
   const simulation = new FluidSimulation({ particleRadius: 0.025, capacity: 4000, ...options });
-  simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [1.6, 1, 0.5], container: true });
+  simulation.addCollider({
+    shape: 'box',
+    min: [0, 0, 0],
+    max: [1.6, 1, 0.5],
+    container: true,
+    friction: 0.3,
+    restitution: 0.4,
+  });
   simulation.addCollider({ shape: 'sphere', center: [0.9, 0.1, 0.25], radius: 0.12 });
   const water = simulation.addMaterial({ vorticity: 0.05 });
   simulation.spawnBlock({ min: [0, 0, 0], max: [0.5, 0.6, 0.5], material: water });
@@ -78,7 +88,10 @@ type KernelCalls = Record<
   | 'lambda'
   | 'corrections'
   | 'xsphVorticity'
-  | 'confinement',
+  | 'confinement'
+  | 'containerWalls'
+  | 'applyCorrections'
+  | 'containerCollide',
   number
 >;
 
@@ -103,6 +116,9 @@ function countKernelCalls(simulation: FluidSimulation): KernelCalls {
     corrections: 0,
     xsphVorticity: 0,
     confinement: 0,
+    containerWalls: 0,
+    applyCorrections: 0,
+    containerCollide: 0,
   };
   const counted =
     (
@@ -145,6 +161,9 @@ function countKernelCalls(simulation: FluidSimulation): KernelCalls {
     corrections: counted('corrections'),
     xsphVorticity: counted('xsphVorticity'),
     confinement: counted('confinement'),
+    containerWalls: counted('containerWalls'),
+    applyCorrections: counted('applyCorrections'),
+    containerCollide: counted('containerCollide'),
   };
   return calls;
 }
@@ -199,6 +218,9 @@ describe('the CPU pair loops in WebAssembly', () => {
         corrections: 160,
         xsphVorticity: 80,
         confinement: 80,
+        containerWalls: 160,
+        applyCorrections: 160,
+        containerCollide: 160,
       },
     ],
     [
@@ -222,6 +244,9 @@ describe('the CPU pair loops in WebAssembly', () => {
         corrections: 160,
         xsphVorticity: 80,
         confinement: 80,
+        containerWalls: 160,
+        applyCorrections: 160,
+        containerCollide: 160,
       },
     ],
     [
@@ -245,6 +270,9 @@ describe('the CPU pair loops in WebAssembly', () => {
         corrections: 240,
         xsphVorticity: 80,
         confinement: 80,
+        containerWalls: 240,
+        applyCorrections: 240,
+        containerCollide: 240,
       },
     ],
     [
@@ -268,6 +296,9 @@ describe('the CPU pair loops in WebAssembly', () => {
         corrections: 0,
         xsphVorticity: 80,
         confinement: 80,
+        containerWalls: 160,
+        applyCorrections: 160,
+        containerCollide: 160,
       },
     ],
   ];
@@ -357,6 +388,9 @@ describe('the CPU pair loops in WebAssembly', () => {
         partitionNeighbours: 640,
         partitionParticleStencils: 640,
         partitionGatherParticles: 640,
+        partitionContainerWalls: 1280,
+        partitionApplyCorrections: 1280,
+        partitionContainerCollide: 1280,
       },
     ],
     [
@@ -372,6 +406,9 @@ describe('the CPU pair loops in WebAssembly', () => {
         partitionNeighbours: 640,
         partitionParticleStencils: 640,
         partitionGatherParticles: 640,
+        partitionContainerWalls: 1280,
+        partitionApplyCorrections: 1280,
+        partitionContainerCollide: 1280,
       },
     ],
   ];
@@ -409,6 +446,9 @@ describe('the CPU pair loops in WebAssembly', () => {
           corrections: 0,
           xsphVorticity: 0,
           confinement: 0,
+          containerWalls: 0,
+          applyCorrections: 0,
+          containerCollide: 0,
         });
         expect(partitionCalls).toEqual(expected);
         expect(a.used.every((used) => used)).toBe(true);
@@ -435,10 +475,11 @@ describe('the CPU pair loops in WebAssembly', () => {
       const b = run(typescript, 20);
       expect(workerPartitions).toBeGreaterThan(0);
       // Fewer calls on the stepping thread than the partitions of the WebAssembly jobs (as counted without workers
-      // in the cases above: 1280 each for lambda's two kernels and the corrections, 2560 spill adds, 640 each for
-      // XSPH, the confinement, the search, the stencils and the gather): the worker ran the rest.
+      // in the cases above: 1280 each for lambda's two kernels, the corrections, the container's walls, the
+      // corrections' application and the container's collisions, 2560 spill adds, 640 each for XSPH, the
+      // confinement, the search, the stencils and the gather): the worker ran the rest.
       const ownCalls = Object.values(partitionCalls).reduce((sum, count) => sum + count, 0);
-      expect(ownCalls).toBeLessThan(1280 * 3 + 2560 + 640 * 5);
+      expect(ownCalls).toBeLessThan(1280 * 6 + 2560 + 640 * 5);
       expect(differingParticles(a.state, b.state)).toBe(0);
     } finally {
       threadTestHooks.minParticles = THREADS_MIN_PARTICLES;
@@ -490,6 +531,78 @@ describe('the CPU pair loops in WebAssembly', () => {
     expect(a.state.size).toBe(b.state.size);
     expect(differingParticles(a.state, b.state)).toBe(0);
   });
+
+  // The container box's walls, collisions and contacts (collide.wat) where its frame is not the identity: turned
+  // about a slanted axis, scaled, moving (so the substep's start pose differs from its end pose), and full of
+  // water, so that particles lie within h of all six faces.
+  for (const threads of [1, 2]) {
+    it(`a turning, moving, scaled container box full of water, ${threads} thread(s): its walls and collisions in WebAssembly, bit-identical`, async () => {
+      const tank = (options: FluidSimulationOptions): { simulation: FluidSimulation; box: number } => {
+        const simulation = new FluidSimulation({ particleRadius: 0.02, capacity: 2000, threads, ...options });
+        const box = simulation.addCollider({
+          shape: 'box',
+          min: [-0.4, -0.25, -0.2],
+          max: [0.4, 0.25, 0.2],
+          container: true,
+          friction: 0.3,
+          restitution: 0.4,
+        });
+        simulation.setColliderTransform(box, { position: [1, 1, 1], scaling: 0.8, teleport: true });
+        // The box spans 0.64 x 0.4 x 0.32 m around (1, 1, 1); the water fills it but a particle spacing.
+        simulation.spawnBlock({ min: [0.7, 0.82, 0.86], max: [1.3, 1.18, 1.14], material: simulation.addMaterial({}) });
+        return { simulation, box };
+      };
+      const move = (simulation: FluidSimulation, box: number, frame: number): void => {
+        const half = 0.03 * frame;
+        const axis = [0.3, 0.9, 0.3].map((v) => v / Math.hypot(0.3, 0.9, 0.3));
+        const sine = Math.sin(half);
+        simulation.setColliderTransform(box, {
+          position: [
+            1 + 0.04 * Math.sin(0.3 * frame),
+            1.02 + 0.03 * Math.sin(0.2 * frame),
+            0.98 - 0.02 * Math.sin(0.25 * frame),
+          ],
+          rotation: [axis[0] * sine, axis[1] * sine, axis[2] * sine, Math.cos(half)],
+          scaling: 0.8 + 0.002 * frame,
+        });
+      };
+      threadTestHooks.minParticles = Number.POSITIVE_INFINITY;
+      try {
+        const wasm = tank({});
+        await wasm.simulation.ready();
+        const calls = countKernelCalls(wasm.simulation);
+        const partitionCalls = threads > 1 ? countPartitionCalls(wasm.simulation) : undefined;
+        const typescript = tank({ webAssembly: false });
+        for (let frame = 1; frame <= 30; frame++) {
+          for (const { simulation, box } of [wasm, typescript]) {
+            move(simulation, box, frame);
+            simulation.step();
+          }
+        }
+        const a = run(wasm.simulation, 0);
+        const b = run(typescript.simulation, 0);
+        // Per frame 2 substeps of 2 iterations, each with the walls, the application and the collisions.
+        const expected = { walls: 120, apply: 120, collide: 120 };
+        if (partitionCalls) {
+          expect([
+            partitionCalls.partitionContainerWalls,
+            partitionCalls.partitionApplyCorrections,
+            partitionCalls.partitionContainerCollide,
+          ]).toEqual([16 * expected.walls, 16 * expected.apply, 16 * expected.collide]);
+        } else {
+          expect([calls.containerWalls, calls.applyCorrections, calls.containerCollide]).toEqual([
+            expected.walls,
+            expected.apply,
+            expected.collide,
+          ]);
+        }
+        expect(a.state.size).toBeGreaterThan(500);
+        expect(differingParticles(a.state, b.state)).toBe(0);
+      } finally {
+        threadTestHooks.minParticles = THREADS_MIN_PARTICLES;
+      }
+    });
+  }
 
   it('a particle that blew up (NaN) goes through the projection transfers as in TypeScript, without a trap', async () => {
     // Its cell and face numbers are stored as 0 (the grid's corner, dead faces): it neither adds to the faces nor

@@ -16,6 +16,7 @@ import { COLLIDER_FRAME_STRIDE, POSE_SIZE, type SimulationContext } from '../con
 import { addPendingPush, flushPendingPushes, opposePendingPushes, recordWallGradient } from '../couple/cpu';
 import { EXTRA_PROJECTIONS, MAXIMUM_MARCH_STEPS } from './constants';
 import { boxDistance, capsuleDistance, meshDistance, planeDistance, sphereDistance } from './shapes';
+import { containerCollideInWebAssembly, containerWallsInWebAssembly } from './wasm';
 
 /**
  * Writes a pose to `frames[offset .. offset + POSE_SIZE - 1]`: the rotation matrix of quaternion
@@ -296,6 +297,8 @@ export function collideParticles(ctx: SimulationContext): void {
     const maxX = c.bx[eid] - localRadius;
     const maxY = c.by[eid] - localRadius;
     const maxZ = c.bz[eid] - localRadius;
+    const corners = [minX, minY, minZ, maxX, maxY, maxZ];
+    if (containerBox && !pendingPushes && containerCollideInWebAssembly(ctx, slot, inverseScale, corners)) continue;
     for (let i = 0; i < n; i++) {
       // World to local: R^T (x - t) / s.
       const wx = predictedX[i] - tx;
@@ -320,8 +323,10 @@ export function collideParticles(ctx: SimulationContext): void {
         pushX = cx - lx;
         pushY = cy - ly;
         pushZ = cz - lz;
-        const depth = Math.sqrt(pushX * pushX + pushY * pushY + pushZ * pushZ);
-        if (depth === 0) continue;
+        // Inside, the push is 0 (the square root only where it is not: the same test, sqrt(s) = 0 where s = 0).
+        const depthSquared = pushX * pushX + pushY * pushY + pushZ * pushZ;
+        if (depthSquared === 0) continue;
+        const depth = Math.sqrt(depthSquared);
         nx = pushX / depth;
         ny = pushY / depth;
         nz = pushZ / depth;
@@ -547,6 +552,13 @@ export function computeWallWeights(ctx: SimulationContext): void {
     const maxX = c.bx[eid];
     const maxY = c.by[eid];
     const maxZ = c.bz[eid];
+    const corners = [minX, minY, minZ, maxX, maxY, maxZ];
+    if (
+      containerBox &&
+      !coupled &&
+      containerWallsInWebAssembly(ctx, slot, inverseScale, localH, samplesPerMetre, corners)
+    )
+      continue;
     for (let i = 0; i < n; i++) {
       const wx = predictedX[i] - tx;
       const wy = predictedY[i] - ty;

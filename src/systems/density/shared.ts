@@ -5,6 +5,7 @@
  */
 
 import { collideParticles, computeWallWeights } from '../collide/cpu';
+import { applyCorrectionsInWebAssembly } from '../collide/wasm';
 import type { SimulationContext } from '../context';
 import { accumulateWallImpulses } from '../couple/cpu';
 
@@ -36,6 +37,7 @@ export function applyCorrections(ctx: SimulationContext): void {
   const s = ctx.solver;
   const n = s.count;
   const maxCorrection = ctx.settings.particleRadius;
+  if (applyCorrectionsInWebAssembly(ctx, maxCorrection)) return;
   const maxCorrectionSquared = maxCorrection * maxCorrection;
   const { predictedX, predictedY, predictedZ, deltaX, deltaY, deltaZ, correctionScale } = s;
   for (let i = 0; i < n; i++) {

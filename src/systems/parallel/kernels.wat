@@ -639,3 +639,33 @@
       (local.get $vx) (local.get $vy) (local.get $vz) (local.get $px) (local.get $py) (local.get $pz)
       (local.get $back) (local.get $excessX) (local.get $excessY) (local.get $excessZ) (local.get $dt)
       (local.get $nx) (local.get $nxy) (local.get $cells) (local.get $stencils) (local.get $cached)))
+
+  ;; The container box's collision passes (collide/collide.wat) over the partition's particles: each particle
+  ;; writes only its own, so these give the one-thread results bit for bit.
+  (func (export "partitionContainerWalls")
+    (param $partition i32) (param $bounds i32) (param $x i32) (param $y i32) (param $z i32) (param $weight i32)
+    (param $gx i32) (param $gy i32) (param $gz i32) (param $collider i32)
+    (call $containerWalls
+      (i32.load (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2))))
+      (i32.load offset=4 (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2))))
+      (local.get $x) (local.get $y) (local.get $z) (local.get $weight) (local.get $gx) (local.get $gy) (local.get $gz)
+      (local.get $collider)))
+  (func (export "partitionApplyCorrections")
+    (param $partition i32) (param $bounds i32) (param $x i32) (param $y i32) (param $z i32) (param $deltaX i32)
+    (param $deltaY i32) (param $deltaZ i32) (param $correctionScale i32) (param $maximum f64)
+    (param $maximumSquared f64)
+    (call $applyCorrections
+      (i32.load (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2))))
+      (i32.load offset=4 (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2))))
+      (local.get $x) (local.get $y) (local.get $z) (local.get $deltaX) (local.get $deltaY) (local.get $deltaZ)
+      (local.get $correctionScale) (local.get $maximum) (local.get $maximumSquared)))
+  (func (export "partitionContainerCollide")
+    (param $partition i32) (param $bounds i32) (param $x i32) (param $y i32) (param $z i32) (param $vx i32)
+    (param $vy i32) (param $vz i32) (param $contact i32) (param $normalX i32) (param $normalY i32)
+    (param $normalZ i32) (param $approach i32) (param $collider i32) (param $slot i32)
+    (call $containerCollide
+      (i32.load (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2))))
+      (i32.load offset=4 (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2))))
+      (local.get $x) (local.get $y) (local.get $z) (local.get $vx) (local.get $vy) (local.get $vz) (local.get $contact)
+      (local.get $normalX) (local.get $normalY) (local.get $normalZ) (local.get $approach) (local.get $collider)
+      (local.get $slot)))

@@ -9,6 +9,7 @@
  * per-particle arrays of {@link RESIDENT_SOLVER_ARRAYS} live in its memory (`residentSolverArrays`), so the passes
  * copy them neither in nor out; elsewhere the module with a memory of its own, and the passes copy.
  */
+import { WALL_WEIGHT_SAMPLES } from '../../core/kernels';
 import { PARTITION_COUNT, SPILL_STRIDE } from '../parallel/kernels';
 import { CPU_KERNELS_SHARED_WASM, CPU_KERNELS_WASM, SHARED_MEMORY_PAGES } from './cpuKernelsWasm';
 
@@ -31,6 +32,9 @@ export interface CpuKernelExports {
   readonly corrections: (...values: number[]) => void;
   readonly xsphVorticity: (...values: number[]) => void;
   readonly confinement: (...values: number[]) => void;
+  readonly containerWalls: (...values: number[]) => void;
+  readonly applyCorrections: (...values: number[]) => void;
+  readonly containerCollide: (...values: number[]) => void;
 }
 
 /** The partition kernels of parallel/kernels.wat, which only the shared module (the threads') exports. */
@@ -44,6 +48,9 @@ export const WASM_PARTITION_KERNELS = [
   'partitionNeighbours',
   'partitionParticleStencils',
   'partitionGatherParticles',
+  'partitionContainerWalls',
+  'partitionApplyCorrections',
+  'partitionContainerCollide',
 ] as const;
 
 /** Index of each partition kernel in {@link WASM_PARTITION_KERNELS}. */
@@ -57,6 +64,9 @@ export const WasmKernel = {
   neighbours: 6,
   particleStencils: 7,
   gatherParticles: 8,
+  containerWalls: 9,
+  applyCorrections: 10,
+  containerCollide: 11,
 } as const;
 
 /** A partition kernel: the partition, then its byte offsets and numbers. */
@@ -268,6 +278,13 @@ const PARTICLE_ARRAYS: readonly [string, number][] = [
   ['material', 2],
   ['cellHash', 4],
   ['neighbourCount', 4],
+  // The collisions' (collide/collide.wat): the clamp's scale and the contacts.
+  ['correctionScale', 8],
+  ['contactCollider', 4],
+  ['contactNormalX', 8],
+  ['contactNormalY', 8],
+  ['contactNormalZ', 8],
+  ['contactApproachSpeed', 8],
   ['particleGrid', 24],
   ['particleCell', 4],
   ['particleShare', 8],
@@ -310,6 +327,12 @@ const GRID_ARRAYS: readonly [string, number][] = [
   ['normal', 24],
   ['solidFaces', 12],
 ];
+
+/**
+ * Float64 values of a collider's block (collide/collide.wat): its frame (2 x 13), 1 / scale, the box's two
+ * corners (6), the reach or the substep, the wall table's samples per metre and last sample, and the wall table.
+ */
+export const COLLIDER_BLOCK = 36 + WALL_WEIGHT_SAMPLES + 1;
 
 /** What a pass needs the memory to hold (see {@link layOutMemory}). */
 export interface MemorySizes {
@@ -357,6 +380,10 @@ export function layOutMemory(
   // follow each other still do).
   for (const [name, size] of PARTICLE_ARRAYS) if (name in RESIDENT_SOLVER_ARRAYS) place(name, particles * size);
   for (const [name, size] of PARTICLE_ARRAYS) if (!(name in RESIDENT_SOLVER_ARRAYS)) place(name, n * size);
+  // A collider's block for the collisions (collide/wasm.ts; COLLIDER_BLOCK float64 values) and the partitions'
+  // particle starts for them: before the lists, so laid out for the particle count alone.
+  place('collider', COLLIDER_BLOCK * 8);
+  place('colliderBounds', (PARTITION_COUNT + 1) * 4);
   place('neighbourStart', (n + 1) * 4);
   place('neighbours', Math.max(pairs, sizes.listCapacity ?? 0) * 4);
   place('pairGradient', pairs * 8);
@@ -466,6 +493,12 @@ export const RESIDENT_SOLVER_ARRAYS = {
   material: Uint16Array,
   cellHash: Uint32Array,
   neighbourCount: Int32Array,
+  correctionScale: Float64Array,
+  contactCollider: Int32Array,
+  contactNormalX: Float64Array,
+  contactNormalY: Float64Array,
+  contactNormalZ: Float64Array,
+  contactApproachSpeed: Float64Array,
 } as const;
 
 /** The solver arrays of {@link RESIDENT_SOLVER_ARRAYS}, as views of the memory. */
