@@ -30,6 +30,9 @@
     (local $cell i32) (local $candidates i32) (local $first i32) (local $to i32) (local $found i32)
     (local $address i32) (local $within i32) (local $needed i64)
     (local $xi f64) (local $yi f64) (local $zi f64) (local $rx f64) (local $ry f64) (local $rz f64)
+    (local $j8 i32) (local $vx v128) (local $vy v128) (local $vz v128) (local $vh v128) (local $dx v128) (local $dy v128)
+    (local $dz v128) (local $vwithin v128)
+    (local.set $vh (f64x2.splat (local.get $hSquared)))
     ;; The counts start at zero (the TypeScript's neighbourCount.fill).
     (local.set $i (i32.const 0))
     (block $zeroDone (loop $zero
@@ -69,6 +72,9 @@
         (local.set $xi (f64.load (i32.add (local.get $x) (i32.shl (local.get $i) (i32.const 3)))))
         (local.set $yi (f64.load (i32.add (local.get $y) (i32.shl (local.get $i) (i32.const 3)))))
         (local.set $zi (f64.load (i32.add (local.get $z) (i32.shl (local.get $i) (i32.const 3)))))
+        (local.set $vx (f64x2.splat (local.get $xi)))
+        (local.set $vy (f64x2.splat (local.get $yi)))
+        (local.set $vz (f64x2.splat (local.get $zi)))
         (local.set $found (i32.const 0))
         ;; Range -1: the own cell after i; ranges 0 to 4: the forward cells.
         (local.set $k (i32.const -1))
@@ -79,11 +85,44 @@
               (local.set $j (i32.add (local.get $i) (i32.const 1)))
               (local.set $to (local.get $runEnd)))
             (else
-              (local.set $first (call $rangeFirst (local.get $cell) (local.get $k) (local.get $r0) (local.get $r1)
-                (local.get $r2) (local.get $r3) (local.get $r4)))
+              ;; $rangeFirst, written out (a call per range costs more than its selects).
+              (local.set $first (i32.add (local.get $cell)
+                (select (local.get $r0)
+                  (select (local.get $r1)
+                    (select (local.get $r2)
+                      (select (local.get $r3) (local.get $r4) (i32.eq (local.get $k) (i32.const 3)))
+                      (i32.eq (local.get $k) (i32.const 2)))
+                    (i32.eq (local.get $k) (i32.const 1)))
+                  (i32.eqz (local.get $k)))))
               (local.set $j (i32.load (i32.add (local.get $bucketStart) (i32.shl (local.get $first) (i32.const 2)))))
               (local.set $to (i32.load (i32.add (local.get $bucketStart)
                 (i32.shl (i32.add (local.get $first) (select (i32.const 1) (i32.const 3) (i32.eqz (local.get $k)))) (i32.const 2)))))))
+          ;; Two candidates at a time in float64x2 lanes (the same float64 operations per lane as one at a time;
+          ;; each lane of the test all ones, -1, where within h), then the last one alone below.
+          (block $pairsDone (loop $pairs
+            (br_if $pairsDone (i32.ge_s (i32.add (local.get $j) (i32.const 1)) (local.get $to)))
+            (local.set $j8 (i32.shl (local.get $j) (i32.const 3)))
+            (local.set $dx (f64x2.sub (local.get $vx) (v128.load align=8 (i32.add (local.get $x) (local.get $j8)))))
+            (local.set $dy (f64x2.sub (local.get $vy) (v128.load align=8 (i32.add (local.get $y) (local.get $j8)))))
+            (local.set $dz (f64x2.sub (local.get $vz) (v128.load align=8 (i32.add (local.get $z) (local.get $j8)))))
+            (local.set $vwithin (f64x2.lt
+              (f64x2.add (f64x2.add (f64x2.mul (local.get $dx) (local.get $dx)) (f64x2.mul (local.get $dy) (local.get $dy)))
+                (f64x2.mul (local.get $dz) (local.get $dz)))
+              (local.get $vh)))
+            (local.set $within (i32.sub (i32.const 0) (i32.wrap_i64 (i64x2.extract_lane 0 (local.get $vwithin)))))
+            (i32.store (i32.add (local.get $neighbours) (i32.shl (local.get $total) (i32.const 2))) (local.get $j))
+            (local.set $total (i32.add (local.get $total) (local.get $within)))
+            (local.set $address (i32.add (local.get $count) (i32.shl (local.get $j) (i32.const 2))))
+            (i32.store (local.get $address) (i32.add (i32.load (local.get $address)) (local.get $within)))
+            (local.set $found (i32.add (local.get $found) (local.get $within)))
+            (local.set $within (i32.sub (i32.const 0) (i32.wrap_i64 (i64x2.extract_lane 1 (local.get $vwithin)))))
+            (i32.store (i32.add (local.get $neighbours) (i32.shl (local.get $total) (i32.const 2)))
+              (i32.add (local.get $j) (i32.const 1)))
+            (local.set $total (i32.add (local.get $total) (local.get $within)))
+            (i32.store offset=4 (local.get $address) (i32.add (i32.load offset=4 (local.get $address)) (local.get $within)))
+            (local.set $found (i32.add (local.get $found) (local.get $within)))
+            (local.set $j (i32.add (local.get $j) (i32.const 2)))
+            (br $pairs)))
           (block $scanDone (loop $scan
             (br_if $scanDone (i32.ge_s (local.get $j) (local.get $to)))
             (local.set $rx (f64.sub (local.get $xi) (f64.load (i32.add (local.get $x) (i32.shl (local.get $j) (i32.const 3))))))
