@@ -1,8 +1,9 @@
 /**
- * The CPU backend's loops in WebAssembly (src/systems/wasm/state.ts; neighbours.wat, transfer.wat, density.wat,
- * velocity.wat): the committed module is the assembly of their text, every kernel runs, and a run gives the same
- * results bit for bit as the TypeScript loops (one material or two, one thread or two, PBF, WCSPH and MPS, the
- * hashed grid, lists that outgrow their array, a NaN particle).
+ * The CPU backend's loops in WebAssembly (src/systems/wasm/state.ts; grid.wat, transfer.wat, solve.wat,
+ * neighbours.wat, density.wat, velocity.wat, collide.wat): the committed module is the assembly of their text,
+ * every kernel runs, and a run gives the same results bit for bit as the TypeScript loops (one material or two,
+ * one thread or two, PBF, WCSPH and MPS, the hashed grid, lists that outgrow their array, a NaN particle, a
+ * turning, moving, scaled container box).
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
@@ -194,8 +195,8 @@ describe('the CPU pair loops in WebAssembly', () => {
   });
 
   // Every kernel's calls over the 40 frames of 2 substeps: the neighbour lists, the projection's scatter and
-  // gather, XSPH and the confinement once per substep, lambda and the corrections once per iteration (2 with
-  // the projection, 3 without).
+  // gather, XSPH and the confinement once per substep, lambda, the corrections, the tank's walls, the
+  // corrections' application and the tank's collisions once per iteration (2 with the projection, 3 without).
   const cases: [string, number, FluidSimulationOptions, KernelCalls][] = [
     [
       'one material: every kernel (s_corr with the still-water offset)',

@@ -2,11 +2,11 @@
 ;; module's one thread and, through parallel/kernels.wat, the threads' partitions: `containerWalls` is one
 ;; container box's loop of computeWallWeights (collide/cpu.ts; Harada et al. 2007, section 4.1), `containerCollide`
 ;; one container box's loop of collideParticles (no coupled collider: no pending pushes), and `applyCorrections`
-;; applyCorrections (density/shared.ts), the same float64 operations in the same order, so the results are the
+;; the function of that name in density/shared.ts, the same float64 operations in the same order, so the results are the
 ;; TypeScript's bit for bit (tests/wasm.test.ts). Each loop writes only its own particle, so any split of the
 ;; particles gives the same results. Arrays are byte offsets into the module's memory (see density.wat); the
 ;; solver keeps these arrays in the memory (wasm/state.ts, RESIDENT_SOLVER_ARRAYS), so nothing is copied.
-;; `collider` is the collider block (float64; COLLIDER_BLOCK in collide/wasm.ts): the collider's frame (the pose,
+;; `collider` is the collider block (float64; COLLIDER_BLOCK values, wasm/state.ts; written by collide/wasm.ts): the collider's frame (the pose,
 ;; then the substep's start pose: a row-major rotation, the translation and the scale each), 1 / scale, the box's
 ;; local min and max corners (x, y, z each; for the collisions shrunk by the particle radius), then the walls'
 ;; local reach h / scale or the collisions' substep dt, the wall table's samples per metre, its last sample
@@ -20,7 +20,7 @@
     (local $position f64) (local $k i32) (local $a f64) (local $difference f64) (local $slope f64)
     (local.set $position (f64.mul (select (local.get $d) (f64.const 0) (f64.gt (local.get $d) (f64.const 0)))
       (local.get $samples)))
-    (local.set $k (select (i32.trunc_f64_s (f64.floor (local.get $position))) (local.get $last)
+    (local.set $k (select (i32.trunc_sat_f64_s (f64.floor (local.get $position))) (local.get $last)
       (f64.lt (local.get $position) (f64.convert_i32_s (local.get $last)))))
     (local.set $a (f64.load (i32.add (local.get $table) (i32.shl (local.get $k) (i32.const 3)))))
     (local.set $difference (f64.sub (f64.load offset=8 (i32.add (local.get $table) (i32.shl (local.get $k) (i32.const 3))))

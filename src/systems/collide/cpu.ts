@@ -297,8 +297,12 @@ export function collideParticles(ctx: SimulationContext): void {
     const maxX = c.bx[eid] - localRadius;
     const maxY = c.by[eid] - localRadius;
     const maxZ = c.bz[eid] - localRadius;
-    const corners = [minX, minY, minZ, maxX, maxY, maxZ];
-    if (containerBox && !pendingPushes && containerCollideInWebAssembly(ctx, slot, inverseScale, corners)) continue;
+    if (
+      containerBox &&
+      !pendingPushes &&
+      containerCollideInWebAssembly(ctx, slot, inverseScale, minX, minY, minZ, maxX, maxY, maxZ)
+    )
+      continue;
     for (let i = 0; i < n; i++) {
       // World to local: R^T (x - t) / s.
       const wx = predictedX[i] - tx;
@@ -552,11 +556,10 @@ export function computeWallWeights(ctx: SimulationContext): void {
     const maxX = c.bx[eid];
     const maxY = c.by[eid];
     const maxZ = c.bz[eid];
-    const corners = [minX, minY, minZ, maxX, maxY, maxZ];
     if (
       containerBox &&
       !coupled &&
-      containerWallsInWebAssembly(ctx, slot, inverseScale, localH, samplesPerMetre, corners)
+      containerWallsInWebAssembly(ctx, slot, inverseScale, localH, samplesPerMetre, minX, minY, minZ, maxX, maxY, maxZ)
     )
       continue;
     for (let i = 0; i < n; i++) {

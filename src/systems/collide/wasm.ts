@@ -11,37 +11,46 @@ import { WALL_WEIGHT_SAMPLES } from '../../core/kernels';
 import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
 import { PARTITION_COUNT } from '../parallel/kernels';
 import { runPartitionedWebAssembly } from '../parallel/wasm';
-import { COLLIDER_BLOCK, type CpuKernelExports, float64In, layOutMemory, offsetsOf, WasmKernel } from '../wasm/state';
+import { COLLIDER_BLOCK, type CpuKernelExports, float64In, particleOffsets, WasmKernel } from '../wasm/state';
 
 /**
- * The collider block's values after the frame (float64 index; collide.wat reads them at 8 times these bytes):
- * 1 / scale, the two corners, the reach or the substep, the samples per metre, the last sample, the wall table.
+ * The collider block's values after the frame (float64 index; collide.wat reads value k at byte 8 k): 1 / scale,
+ * the two corners, the reach or the substep, the samples per metre, the last sample, the wall table.
  */
 const Block = { inverseScale: COLLIDER_FRAME_STRIDE, table: COLLIDER_FRAME_STRIDE + 10 } as const;
 
-/** The module where the solver's arrays live in its memory, with the memory laid out for the particles; else undefined. */
-function residentModule(ctx: SimulationContext): CpuKernelExports | undefined {
+/** The module and the offsets of the memory's first part, where the solver's arrays live in its memory. */
+interface Resident {
+  readonly wasm: CpuKernelExports;
+  readonly offsets: Map<string, number>;
+}
+
+/**
+ * The module and the offsets of the solver's arrays and the collider block (`particleOffsets`, which leaves the
+ * layout the other passes keep untouched), where the solver's arrays live in the memory; else undefined.
+ */
+function residentModule(ctx: SimulationContext): Resident | undefined {
   const kernels = ctx.cpuKernels;
   const wasm = kernels.exports;
   // The solver's arrays live in the memory all together or not at all.
   if (!wasm || !kernels.resident.has(ctx.solver.contactCollider)) return undefined;
-  // The block and the partitions' starts lie before the lists (laid out for the count alone): what the neighbour
-  // pass and lambda keep in the memory stays where they left it.
-  if (!layOutMemory(kernels, wasm.memory, { n: ctx.solver.count, pairs: 0, materials: 0 })) return undefined;
-  return wasm;
+  const offsets = particleOffsets(kernels, wasm.memory, ctx.solver.count);
+  return offsets ? { wasm, offsets } : undefined;
+}
+
+/** The byte offsets of `names` in `offsets`, in their order (a kernel's arguments). */
+function offsetsIn(offsets: Map<string, number>, names: readonly string[]): number[] {
+  const values: number[] = [];
+  for (let k = 0; k < names.length; k++) values.push(offsets.get(names[k]) as number);
+  return values;
 }
 
 /**
  * Writes slot `slot`'s frame and `values` (from 1 / scale on, see `Block`) to the collider block; returns the
  * block.
  */
-function writeBlock(
-  ctx: SimulationContext,
-  wasm: CpuKernelExports,
-  slot: number,
-  values: readonly number[],
-): Float64Array {
-  const block = float64In(wasm.memory, ctx.cpuKernels.at('collider'), COLLIDER_BLOCK);
+function writeBlock(ctx: SimulationContext, resident: Resident, slot: number, values: readonly number[]): Float64Array {
+  const block = float64In(resident.wasm.memory, resident.offsets.get('collider') as number, COLLIDER_BLOCK);
   const o = slot * COLLIDER_FRAME_STRIDE;
   block.set(ctx.colliders.frames.subarray(o, o + COLLIDER_FRAME_STRIDE));
   block.set(values, Block.inverseScale);
@@ -54,16 +63,16 @@ function writeBlock(
  */
 function runOverParticles(
   ctx: SimulationContext,
+  resident: Resident,
   kernel: (...values: number[]) => void,
   partitionKernel: number,
   values: readonly number[],
 ): void {
   const s = ctx.solver;
   const n = s.count;
-  const kernels = ctx.cpuKernels;
-  const shared = kernels.shared;
+  const shared = ctx.cpuKernels.shared;
   if (ctx.threads.partitioned && shared !== undefined && s.partitionBounds[PARTITION_COUNT] === n && n > 0) {
-    const bounds = kernels.at('colliderBounds');
+    const bounds = resident.offsets.get('colliderBounds') as number;
     new Int32Array(shared.memory.buffer, bounds, PARTITION_COUNT + 1).set(
       s.partitionBounds.subarray(0, PARTITION_COUNT + 1),
     );
@@ -84,8 +93,9 @@ const WALL_ARRAYS = [
 
 /**
  * Adds container box `slot`'s six walls within reach to every particle's wall weight and gradient
- * (`computeWallWeights`' loop for one uncoupled container box: `localH` = h / scale, the box's local corners
- * min and max); false where the solver's arrays are not in the module's memory (the caller runs the loop).
+ * (`computeWallWeights`' loop for one container box that is not coupled: `localH` = h / scale, the box's local
+ * corners (minX, minY, minZ) and (maxX, maxY, maxZ)); false where the solver's arrays are not in the module's
+ * memory (the caller runs the loop).
  */
 export function containerWallsInWebAssembly(
   ctx: SimulationContext,
@@ -93,23 +103,33 @@ export function containerWallsInWebAssembly(
   inverseScale: number,
   localH: number,
   samplesPerMetre: number,
-  corners: readonly number[],
+  minX: number,
+  minY: number,
+  minZ: number,
+  maxX: number,
+  maxY: number,
+  maxZ: number,
 ): boolean {
-  const wasm = residentModule(ctx);
-  if (!wasm) return false;
+  const resident = residentModule(ctx);
+  if (!resident) return false;
   const table = ctx.lattice.wallWeight;
-  const block = writeBlock(ctx, wasm, slot, [
+  const block = writeBlock(ctx, resident, slot, [
     inverseScale,
-    ...corners,
+    minX,
+    minY,
+    minZ,
+    maxX,
+    maxY,
+    maxZ,
     localH,
     samplesPerMetre,
     WALL_WEIGHT_SAMPLES - 1,
   ]);
   block.set(table, Block.table);
-  const kernels = ctx.cpuKernels;
-  runOverParticles(ctx, wasm.containerWalls, WasmKernel.containerWalls, [
-    ...offsetsOf(kernels, WALL_ARRAYS),
-    kernels.at('collider'),
+  const { wasm, offsets } = resident;
+  runOverParticles(ctx, resident, wasm.containerWalls, WasmKernel.containerWalls, [
+    ...offsetsIn(offsets, WALL_ARRAYS),
+    offsets.get('collider') as number,
   ]);
   return true;
 }
@@ -131,22 +151,28 @@ const COLLIDE_ARRAYS = [
 
 /**
  * Projects every particle into container box `slot` and records the contacts (`collideParticles`' loop for
- * one container box where no collider is coupled: `corners` are the box's local corners shrunk by the particle
- * radius); false where the solver's arrays are not in the module's memory (the caller runs the loop).
+ * one container box where no collider is coupled: the box's local corners (minX, minY, minZ) and (maxX, maxY,
+ * maxZ) shrunk by the particle radius); false where the solver's arrays are not in the module's memory (the
+ * caller runs the loop).
  */
 export function containerCollideInWebAssembly(
   ctx: SimulationContext,
   slot: number,
   inverseScale: number,
-  corners: readonly number[],
+  minX: number,
+  minY: number,
+  minZ: number,
+  maxX: number,
+  maxY: number,
+  maxZ: number,
 ): boolean {
-  const wasm = residentModule(ctx);
-  if (!wasm) return false;
-  writeBlock(ctx, wasm, slot, [inverseScale, ...corners, ctx.substepTimeStep]);
-  const kernels = ctx.cpuKernels;
-  runOverParticles(ctx, wasm.containerCollide, WasmKernel.containerCollide, [
-    ...offsetsOf(kernels, COLLIDE_ARRAYS),
-    kernels.at('collider'),
+  const resident = residentModule(ctx);
+  if (!resident) return false;
+  writeBlock(ctx, resident, slot, [inverseScale, minX, minY, minZ, maxX, maxY, maxZ, ctx.substepTimeStep]);
+  const { wasm, offsets } = resident;
+  runOverParticles(ctx, resident, wasm.containerCollide, WasmKernel.containerCollide, [
+    ...offsetsIn(offsets, COLLIDE_ARRAYS),
+    offsets.get('collider') as number,
     slot,
   ]);
   return true;
@@ -160,10 +186,10 @@ const APPLY_ARRAYS = ['predictedX', 'predictedY', 'predictedZ', 'deltaX', 'delta
  * where the solver's arrays are not in the module's memory (the caller runs the loop).
  */
 export function applyCorrectionsInWebAssembly(ctx: SimulationContext, maximum: number): boolean {
-  const wasm = residentModule(ctx);
-  if (!wasm) return false;
-  runOverParticles(ctx, wasm.applyCorrections, WasmKernel.applyCorrections, [
-    ...offsetsOf(ctx.cpuKernels, APPLY_ARRAYS),
+  const resident = residentModule(ctx);
+  if (!resident) return false;
+  runOverParticles(ctx, resident, resident.wasm.applyCorrections, WasmKernel.applyCorrections, [
+    ...offsetsIn(resident.offsets, APPLY_ARRAYS),
     maximum,
     maximum * maximum,
   ]);

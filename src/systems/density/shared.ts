@@ -65,8 +65,8 @@ export type DensityPass = (ctx: SimulationContext, restVolume: Float64Array) => 
 
 /**
  * `iterations` x (wall weights, lambda, corrections, apply, the coupled colliders' share of the wall
- * pressure, collide), with the solve's own lambda and correction passes (module functions: nothing is
- * allocated per substep).
+ * pressure, collide), with the solve's own lambda and correction passes (module functions, not closures made
+ * per substep).
  */
 export function solveDensityIterations(
   ctx: SimulationContext,

@@ -5,7 +5,8 @@
  * neighbours/wasm.ts, projection/wasm.ts) lays the memory out with room for the partitions' spill rows, copies
  * its inputs in, runs its kernels over the partitions and copies the sums out, as on one thread; the results
  * are those of the TypeScript partitions (kernels.ts) bit for bit, and for the search and the projection's
- * transfers those of the one-thread loops.
+ * transfers those of the one-thread loops. The container box's collision passes (collide/wasm.ts) copy nothing
+ * and bring their own partition starts; their results are the one-thread loops' too.
  */
 import type { SimulationContext } from '../context';
 import { layOutMemory, type MemorySizes } from '../wasm/state';

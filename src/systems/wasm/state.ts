@@ -1,10 +1,10 @@
 /**
  * The CPU backend's WebAssembly module of a simulation (docs/ARCHITECTURE.md, "WebAssembly"): the kernels of
- * projection/grid.wat, projection/transfer.wat, projection/solve.wat, neighbours/neighbours.wat, density/density.wat and
- * velocity/velocity.wat, assembled
+ * projection/grid.wat, projection/transfer.wat, projection/solve.wat, neighbours/neighbours.wat, density/density.wat,
+ * velocity/velocity.wat and collide/collide.wat, assembled
  * into cpuKernelsWasm.ts by scripts/assembleWasm.mjs, and the layout of its memory, which every kernel shares.
  * Created with the simulation context; the passes that run the kernels are projection/wasm.ts,
- * neighbours/wasm.ts, density/wasm.ts and velocity/wasm.ts. Where the runtime makes a shared memory (Node; a
+ * neighbours/wasm.ts, density/wasm.ts, velocity/wasm.ts and collide/wasm.ts. Where the runtime makes a shared memory (Node; a
  * cross-origin isolated page) the simulation takes the shared module, with any thread count, and the solver's
  * per-particle arrays of {@link RESIDENT_SOLVER_ARRAYS} live in its memory (`residentSolverArrays`), so the passes
  * copy them neither in nor out; elsewhere the module with a memory of its own, and the passes copy.
@@ -365,8 +365,6 @@ export function layOutMemory(
   sizes: MemorySizes,
 ): boolean {
   const { n, pairs, materials } = sizes;
-  // The per-particle arrays for the capacity where solver arrays live in the memory (fixed offsets).
-  const particles = Math.max(n, kernels.residentCapacity ?? 0);
   const cells = sizes.cells ?? 0;
   const gridCells = sizes.gridCells ?? 0;
   const offsets = kernels.offsets;
@@ -375,15 +373,7 @@ export function layOutMemory(
     offsets.set(name, bytes);
     bytes += Math.ceil(size / 8) * 8;
   };
-  // The solver's arrays that may live in the memory first, for `particles`; the module's own per-particle arrays
-  // after them, for the count (each group keeps PARTICLE_ARRAYS' order, so the arrays the spill adds expect to
-  // follow each other still do).
-  for (const [name, size] of PARTICLE_ARRAYS) if (name in RESIDENT_SOLVER_ARRAYS) place(name, particles * size);
-  for (const [name, size] of PARTICLE_ARRAYS) if (!(name in RESIDENT_SOLVER_ARRAYS)) place(name, n * size);
-  // A collider's block for the collisions (collide/wasm.ts; COLLIDER_BLOCK float64 values) and the partitions'
-  // particle starts for them: before the lists, so laid out for the particle count alone.
-  place('collider', COLLIDER_BLOCK * 8);
-  place('colliderBounds', (PARTITION_COUNT + 1) * 4);
+  placeParticleArrays(place, n, kernels.residentCapacity ?? 0);
   place('neighbourStart', (n + 1) * 4);
   place('neighbours', Math.max(pairs, sizes.listCapacity ?? 0) * 4);
   place('pairGradient', pairs * 8);
@@ -401,6 +391,11 @@ export function layOutMemory(
   // The threads' partition table (`partitionBounds`, 4 x PARTITION_COUNT + 1 int32) and spill rows.
   place('partitionBounds', (4 * PARTITION_COUNT + 1) * 4);
   place('spill', (sizes.spillRows ?? 0) * SPILL_STRIDE * 8);
+  return holds(memory, bytes);
+}
+
+/** Grows `memory` to hold `bytes` where it is smaller; false where it cannot grow that far. */
+function holds(memory: WebAssembly.Memory, bytes: number): boolean {
   const missing = bytes - memory.buffer.byteLength;
   if (missing > 0) {
     try {
@@ -411,6 +406,44 @@ export function layOutMemory(
     }
   }
   return true;
+}
+
+/**
+ * The memory's first part, which depends on the particle count `n` and `residentCapacity` alone: the solver's
+ * arrays that may live in the memory first, for max(n, residentCapacity) particles (fixed offsets where they
+ * do); the module's own per-particle arrays after them, for the count (each group keeps PARTICLE_ARRAYS' order,
+ * so the arrays the spill adds expect to follow each other still do); then a collider's block for the
+ * collisions (collide/wasm.ts; COLLIDER_BLOCK float64 values) and the partitions' particle starts for them.
+ */
+function placeParticleArrays(place: (name: string, size: number) => void, n: number, residentCapacity: number): void {
+  const particles = Math.max(n, residentCapacity);
+  for (const [name, size] of PARTICLE_ARRAYS) if (name in RESIDENT_SOLVER_ARRAYS) place(name, particles * size);
+  for (const [name, size] of PARTICLE_ARRAYS) if (!(name in RESIDENT_SOLVER_ARRAYS)) place(name, n * size);
+  place('collider', COLLIDER_BLOCK * 8);
+  place('colliderBounds', (PARTITION_COUNT + 1) * 4);
+}
+
+/**
+ * The offsets of the memory's first part (`placeParticleArrays`) for `n` particles, grown where needed,
+ * without changing `kernels.offsets`: a pass between two others that keep data in the memory (the collisions,
+ * between the corrections and the next lambda) lays nothing else out. Undefined where the memory cannot grow.
+ */
+export function particleOffsets(
+  kernels: Pick<CpuKernels, 'residentCapacity'>,
+  memory: WebAssembly.Memory,
+  n: number,
+): Map<string, number> | undefined {
+  const offsets = new Map<string, number>();
+  let bytes = 0;
+  placeParticleArrays(
+    (name, size) => {
+      offsets.set(name, bytes);
+      bytes += Math.ceil(size / 8) * 8;
+    },
+    n,
+    kernels.residentCapacity,
+  );
+  return holds(memory, bytes) ? offsets : undefined;
 }
 
 /**
@@ -461,7 +494,8 @@ export function copyNeighbourLists(
 
 /**
  * The solver's per-particle arrays that can live in the shared module's memory (RESIDENT_SOLVER_ARRAYS: the
- * pair loops', the neighbour search's and the projection's particle inputs and outputs), with their element types.
+ * pair loops', the neighbour search's and the projection's particle inputs and outputs, and the collisions': the
+ * corrections' clamp scales and the contacts), with their element types.
  */
 export const RESIDENT_SOLVER_ARRAYS = {
   predictedX: Float64Array,
