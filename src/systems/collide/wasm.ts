@@ -11,7 +11,15 @@ import { WALL_WEIGHT_SAMPLES } from '../../core/kernels';
 import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
 import { PARTITION_COUNT } from '../parallel/kernels';
 import { runPartitionedWebAssembly } from '../parallel/wasm';
-import { COLLIDER_BLOCK, type CpuKernelExports, float64In, particleOffsets, WasmKernel } from '../wasm/state';
+import {
+  COLLIDER_BLOCK,
+  type CpuKernelExports,
+  float64In,
+  offsetsOf,
+  type ParticleLayout,
+  particleOffsets,
+  WasmKernel,
+} from '../wasm/state';
 
 /**
  * The collider block's values after the frame (float64 index; collide.wat reads value k at byte 8 k): 1 / scale,
@@ -22,7 +30,7 @@ const Block = { inverseScale: COLLIDER_FRAME_STRIDE, table: COLLIDER_FRAME_STRID
 /** The module and the offsets of the memory's first part, where the solver's arrays live in its memory. */
 interface Resident {
   readonly wasm: CpuKernelExports;
-  readonly offsets: Map<string, number>;
+  readonly offsets: ParticleLayout;
 }
 
 /**
@@ -38,19 +46,12 @@ function residentModule(ctx: SimulationContext): Resident | undefined {
   return offsets ? { wasm, offsets } : undefined;
 }
 
-/** The byte offsets of `names` in `offsets`, in their order (a kernel's arguments). */
-function offsetsIn(offsets: Map<string, number>, names: readonly string[]): number[] {
-  const values: number[] = [];
-  for (let k = 0; k < names.length; k++) values.push(offsets.get(names[k]) as number);
-  return values;
-}
-
 /**
  * Writes slot `slot`'s frame and `values` (from 1 / scale on, see `Block`) to the collider block; returns the
  * block.
  */
 function writeBlock(ctx: SimulationContext, resident: Resident, slot: number, values: readonly number[]): Float64Array {
-  const block = float64In(resident.wasm.memory, resident.offsets.get('collider') as number, COLLIDER_BLOCK);
+  const block = float64In(resident.wasm.memory, resident.offsets.at('collider'), COLLIDER_BLOCK);
   const o = slot * COLLIDER_FRAME_STRIDE;
   block.set(ctx.colliders.frames.subarray(o, o + COLLIDER_FRAME_STRIDE));
   block.set(values, Block.inverseScale);
@@ -72,7 +73,7 @@ function runOverParticles(
   const n = s.count;
   const shared = ctx.cpuKernels.shared;
   if (ctx.threads.partitioned && shared !== undefined && s.partitionBounds[PARTITION_COUNT] === n && n > 0) {
-    const bounds = resident.offsets.get('colliderBounds') as number;
+    const bounds = resident.offsets.at('colliderBounds');
     new Int32Array(shared.memory.buffer, bounds, PARTITION_COUNT + 1).set(
       s.partitionBounds.subarray(0, PARTITION_COUNT + 1),
     );
@@ -128,8 +129,8 @@ export function containerWallsInWebAssembly(
   block.set(table, Block.table);
   const { wasm, offsets } = resident;
   runOverParticles(ctx, resident, wasm.containerWalls, WasmKernel.containerWalls, [
-    ...offsetsIn(offsets, WALL_ARRAYS),
-    offsets.get('collider') as number,
+    ...offsetsOf(offsets, WALL_ARRAYS),
+    offsets.at('collider'),
   ]);
   return true;
 }
@@ -171,8 +172,8 @@ export function containerCollideInWebAssembly(
   writeBlock(ctx, resident, slot, [inverseScale, minX, minY, minZ, maxX, maxY, maxZ, ctx.substepTimeStep]);
   const { wasm, offsets } = resident;
   runOverParticles(ctx, resident, wasm.containerCollide, WasmKernel.containerCollide, [
-    ...offsetsIn(offsets, COLLIDE_ARRAYS),
-    offsets.get('collider') as number,
+    ...offsetsOf(offsets, COLLIDE_ARRAYS),
+    offsets.at('collider'),
     slot,
   ]);
   return true;
@@ -189,7 +190,7 @@ export function applyCorrectionsInWebAssembly(ctx: SimulationContext, maximum: n
   const resident = residentModule(ctx);
   if (!resident) return false;
   runOverParticles(ctx, resident, resident.wasm.applyCorrections, WasmKernel.applyCorrections, [
-    ...offsetsIn(resident.offsets, APPLY_ARRAYS),
+    ...offsetsOf(resident.offsets, APPLY_ARRAYS),
     maximum,
     maximum * maximum,
   ]);

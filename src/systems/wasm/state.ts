@@ -82,6 +82,14 @@ export interface SharedKernels {
   readonly joinLists: (...values: number[]) => number;
 }
 
+/** The offsets of the memory's first part (`particleOffsets`): the particle count they are for, and the offsets. */
+export interface ParticleLayout {
+  n: number;
+  readonly offsets: Map<string, number>;
+  /** The byte offset of array `name` (0 for a name it does not hold). */
+  readonly at: (name: string) => number;
+}
+
 /** A simulation's module: the instance once compiled, and what its memory holds. */
 export interface CpuKernels {
   /** The module's instance; undefined until compiled, and where it cannot be. */
@@ -157,6 +165,11 @@ export interface CpuKernels {
   residentCapacity: number;
   /** Byte offset of each array in the memory, by name (see {@link layOutMemory}). */
   readonly offsets: Map<string, number>;
+  /**
+   * The offsets of the memory's first part alone, for the particle count `n` it was made for (-1: none yet;
+   * see {@link particleOffsets}), kept apart from `offsets`.
+   */
+  readonly particleLayout: ParticleLayout;
   /** The byte offset of array `name` in the current layout (0 for a name it does not hold). */
   readonly at: (name: string) => number;
 }
@@ -192,6 +205,7 @@ function sharedMemory(): WebAssembly.Memory | undefined {
  */
 export function createCpuKernels(enabled: boolean): CpuKernels {
   const offsets = new Map<string, number>();
+  const particleLayoutOffsets = new Map<string, number>();
   const memory = enabled && typeof WebAssembly !== 'undefined' ? sharedMemory() : undefined;
   const kernels: CpuKernels = {
     exports: undefined,
@@ -210,6 +224,7 @@ export function createCpuKernels(enabled: boolean): CpuKernels {
     residentCapacity: 0,
     offsets,
     at: (name) => offsets.get(name) ?? 0,
+    particleLayout: { n: -1, offsets: particleLayoutOffsets, at: (name) => particleLayoutOffsets.get(name) ?? 0 },
   };
   if (!enabled || typeof WebAssembly === 'undefined') return kernels;
   const bytes = decode(memory ? CPU_KERNELS_SHARED_WASM : CPU_KERNELS_WASM);
@@ -424,26 +439,31 @@ function placeParticleArrays(place: (name: string, size: number) => void, n: num
 }
 
 /**
- * The offsets of the memory's first part (`placeParticleArrays`) for `n` particles, grown where needed,
- * without changing `kernels.offsets`: a pass between two others that keep data in the memory (the collisions,
- * between the corrections and the next lambda) lays nothing else out. Undefined where the memory cannot grow.
+ * The offsets of the memory's first part (`placeParticleArrays`) for `n` particles, the memory grown where
+ * needed, without changing `kernels.offsets`: a pass between two others that keep data in the memory (the
+ * collisions, between the corrections and the next lambda) lays nothing else out. Made again only when the
+ * count changed (`CpuKernels.particleLayout`). Undefined where the memory cannot grow.
  */
 export function particleOffsets(
-  kernels: Pick<CpuKernels, 'residentCapacity'>,
+  kernels: Pick<CpuKernels, 'residentCapacity' | 'particleLayout'>,
   memory: WebAssembly.Memory,
   n: number,
-): Map<string, number> | undefined {
-  const offsets = new Map<string, number>();
+): ParticleLayout | undefined {
+  const layout = kernels.particleLayout;
+  if (layout.n === n) return layout;
+  layout.n = -1;
   let bytes = 0;
   placeParticleArrays(
     (name, size) => {
-      offsets.set(name, bytes);
+      layout.offsets.set(name, bytes);
       bytes += Math.ceil(size / 8) * 8;
     },
     n,
     kernels.residentCapacity,
   );
-  return holds(memory, bytes) ? offsets : undefined;
+  if (!holds(memory, bytes)) return undefined;
+  layout.n = n;
+  return layout;
 }
 
 /**
