@@ -59,6 +59,7 @@ describe('colorBy on the WebGPU backend', () => {
       expect(by.density.distinct).toBeGreaterThan(10);
       expect(by.color.distinct).toBeGreaterThan(10);
       for (const colorBy of ['speed', 'density', 'color']) expect(by[colorBy].changed, colorBy).toBe(true);
+      expect(result.viewReady).toBe(true);
       // Each material's hue on screen (the single-color views drew only the first particle's material).
       expect(result.bluePixels).toBeGreaterThan(20);
       expect(result.yellowPixels).toBeGreaterThan(20);

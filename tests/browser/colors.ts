@@ -52,12 +52,14 @@ export interface GpuColorsResult {
   /** The sphere (point) mesh binds a color vertex buffer over the plugin's GPU color buffer. */
   viewBindsColorBuffer: boolean;
   /** Rendered pixels (material colors) whose hue is the water's (blue) and the oil's (yellow). */
+  /** The drawn debug mesh (points or spheres) reported ready, its material compiled, within 60 s. */
+  viewReady: boolean;
   bluePixels: number;
   yellowPixels: number;
   /**
    * Then switched to the screen-space water (`'fluid'`, color by material, two materials: per-particle
    * tint): its render object generates the diffuse texture from a color vertex buffer over the same GPU
-   * color buffer, and it got ready within 40 frames.
+   * color buffer, and it got ready within 60 s of frames (its shaders compile in wall-clock time).
    */
   fluidDiffuse: boolean;
   fluidBindsColorBuffer: boolean;
@@ -107,10 +109,25 @@ export async function gpuColors(engine: WebGPUEngine, options: GpuColorsOptions 
       }
       await new Promise((resolve) => setTimeout(resolve, 1));
     };
+    // Frames (without steps while paused) until `isReady` holds, for at most 60 s: Babylon compiles a material's
+    // shaders in the background, in wall-clock time, so a loaded machine needs more frames (a busy CI run drew
+    // no points after the 6 frames and the readback that used to come first).
+    const framesUntil = async (isReady: () => boolean): Promise<boolean> => {
+      const deadline = performance.now() + 60_000;
+      while (!isReady() && performance.now() < deadline) {
+        await frame();
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      return isReady();
+    };
     await plugin.ready();
     for (let k = 0; k < (options.frames ?? 6); k++) await frame();
     // No step from here on (but for the dye's): the GPU state stays what the readback shows.
     plugin.paused = true;
+    // The pixels are read once the drawn view's material is compiled, as a game sees the view appear then.
+    const viewReady = await framesUntil(
+      () => plugin.debugMeshes.find((candidate) => candidate.isEnabled())?.isReady(true) === true,
+    );
     await plugin.readback();
     const solver = simulation.gpuSolver;
     if (solver === undefined) throw new Error('the plugin does not run the WebGPU backend');
@@ -186,11 +203,7 @@ export async function gpuColors(engine: WebGPUEngine, options: GpuColorsOptions 
     }
     plugin.colorBy = 'material';
     plugin.renderMode = 'fluid';
-    let fluidReady = false;
-    for (let k = 0; k < 40 && !fluidReady; k++) {
-      await frame();
-      fluidReady = plugin.fluidRenderObject?.object.isReady() === true;
-    }
+    const fluidReady = await framesUntil(() => plugin.fluidRenderObject?.object.isReady() === true);
     for (let k = 0; k < 3; k++) await frame();
     const fluid = plugin.fluidRenderObject;
     const fluidColors = (fluid?.object as FluidRenderingObjectCustomParticles | undefined)?.vertexBuffers.color;
@@ -207,6 +220,7 @@ export async function gpuColors(engine: WebGPUEngine, options: GpuColorsOptions 
       comparisons,
       dyed: dyed.length,
       viewBindsColorBuffer: bound !== undefined && bound === colorBuffer,
+      viewReady,
       bluePixels,
       yellowPixels,
       errors,
