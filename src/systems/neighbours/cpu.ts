@@ -120,8 +120,12 @@ export function neighbourSystem(ctx: SimulationContext): void {
     // entry, tests/threads.test.ts): on the threads where their module is there, else on this thread, which
     // outruns two in TypeScript.
     const cells = nx * ny * nz;
-    if (denseNeighboursInPartitions(ctx, cells, growNeighbours)) ctx.stats.webAssembly = true;
-    else if (denseNeighboursInWebAssembly(ctx, cells, growNeighbours)) ctx.stats.webAssembly = true;
+    if (denseNeighboursInPartitions(ctx, cells, growNeighbours)) {
+      // It planned the partitions' spill rows too, from the spill ends the search found.
+      ctx.stats.webAssembly = true;
+      return;
+    }
+    if (denseNeighboursInWebAssembly(ctx, cells, growNeighbours)) ctx.stats.webAssembly = true;
     else if (ctx.threads.partitioned) denseNeighbours(ctx);
     else denseNeighboursOneThread(ctx);
   }

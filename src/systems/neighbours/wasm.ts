@@ -10,7 +10,7 @@
  */
 import type { SimulationContext, SolverState } from '../context';
 import { PARTITION_COUNT } from '../parallel/kernels';
-import { cutPartitions } from '../parallel/partitions';
+import { cutPartitions, planPartitions } from '../parallel/partitions';
 import { layOutPartitions, runPartitionedWebAssembly } from '../parallel/wasm';
 import { copyFromMemory, copyIntoMemory, layOutMemory, WasmKernel } from '../wasm/state';
 
@@ -111,6 +111,7 @@ export function denseNeighboursInWebAssembly(
  * False where the threads' module is not there (the caller searches on one thread). The regions share the room
  * `CpuKernels.listCapacity`; where one is too small for its particles' worst case, the room doubles and the
  * threads search again. `grow(s, needed)` grows the solver's list arrays where they are too short for the pairs.
+ * It then plans the partitions' spill rows (`planPartitions`) from the spill ends the search found.
  */
 export function denseNeighboursInPartitions(
   ctx: SimulationContext,
@@ -168,6 +169,11 @@ export function denseNeighboursInPartitions(
     );
     if (total > s.neighbours.length) grow(s, total);
     copyListsOut(ctx, memory, total);
+    // The spill rows from the spill ends each partition's search found (the table's second part).
+    planPartitions(
+      s,
+      new Int32Array(memory.buffer, at('partitionBounds') + (PARTITION_COUNT + 1) * 4, PARTITION_COUNT),
+    );
     return true;
   }
 }

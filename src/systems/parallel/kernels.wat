@@ -485,7 +485,8 @@
   ;; neighbours.wat it writes every candidate and moves on only for one within h (no branch per candidate),
   ;; after checking that the run of particles of one cell fits the region in the worst case. Its region's end
   ;; goes to the partition table (bounds[49 + partition]; -1 when the region is too small: the caller gives the
-  ;; regions more room and searches again). The stepping thread then joins the regions (joinPartitionLists).
+  ;; regions more room and searches again), and its spill end too (bounds[17 + partition], planPartitions' scan of
+  ;; its lists). The stepping thread then joins the regions (joinPartitionLists).
   (func (export "partitionNeighbours")
     (param $partition i32) (param $bounds i32) (param $x i32) (param $y i32) (param $z i32) (param $cellHash i32)
     (param $bucketStart i32) (param $start i32) (param $neighbours i32) (param $room i32)
@@ -494,7 +495,7 @@
     (local $regionEnd i32) (local $runStart i32) (local $runEnd i32) (local $cellEnd i32) (local $cell i32)
     (local $candidates i32) (local $first i32) (local $last i32) (local $address i32) (local $within i32)
     (local $xi f64) (local $yi f64) (local $zi f64) (local $rx f64) (local $ry f64) (local $rz f64)
-    (local $j8 i32) (local $vx v128) (local $vy v128) (local $vz v128) (local $vh v128) (local $dx v128) (local $dy v128)
+    (local $spillEnd i32) (local $j8 i32) (local $vx v128) (local $vy v128) (local $vz v128) (local $vh v128) (local $dx v128) (local $dy v128)
     (local $dz v128) (local $vwithin v128)
     (local.set $vh (f64x2.splat (local.get $hSquared)))
     (local.set $from (i32.load (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2)))))
@@ -502,6 +503,7 @@
     (local.set $total (i32.mul (local.get $partition) (local.get $room)))
     (local.set $regionEnd (i32.add (local.get $total) (local.get $room)))
     (local.set $runStart (local.get $from))
+    (local.set $spillEnd (local.get $to))
     (block $runsDone (loop $runs
       (br_if $runsDone (i32.ge_s (local.get $runStart) (local.get $to)))
       (local.set $cell (i32.load (i32.add (local.get $cellHash) (i32.shl (local.get $runStart) (i32.const 2)))))
@@ -587,10 +589,19 @@
               (local.get $hSquared))))))
           (local.set $k (i32.add (local.get $k) (i32.const 1)))
           (br $ranges)))
+        ;; The partition's spill end (planPartitions' scan): past its last particle's, the largest listed j + 1. A
+        ;; list goes up (its own cell's rest, then the forward ranges in the cells' order), so its last entry is its j
+        ;; at most.
+        (if (i32.gt_s (local.get $total) (i32.load (i32.add (local.get $start) (i32.shl (local.get $i) (i32.const 2)))))
+          (then
+            (local.set $j (i32.add (i32.load (i32.sub (i32.add (local.get $neighbours) (i32.shl (local.get $total) (i32.const 2)))
+              (i32.const 4))) (i32.const 1)))
+            (if (i32.gt_s (local.get $j) (local.get $spillEnd)) (then (local.set $spillEnd (local.get $j))))))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $particles)))
       (local.set $runStart (local.get $runEnd))
       (br $runs)))
+    (i32.store offset=68 (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2))) (local.get $spillEnd))
     (i32.store offset=196 (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2))) (local.get $total)))
 
   ;; joinNeighbourLists (partitions.ts) after partitionNeighbours: the regions' lists moved into one contiguous

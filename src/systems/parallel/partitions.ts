@@ -38,9 +38,11 @@ export function joinNeighbourLists(s: SolverState): void {
 
 /**
  * Fills the spill part of `partitionBounds` for the particles' present half lists (the starts come from
- * `cutPartitions`); grows `spill` when needed.
+ * `cutPartitions`); grows `spill` when needed. `spillEnds`: each partition's spill end (past its last
+ * particle's, its lists' largest j + 1) where the search found them already (the threads' WebAssembly search,
+ * neighbours/wasm.ts), so the lists need no scan here.
  */
-export function planPartitions(s: SolverState): void {
+export function planPartitions(s: SolverState, spillEnds?: Int32Array): void {
   const n = s.count;
   const bounds = s.partitionBounds;
   const { neighbourStart, neighbours } = s;
@@ -49,10 +51,13 @@ export function planPartitions(s: SolverState): void {
   for (let p = 0; p < PARTITION_COUNT; p++) {
     const to = bounds[p + 1];
     let end = to;
-    const last = neighbourStart[to];
-    for (let k = neighbourStart[bounds[p]]; k < last; k++) {
-      const j = neighbours[k];
-      if (j >= end) end = j + 1;
+    if (spillEnds !== undefined) end = spillEnds[p];
+    else {
+      const last = neighbourStart[to];
+      for (let k = neighbourStart[bounds[p]]; k < last; k++) {
+        const j = neighbours[k];
+        if (j >= end) end = j + 1;
+      }
     }
     bounds[PARTITION_COUNT + 1 + p] = end;
     bounds[2 * PARTITION_COUNT + 1 + p] = rows;
