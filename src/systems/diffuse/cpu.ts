@@ -27,7 +27,7 @@
  *    lifetime (the paper ages foam only; every kind ages here so that spray resting on a dry floor and bubbles
  *    held under a lid disappear too) or when it is not finite.
  */
-import { fluidSideDistance } from '../collide/cpu';
+import { fluidSideDistance, fluidSidePoint } from '../collide/cpu';
 import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
 import { hashCell } from '../neighbours/cpu';
 import {
@@ -264,7 +264,10 @@ function collideDiffuse(ctx: SimulationContext, d: number): void {
     const lx = (frames[o] * wx + frames[o + 3] * wy + frames[o + 6] * wz) / scale;
     const ly = (frames[o + 1] * wx + frames[o + 4] * wy + frames[o + 7] * wz) / scale;
     const lz = (frames[o + 2] * wx + frames[o + 5] * wy + frames[o + 8] * wz) / scale;
-    fluidSideDistance(ctx, eid, lx, ly, lz, distanceScratch, 0);
+    fluidSidePoint[0] = lx;
+    fluidSidePoint[1] = ly;
+    fluidSidePoint[2] = lz;
+    fluidSideDistance(ctx, eid, fluidSidePoint, distanceScratch, 0);
     const distance = distanceScratch[0] * scale;
     if (!(distance < 0)) continue;
     // The local normal to world: R n.

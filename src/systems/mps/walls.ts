@@ -20,7 +20,7 @@
  */
 import { ColliderShape } from '../../components';
 import { WALL_WEIGHT_SAMPLES } from '../../core/kernels';
-import { fluidSideDistance } from '../collide/cpu';
+import { fluidSideDistance, fluidSidePoint } from '../collide/cpu';
 import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
 import { addCouplingEntry, type MpsWallTables, type MpsWallTerms } from './wallTables';
 
@@ -162,7 +162,10 @@ export function computeMpsWallTerms(
           addWall(terms, tables, full, samplesPerMetre, gravity, coupledSlot, i, scale * dMaxZ, -r02, -r12, -r22);
         continue;
       }
-      fluidSideDistance(ctx, eid, lx, ly, lz, out, localRe);
+      fluidSidePoint[0] = lx;
+      fluidSidePoint[1] = ly;
+      fluidSidePoint[2] = lz;
+      fluidSideDistance(ctx, eid, fluidSidePoint, out, localRe);
       if (out[0] >= localRe) continue;
       const nx = out[1];
       const ny = out[2];

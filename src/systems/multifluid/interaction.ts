@@ -44,7 +44,7 @@
  */
 
 import { poly6GradientCoefficient, viscosityLaplacianCoefficient } from '../../core/kernels';
-import { fluidSideDistance } from '../collide/cpu';
+import { fluidSideDistance, fluidSidePoint } from '../collide/cpu';
 import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
 
 /**
@@ -271,7 +271,10 @@ function exchangeColliderHeat(ctx: SimulationContext): void {
       const lx = (f[o] * wx + f[o + 3] * wy + f[o + 6] * wz) * inverseScale;
       const ly = (f[o + 1] * wx + f[o + 4] * wy + f[o + 7] * wz) * inverseScale;
       const lz = (f[o + 2] * wx + f[o + 5] * wy + f[o + 8] * wz) * inverseScale;
-      fluidSideDistance(ctx, eid, lx, ly, lz, local, 0);
+      fluidSidePoint[0] = lx;
+      fluidSidePoint[1] = ly;
+      fluidSidePoint[2] = lz;
+      fluidSideDistance(ctx, eid, fluidSidePoint, local, 0);
       const distance = Math.max(0, local[0] * scale);
       if (!(distance < h)) continue;
       const fraction = Math.min(1, dt * k * (1 - distance / h));

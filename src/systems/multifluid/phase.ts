@@ -18,7 +18,7 @@
  * Step-end system, after `publish` and before `trappedAir` (which then treats the new vapour as air):
  * it reads the published temperatures and the collider poses of the step's end.
  */
-import { fluidSideDistance } from '../collide/cpu';
+import { fluidSideDistance, fluidSidePoint } from '../collide/cpu';
 import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
 import { nextRandom } from '../emit/cpu';
 
@@ -43,7 +43,10 @@ function atCavitationSite(ctx: SimulationContext, i: number, hot: number): boole
     const lx = (f[o] * wx + f[o + 3] * wy + f[o + 6] * wz) * inverseScale;
     const ly = (f[o + 1] * wx + f[o + 4] * wy + f[o + 7] * wz) * inverseScale;
     const lz = (f[o + 2] * wx + f[o + 5] * wy + f[o + 8] * wz) * inverseScale;
-    fluidSideDistance(ctx, eid, lx, ly, lz, local, 0);
+    fluidSidePoint[0] = lx;
+    fluidSidePoint[1] = ly;
+    fluidSidePoint[2] = lz;
+    fluidSideDistance(ctx, eid, fluidSidePoint, local, 0);
     if (Math.max(0, local[0] * scale) < h) return true;
   }
   return false;

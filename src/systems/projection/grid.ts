@@ -3,7 +3,7 @@
  * solid or air, the surface layers left to the density constraints, and which faces are open, solid or dead.
  */
 
-import { colliderSurfaceVelocity, fluidSideDistance, writePose } from '../collide/cpu';
+import { colliderSurfaceVelocity, fluidSideDistance, fluidSidePoint, writePose } from '../collide/cpu';
 import { SHAPES } from '../collide/shapes';
 import { COLLIDER_FRAME_STRIDE, type SimulationContext } from '../context';
 import {
@@ -223,19 +223,22 @@ export function markSolvedParticles(ctx: SimulationContext, state: ProjectionSta
 const sample = new Float64Array(4);
 const surfaceVelocity = new Float64Array(3);
 
-/** Fluid-side distance (m) of world point p to collider `slot` and the world normal, into `sample`. */
-function worldDistance(ctx: SimulationContext, slot: number, px: number, py: number, pz: number): void {
+/** Fluid-side distance (m) of world point `point` to collider `slot` and the world normal, into `sample`. */
+function worldDistance(ctx: SimulationContext, slot: number, point: Float64Array): void {
   const frames = ctx.colliders.frames;
   const o = slot * COLLIDER_FRAME_STRIDE;
-  const wx = px - frames[o + 9];
-  const wy = py - frames[o + 10];
-  const wz = pz - frames[o + 11];
+  const wx = point[0] - frames[o + 9];
+  const wy = point[1] - frames[o + 10];
+  const wz = point[2] - frames[o + 11];
   const scale = frames[o + 12];
   const inverseScale = 1 / scale;
   const lx = (frames[o] * wx + frames[o + 3] * wy + frames[o + 6] * wz) * inverseScale;
   const ly = (frames[o + 1] * wx + frames[o + 4] * wy + frames[o + 7] * wz) * inverseScale;
   const lz = (frames[o + 2] * wx + frames[o + 5] * wy + frames[o + 8] * wz) * inverseScale;
-  fluidSideDistance(ctx, ctx.colliders.entity[slot], lx, ly, lz, sample);
+  fluidSidePoint[0] = lx;
+  fluidSidePoint[1] = ly;
+  fluidSidePoint[2] = lz;
+  fluidSideDistance(ctx, ctx.colliders.entity[slot], fluidSidePoint, sample);
   const nx = sample[1];
   const ny = sample[2];
   const nz = sample[3];
@@ -269,6 +272,8 @@ export function isThinCoupledBody(ctx: SimulationContext, slot: number, cellSize
 
 /** Scratch of `cellCoordinates` calls. */
 const coordinates = new Int32Array(3);
+/** A cell's center (m), handed to `worldDistance` in an array (float arguments of a call not inlined are boxed). */
+const center = new Float64Array(3);
 
 /**
  * The cells whose collider distance the step needs: fluid cells and their 6 neighbours (every face that
@@ -337,11 +342,11 @@ export function classifyCells(ctx: SimulationContext, state: ProjectionState): v
     distance[c] = Number.POSITIVE_INFINITY;
     if (colliders === 0 || near[c] === 0) continue;
     cellCoordinates(c, plan.dims, coordinates);
-    const px = (coordinates[0] + ox + 0.5) * size;
-    const py = (coordinates[1] + oy + 0.5) * size;
-    const pz = (coordinates[2] + oz + 0.5) * size;
+    center[0] = (coordinates[0] + ox + 0.5) * size;
+    center[1] = (coordinates[1] + oy + 0.5) * size;
+    center[2] = (coordinates[2] + oz + 0.5) * size;
     for (let slot = 0; slot < colliders; slot++) {
-      worldDistance(ctx, slot, px, py, pz);
+      worldDistance(ctx, slot, center);
       if (sample[0] < reach && thinBody[slot] === 1) besideBody[c] = 1;
       if (sample[0] < distance[c]) {
         distance[c] = sample[0];
@@ -504,9 +509,9 @@ function solidFaceVelocity(ctx: SimulationContext, state: ProjectionState, a: nu
   const [ox, oy, oz] = plan.origin;
   cellCoordinates(c, plan.dims, coordinates);
   // The face center: the lower face of cell c along axis a.
-  const px = (coordinates[0] + ox + (a === 0 ? 0 : 0.5)) * size;
-  const py = (coordinates[1] + oy + (a === 1 ? 0 : 0.5)) * size;
-  const pz = (coordinates[2] + oz + (a === 2 ? 0 : 0.5)) * size;
-  colliderSurfaceVelocity(ctx, state.faceKind[a][c], px, py, pz, surfaceVelocity);
+  surfaceVelocity[0] = (coordinates[0] + ox + (a === 0 ? 0 : 0.5)) * size;
+  surfaceVelocity[1] = (coordinates[1] + oy + (a === 1 ? 0 : 0.5)) * size;
+  surfaceVelocity[2] = (coordinates[2] + oz + (a === 2 ? 0 : 0.5)) * size;
+  colliderSurfaceVelocity(ctx, state.faceKind[a][c], surfaceVelocity, surfaceVelocity);
   state.velocity[a][c] = surfaceVelocity[a];
 }

@@ -181,10 +181,10 @@ function scatterBodies(ctx: SimulationContext, state: ProjectionState): void {
       for (let side = 0; side < 2; side++) {
         const f = c + side * strides[a];
         if (faceKind[a][f] === FaceKind.dead) continue;
-        const px = (coordinates[0] + ox + (a === 0 ? side : 0.5)) * size;
-        const py = (coordinates[1] + oy + (a === 1 ? side : 0.5)) * size;
-        const pz = (coordinates[2] + oz + (a === 2 ? side : 0.5)) * size;
-        colliderSurfaceVelocity(ctx, slot, px, py, pz, surfaceVelocity);
+        surfaceVelocity[0] = (coordinates[0] + ox + (a === 0 ? side : 0.5)) * size;
+        surfaceVelocity[1] = (coordinates[1] + oy + (a === 1 ? side : 0.5)) * size;
+        surfaceVelocity[2] = (coordinates[2] + oz + (a === 2 ? side : 0.5)) * size;
+        colliderSurfaceVelocity(ctx, slot, surfaceVelocity, surfaceVelocity);
         mass[a][f] += half;
         volume[a][f] += halfVolume;
         volumeFlux[a][f] += halfVolume * surfaceVelocity[a];

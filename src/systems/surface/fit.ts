@@ -14,7 +14,7 @@
  */
 
 import { FluidError } from '../../core/errors';
-import { fluidSideDistance, writePose } from '../collide/cpu';
+import { fluidSideDistance, fluidSidePoint, writePose } from '../collide/cpu';
 import { POSE_SIZE, type SimulationContext } from '../context';
 import type { FluidSimulation } from '../simulation';
 
@@ -102,7 +102,10 @@ export function fitSurfaceToContextColliders(
       let lx = (r00 * wx + r10 * wy + r20 * wz) * inverseScale;
       let ly = (r01 * wx + r11 * wy + r21 * wz) * inverseScale;
       let lz = (r02 * wx + r12 * wy + r22 * wz) * inverseScale;
-      fluidSideDistance(ctx, eid, lx, ly, lz, sample);
+      fluidSidePoint[0] = lx;
+      fluidSidePoint[1] = ly;
+      fluidSidePoint[2] = lz;
+      fluidSideDistance(ctx, eid, fluidSidePoint, sample);
       if (!(sample[0] < localFit)) continue;
       let nx = sample[1];
       let ny = sample[2];
@@ -115,7 +118,10 @@ export function fitSurfaceToContextColliders(
         nx = sample[1];
         ny = sample[2];
         nz = sample[3];
-        fluidSideDistance(ctx, eid, lx, ly, lz, sample);
+        fluidSidePoint[0] = lx;
+        fluidSidePoint[1] = ly;
+        fluidSidePoint[2] = lz;
+        fluidSideDistance(ctx, eid, fluidSidePoint, sample);
         if (Math.abs(sample[0]) <= tolerance) break;
       }
       // Back to world: s R l + t; the normal out of the fluid is -R n.

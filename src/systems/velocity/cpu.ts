@@ -50,7 +50,10 @@ export function velocitySystem(ctx: SimulationContext): void {
       const friction = collider.friction[eid];
       const restitution = collider.restitution[eid];
       if (friction > 0 || restitution > 0) {
-        colliderSurfaceVelocity(ctx, slot, predictedX[i], predictedY[i], predictedZ[i], surfaceVelocity);
+        surfaceVelocity[0] = predictedX[i];
+        surfaceVelocity[1] = predictedY[i];
+        surfaceVelocity[2] = predictedZ[i];
+        colliderSurfaceVelocity(ctx, slot, surfaceVelocity, surfaceVelocity);
         const nx = contactNormalX[i];
         const ny = contactNormalY[i];
         const nz = contactNormalZ[i];

@@ -5,15 +5,11 @@ import { FluidError } from '../../../core/errors';
 import type { ColliderOptions } from '../../options';
 import type { ColliderGeometry, ColliderShapeModule } from './types';
 
-/** Signed distance of local point l to box `eid` (positive outside) and its outward normal: out = [d, n]. */
-export function boxDistance(
-  c: ColliderStore,
-  eid: number,
-  lx: number,
-  ly: number,
-  lz: number,
-  out: Float64Array,
-): void {
+/** Signed distance of local point `point` (x, y, z) to box `eid` (positive outside) and its outward normal: out = [d, n]. */
+export function boxDistance(c: ColliderStore, eid: number, point: Float64Array, out: Float64Array): void {
+  const lx = point[0];
+  const ly = point[1];
+  const lz = point[2];
   const ax = c.ax[eid];
   const ay = c.ay[eid];
   const az = c.az[eid];

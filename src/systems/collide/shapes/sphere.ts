@@ -7,7 +7,7 @@ import type { ColliderOptions } from '../../options';
 import type { ColliderGeometry, ColliderShapeModule } from './types';
 
 /**
- * Signed distance of local point l to the sphere of `radius` around (qx, qy, qz) and the outward normal:
+ * Signed distance of local point `point` (x, y, z) to the sphere of `radius` around (qx, qy, qz) and the outward normal:
  * out = [d, n] (the normal is +y at the center). The sphere's and the capsule's distance.
  */
 export function roundedDistance(
@@ -36,15 +36,11 @@ export function roundedDistance(
   out[0] = distance - radius;
 }
 
-/** Signed distance of local point l to sphere `eid` and its outward normal: out = [d, n]. */
-export function sphereDistance(
-  c: ColliderStore,
-  eid: number,
-  lx: number,
-  ly: number,
-  lz: number,
-  out: Float64Array,
-): void {
+/** Signed distance of local point `point` (x, y, z) to sphere `eid` and its outward normal: out = [d, n]. */
+export function sphereDistance(c: ColliderStore, eid: number, point: Float64Array, out: Float64Array): void {
+  const lx = point[0];
+  const ly = point[1];
+  const lz = point[2];
   roundedDistance(c.ax[eid], c.ay[eid], c.az[eid], c.radius[eid], lx, ly, lz, out);
 }
 
