@@ -127,7 +127,29 @@ function checkColliderShapes(ctx: SimulationContext): void {
 function checkParticleComponents(ctx: SimulationContext, all: boolean): void {
   if (all) {
     const s = ctx.solver;
-    for (let place = 0; place < s.count; place++) checkParticle(ctx, s.entity[place]);
+    const { Position, Velocity, Particle } = ctx.components;
+    const slotOfEntity = ctx.materials.slotOfEntity;
+    const limit = POSITION_LIMIT;
+    const { min: shortest, max: longest } = EMITTER_OPTIONS.lifetime;
+    for (let place = 0; place < s.count; place++) {
+      const eid = s.entity[place];
+      // One chain of comparisons, as strict as checkParticle's checks, passes a valid particle without a call;
+      // checkParticle names what fails.
+      const lifetime = Particle.lifetime[eid];
+      if (
+        !(
+          Math.abs(Position.x[eid]) <= limit &&
+          Math.abs(Position.y[eid]) <= limit &&
+          Math.abs(Position.z[eid]) <= limit &&
+          Number.isFinite(Velocity.x[eid] + Velocity.y[eid] + Velocity.z[eid] + Particle.age[eid]) &&
+          slotOfEntity[Particle.material[eid]] >= 0 &&
+          lifetime >= shortest &&
+          lifetime <= longest
+        )
+      ) {
+        checkParticle(ctx, eid);
+      }
+    }
   } else {
     ctx.gpu?.solver.forEachPendingUpload((eid) => checkParticle(ctx, eid));
   }

@@ -126,7 +126,26 @@ export function checkMultiFluidComponents(ctx: SimulationContext, particles: boo
     );
   }
   const check = (eid: number): void => checkParticleAttributes(ctx, eid, features.temperatureDensity);
-  if (particles) {
+  if (particles && !features.temperatureDensity) {
+    // One chain of comparisons, as strict as checkParticleAttributes' checks, passes a valid particle without a
+    // call; checkParticleAttributes names what fails.
+    const s = ctx.solver;
+    const { Temperature, Color } = ctx.components;
+    const { red, green, blue } = Color;
+    const { min: lowest, max: highest } = TEMPERATURE_RULE;
+    for (let place = 0; place < s.count; place++) {
+      const eid = s.entity[place];
+      const temperature = Temperature[eid];
+      const r = red[eid];
+      const g = green[eid];
+      const b = blue[eid];
+      if (
+        !(temperature >= lowest && temperature <= highest && r >= 0 && r <= 1 && g >= 0 && g <= 1 && b >= 0 && b <= 1)
+      ) {
+        check(eid);
+      }
+    }
+  } else if (particles) {
     const s = ctx.solver;
     for (let place = 0; place < s.count; place++) check(s.entity[place]);
   } else {
