@@ -655,15 +655,134 @@
   ;; The coarse projection's per-particle parts (projection/transfer.wat) over the partition's particles: the
   ;; scatter's share weights and stencils (its sums follow on the stepping thread, `accumulateParticles`), and
   ;; the gather. Each particle writes only its own, so these give the one-thread results bit for bit.
+  ;; The stencils of the partition's particles, then their reach for partitionAccumulateParticles: the least and
+  ;; the greatest face (of any axis) and cell of its particles on the grid, at scatter + 68 + 8 partition (the table
+  ;; of projection/wasm.ts: 17 face bounds, then a low and a high per partition; -1 and -2 where none is on it).
+  ;; A stencil's faces go up (base, base + 1, + nx, ..., + nxy + nx + 1), so its first is its least, its last
+  ;; its greatest.
   (func (export "partitionParticleStencils")
     (param $partition i32) (param $bounds i32) (param $grid i32) (param $cell i32) (param $material i32)
     (param $inverseRestDensity i32) (param $share i32) (param $kind i32) (param $nx i32) (param $nxy i32)
-    (param $cells i32) (param $stencils i32)
-    (call $particleStencils
-      (i32.load (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2))))
-      (i32.load offset=4 (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2))))
+    (param $cells i32) (param $stencils i32) (param $scatter i32)
+    (local $from i32) (local $to i32) (local $i i32) (local $c i32) (local $low i32) (local $high i32) (local $slot i32)
+    (local $a i32) (local $face i32)
+    (local.set $from (i32.load (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2)))))
+    (local.set $to (i32.load offset=4 (i32.add (local.get $bounds) (i32.shl (local.get $partition) (i32.const 2)))))
+    (call $particleStencils (local.get $from) (local.get $to)
       (local.get $grid) (local.get $cell) (local.get $material) (local.get $inverseRestDensity) (local.get $share)
-      (local.get $kind) (local.get $nx) (local.get $nxy) (local.get $cells) (local.get $stencils)))
+      (local.get $kind) (local.get $nx) (local.get $nxy) (local.get $cells) (local.get $stencils))
+    (local.set $low (i32.const 0x7fffffff))
+    (local.set $high (i32.const 0x80000000))
+    (local.set $i (local.get $from))
+    (block $particlesDone (loop $particles
+      (br_if $particlesDone (i32.ge_s (local.get $i) (local.get $to)))
+      (local.set $c (i32.load (i32.add (local.get $cell) (i32.shl (local.get $i) (i32.const 2)))))
+      (if (i32.ge_s (local.get $c) (i32.const 0))
+        (then
+          (if (i32.lt_s (local.get $c) (local.get $low)) (then (local.set $low (local.get $c))))
+          (if (i32.gt_s (local.get $c) (local.get $high)) (then (local.set $high (local.get $c))))
+          (local.set $a (i32.const 0))
+          (block $axesDone (loop $axes
+            (br_if $axesDone (i32.ge_u (local.get $a) (i32.const 3)))
+            (local.set $slot (i32.add (local.get $stencils)
+              (i32.mul (i32.add (i32.mul (local.get $i) (i32.const 3)) (local.get $a)) (i32.const 96))))
+            (local.set $face (i32.load offset=0 (local.get $slot)))
+            (if (i32.lt_s (local.get $face) (local.get $low)) (then (local.set $low (local.get $face))))
+            (local.set $face (i32.load offset=28 (local.get $slot)))
+            (if (i32.gt_s (local.get $face) (local.get $high)) (then (local.set $high (local.get $face))))
+            (local.set $a (i32.add (local.get $a) (i32.const 1)))
+            (br $axes)))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $particles)))
+    (local.set $slot (i32.add (local.get $scatter) (i32.shl (local.get $partition) (i32.const 3))))
+    (i32.store offset=68 (local.get $slot) (local.get $low))
+    (i32.store offset=72 (local.get $slot) (local.get $high)))
+
+  ;; accumulateParticles over the partition's faces and cells: those from scatter[partition] to scatter[partition + 1]
+  ;; (the face bounds of projection/wasm.ts, which cut every axis's faces and the cells the same way, one range a
+  ;; thread; the other partitions' ranges are empty). It visits
+  ;; the particles of every partition whose reach meets them, in order, and adds only to its own faces and cells:
+  ;; each face gets its particles' terms in the one-thread order, so the sums are the one-thread sums bit for bit.
+  (func (export "partitionAccumulateParticles")
+    (param $partition i32) (param $bounds i32) (param $scatter i32) (param $cell i32) (param $neighbourCount i32)
+    (param $full f64) (param $constraint i32) (param $mass i32) (param $material i32) (param $inverseRestDensity i32)
+    (param $vx i32) (param $vy i32) (param $vz i32) (param $share i32) (param $faceMass i32)
+    (param $faceVolume i32) (param $faceFlux i32) (param $faceShare i32) (param $errorSum i32) (param $errorCount i32)
+    (param $cells i32) (param $stencils i32)
+    (local $first i32) (local $last i32) (local $q i32) (local $i i32) (local $to i32) (local $c i32) (local $slot i32)
+    (local $a i32) (local $k i32) (local $f i32) (local $axis i32) (local $address i32) (local $face i32)
+    (local $m f64) (local $restVolume f64) (local $shareWeight f64) (local $flux f64) (local $w f64)
+    (local.set $first (i32.load (i32.add (local.get $scatter) (i32.shl (local.get $partition) (i32.const 2)))))
+    (local.set $last (i32.load offset=4 (i32.add (local.get $scatter) (i32.shl (local.get $partition) (i32.const 2)))))
+    (block $partitionsDone (loop $partitions
+      (br_if $partitionsDone (i32.ge_u (local.get $q) (i32.const 16)))
+      ;; Partition q's particles, where their reach meets [first, last).
+      (if (i32.and
+            (i32.ge_s (i32.load offset=72 (i32.add (local.get $scatter) (i32.shl (local.get $q) (i32.const 3)))) (local.get $first))
+            (i32.lt_s (i32.load offset=68 (i32.add (local.get $scatter) (i32.shl (local.get $q) (i32.const 3)))) (local.get $last)))
+        (then
+          (local.set $i (i32.load (i32.add (local.get $bounds) (i32.shl (local.get $q) (i32.const 2)))))
+          (local.set $to (i32.load offset=4 (i32.add (local.get $bounds) (i32.shl (local.get $q) (i32.const 2)))))
+          (block $particlesDone (loop $particles
+            (br_if $particlesDone (i32.ge_s (local.get $i) (local.get $to)))
+            (local.set $c (i32.load (i32.add (local.get $cell) (i32.shl (local.get $i) (i32.const 2)))))
+            (if (i32.ge_s (local.get $c) (i32.const 0))
+              (then
+                (if (i32.and (i32.ge_s (local.get $c) (local.get $first)) (i32.lt_s (local.get $c) (local.get $last)))
+                  (then
+                    (if (f64.ge (f64.convert_i32_s (i32.load (i32.add (local.get $neighbourCount) (i32.shl (local.get $i) (i32.const 2)))))
+                          (local.get $full))
+                      (then
+                        (local.set $address (i32.add (local.get $errorSum) (i32.shl (local.get $c) (i32.const 3))))
+                        (f64.store (local.get $address) (f64.add (f64.load (local.get $address))
+                          (f64.load (i32.add (local.get $constraint) (i32.shl (local.get $i) (i32.const 3))))))
+                        (local.set $address (i32.add (local.get $errorCount) (i32.shl (local.get $c) (i32.const 2))))
+                        (i32.store (local.get $address) (i32.add (i32.load (local.get $address)) (i32.const 1)))))))
+                (local.set $m (f64.load (i32.add (local.get $mass) (i32.shl (local.get $i) (i32.const 3)))))
+                (local.set $restVolume (f64.mul (local.get $m) (f64.load (i32.add (local.get $inverseRestDensity)
+                  (i32.shl (i32.load16_u (i32.add (local.get $material) (i32.shl (local.get $i) (i32.const 1)))) (i32.const 3))))))
+                (local.set $shareWeight (f64.load (i32.add (local.get $share) (i32.shl (local.get $i) (i32.const 3)))))
+                (local.set $a (i32.const 0))
+                (block $axesDone (loop $axes
+                  (br_if $axesDone (i32.ge_u (local.get $a) (i32.const 3)))
+                  (local.set $slot (i32.add (local.get $stencils)
+                    (i32.mul (i32.add (i32.mul (local.get $i) (i32.const 3)) (local.get $a)) (i32.const 96))))
+                  ;; The stencil's faces go up: none of them is this partition's where its last is below or its
+                  ;; first past the range.
+                  (if (i32.and (i32.ge_s (i32.load offset=28 (local.get $slot)) (local.get $first))
+                        (i32.lt_s (i32.load offset=0 (local.get $slot)) (local.get $last)))
+                    (then
+                      (local.set $axis (i32.mul (local.get $a) (local.get $cells)))
+                      (local.set $flux (f64.mul (local.get $restVolume) (f64.load (i32.add
+                        (select (local.get $vx) (select (local.get $vy) (local.get $vz) (i32.eq (local.get $a) (i32.const 1)))
+                          (i32.eqz (local.get $a)))
+                        (i32.shl (local.get $i) (i32.const 3))))))
+                      (local.set $k (i32.const 0))
+                      (block $facesDone (loop $faces
+                        (br_if $facesDone (i32.ge_u (local.get $k) (i32.const 8)))
+                        (local.set $w (f64.load (i32.add (i32.add (local.get $slot) (i32.const 32)) (i32.shl (local.get $k) (i32.const 3)))))
+                        (local.set $face (i32.load (i32.add (local.get $slot) (i32.shl (local.get $k) (i32.const 2)))))
+                        (if (i32.and (f64.ne (local.get $w) (f64.const 0))
+                              (i32.and (i32.ge_s (local.get $face) (local.get $first)) (i32.lt_s (local.get $face) (local.get $last))))
+                          (then
+                            (local.set $f (i32.shl (i32.add (local.get $axis) (local.get $face)) (i32.const 3)))
+                            (local.set $address (i32.add (local.get $faceMass) (local.get $f)))
+                            (f64.store (local.get $address) (f64.add (f64.load (local.get $address)) (f64.mul (local.get $m) (local.get $w))))
+                            (local.set $address (i32.add (local.get $faceVolume) (local.get $f)))
+                            (f64.store (local.get $address) (f64.add (f64.load (local.get $address)) (f64.mul (local.get $restVolume) (local.get $w))))
+                            (local.set $address (i32.add (local.get $faceFlux) (local.get $f)))
+                            (f64.store (local.get $address) (f64.add (f64.load (local.get $address)) (f64.mul (local.get $flux) (local.get $w))))
+                            (local.set $address (i32.add (local.get $faceShare) (local.get $f)))
+                            (f64.store (local.get $address) (f64.add (f64.load (local.get $address))
+                              (f64.mul (f64.mul (local.get $restVolume) (local.get $w)) (local.get $shareWeight))))))
+                        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+                        (br $faces)))))
+                  (local.set $a (i32.add (local.get $a) (i32.const 1)))
+                  (br $axes)))))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $particles)))))
+      (local.set $q (i32.add (local.get $q) (i32.const 1)))
+      (br $partitions))))
   (func (export "partitionGatherParticles")
     (param $partition i32) (param $bounds i32) (param $grid i32) (param $cell i32) (param $share i32) (param $kind i32)
     (param $transfer i32) (param $vx i32) (param $vy i32) (param $vz i32) (param $px i32) (param $py i32) (param $pz i32)

@@ -51,6 +51,7 @@ export const WASM_PARTITION_KERNELS = [
   'partitionContainerWalls',
   'partitionApplyCorrections',
   'partitionContainerCollide',
+  'partitionAccumulateParticles',
 ] as const;
 
 /** Index of each partition kernel in {@link WASM_PARTITION_KERNELS}. */
@@ -67,6 +68,7 @@ export const WasmKernel = {
   containerWalls: 9,
   applyCorrections: 10,
   containerCollide: 11,
+  accumulateParticles: 12,
 } as const;
 
 /** A partition kernel: the partition, then its byte offsets and numbers. */
@@ -405,6 +407,8 @@ export function layOutMemory(
   place('excess', 24);
   // The threads' partition table (`partitionBounds`, 4 x PARTITION_COUNT + 1 int32) and spill rows.
   place('partitionBounds', (4 * PARTITION_COUNT + 1) * 4);
+  // The threads' scatter table (projection/wasm.ts): PARTITION_COUNT + 1 face bounds, then a reach per partition.
+  place('scatterBounds', (3 * PARTITION_COUNT + 1) * 4);
   place('spill', (sizes.spillRows ?? 0) * SPILL_STRIDE * 8);
   return holds(memory, bytes);
 }
