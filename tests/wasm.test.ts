@@ -76,7 +76,6 @@ function differingParticles(a: Map<number, number[]>, b: Map<number, number[]>):
 type KernelCalls = Record<
   | 'denseNeighbours'
   | 'scatterParticles'
-  | 'accumulateParticles'
   | 'gatherParticles'
   | 'conjugateGradients'
   | 'markFluidCells'
@@ -103,7 +102,6 @@ function countKernelCalls(simulation: FluidSimulation): KernelCalls {
   const calls: KernelCalls = {
     denseNeighbours: 0,
     scatterParticles: 0,
-    accumulateParticles: 0,
     gatherParticles: 0,
     conjugateGradients: 0,
     markFluidCells: 0,
@@ -139,7 +137,6 @@ function countKernelCalls(simulation: FluidSimulation): KernelCalls {
       return module.denseNeighbours(...values);
     },
     scatterParticles: counted('scatterParticles'),
-    accumulateParticles: counted('accumulateParticles'),
     gatherParticles: counted('gatherParticles'),
     conjugateGradients: (...values: number[]) => {
       calls.conjugateGradients++;
@@ -205,7 +202,6 @@ describe('the CPU pair loops in WebAssembly', () => {
       {
         denseNeighbours: 80,
         scatterParticles: 80,
-        accumulateParticles: 0,
         gatherParticles: 80,
         conjugateGradients: 80,
         markFluidCells: 80,
@@ -231,7 +227,6 @@ describe('the CPU pair loops in WebAssembly', () => {
       {
         denseNeighbours: 80,
         scatterParticles: 80,
-        accumulateParticles: 0,
         gatherParticles: 80,
         conjugateGradients: 80,
         markFluidCells: 80,
@@ -257,7 +252,6 @@ describe('the CPU pair loops in WebAssembly', () => {
       {
         denseNeighbours: 80,
         scatterParticles: 0,
-        accumulateParticles: 0,
         gatherParticles: 0,
         conjugateGradients: 0,
         markFluidCells: 0,
@@ -283,7 +277,6 @@ describe('the CPU pair loops in WebAssembly', () => {
       {
         denseNeighbours: 80,
         scatterParticles: 80,
-        accumulateParticles: 0,
         gatherParticles: 80,
         conjugateGradients: 80,
         markFluidCells: 80,
@@ -435,7 +428,6 @@ describe('the CPU pair loops in WebAssembly', () => {
         expect(calls).toEqual({
           denseNeighbours: 0,
           scatterParticles: 0,
-          accumulateParticles: 0,
           gatherParticles: 0,
           conjugateGradients: 40,
           markFluidCells: 40,

@@ -1,9 +1,10 @@
 ;; The partition kernels of kernels.ts in WebAssembly, for the threads (docs/ARCHITECTURE.md, "Threads"; run by
 ;; parallel/wasm.ts): `partitionLambdaPairs` mirrors lambdaPairs, `partitionLambdaFinish` lambdaFinish, and so on,
 ;; the same float64 operations in the same order, so every thread count gives the results of the TypeScript
-;; partitions bit for bit (tests/wasm.test.ts). The last two, the coarse projection's per-particle parts, have no
-;; TypeScript partitions: they run the one-thread transfer loops' functions (projection/transfer.wat) over a
-;; partition's particles, with the one-thread results. Each runs one partition: the stepping thread and the workers
+;; partitions bit for bit (tests/wasm.test.ts). The coarse projection's per-particle parts and a container box's
+;; collision passes have no TypeScript partitions: they run the one-thread loops' functions (projection/transfer.wat,
+;; collide/collide.wat) over a partition's particles, with the one-thread results; the scatter's sums run over a
+;; range of faces instead (partitionAccumulateParticles). Each runs one partition: the stepping thread and the workers
 ;; call them on one shared memory, claiming the partitions as for the TypeScript kernels. Arrays are byte
 ;; offsets into the memory (see density.wat); `bounds` is the partition table (int32, the layout of
 ;; `partitionBounds`) and `spill` the partitions' spill rows (float64, SPILL_STRIDE 6 per row). Only
@@ -653,11 +654,12 @@
     (local.get $total))
 
   ;; The coarse projection's per-particle parts (projection/transfer.wat) over the partition's particles: the
-  ;; scatter's share weights and stencils (its sums follow on the stepping thread, `accumulateParticles`), and
+  ;; scatter's share weights and stencils (its sums follow in ranges of faces, partitionAccumulateParticles), and
   ;; the gather. Each particle writes only its own, so these give the one-thread results bit for bit.
   ;; The stencils of the partition's particles, then their reach for partitionAccumulateParticles: the least and
   ;; the greatest face (of any axis) and cell of its particles on the grid, at scatter + 68 + 8 partition (the table
-  ;; of projection/wasm.ts: 17 face bounds, then a low and a high per partition; -1 and -2 where none is on it).
+  ;; of projection/wasm.ts: 17 face bounds, then a low and a high per partition; the greatest int32 and the least
+  ;; where none is on the grid, which meet no range).
   ;; A stencil's faces go up (base, base + 1, + nx, ..., + nxy + nx + 1), so its first is its least, its last
   ;; its greatest.
   (func (export "partitionParticleStencils")

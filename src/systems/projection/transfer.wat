@@ -106,8 +106,8 @@
   ;; `share` and its three stencils (`particleStencils`), then its density error to its cell (with a full
   ;; neighbourhood) and m w, V w, V w v and V w share to the faces of each axis (`accumulateParticles`). The sums
   ;; start at zero (the caller clears them). A particle's sums need only its own stencils, so the loop runs the
-  ;; two parts over blocks of 64 particles, and the threads run the first in partitions (parallel/kernels.wat),
-  ;; the second on the stepping thread: the same sums in the same order either way.
+  ;; two parts over blocks of 64 particles. The threads run the first in partitions and the second in ranges of
+  ;; faces (parallel/kernels.wat): the same sums in the same order either way.
   (func (export "scatterParticles")
     (param $n i32) (param $grid i32) (param $cell i32) (param $neighbourCount i32) (param $full f64)
     (param $constraint i32) (param $mass i32) (param $material i32) (param $inverseRestDensity i32)
@@ -161,9 +161,9 @@
             (br $axes)))))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $particles))))
-  ;; The sums of particles from..to-1, in order, from their stencils and share weights (see scatterParticles);
-  ;; exported for the threads' stepping thread, after the partitions' stencils.
-  (func $accumulateParticles (export "accumulateParticles")
+  ;; The sums of particles from..to-1, in order, from their stencils and share weights (see scatterParticles;
+  ;; partitionAccumulateParticles in parallel/kernels.wat is its threads' form).
+  (func $accumulateParticles
     (param $from i32) (param $to i32) (param $cell i32) (param $neighbourCount i32) (param $full f64)
     (param $constraint i32) (param $mass i32) (param $material i32) (param $inverseRestDensity i32)
     (param $vx i32) (param $vy i32) (param $vz i32) (param $share i32) (param $faceMass i32)

@@ -17,8 +17,9 @@
  * (`gridInMemory`, unless rigid-fluid cells add to them in TypeScript), and from the assembly the pressure
  * system (`systemInMemory`). With threads (the shared
  * module) the per-particle parts run in partitions (parallel/kernels.wat): the scatter's share weights and
- * stencils, then its sums on the stepping thread in particle order, and the gather; each particle writes only its
- * own, so the results are the one-thread kernels' bit for bit. The rigid bodies' share of the faces, the enclosed
+ * stencils, and the gather, where each particle writes only its own; then the scatter's sums in ranges of faces,
+ * one a thread, each face's terms in particle order (`cutFaces`): the results are the one-thread kernels' bit for
+ * bit. The rigid bodies' share of the faces, the enclosed
  * regions' means and the bodies' impulses stay in TypeScript.
  */
 import type { SimulationContext, SolverState } from '../context';

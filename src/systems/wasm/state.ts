@@ -18,7 +18,6 @@ export interface CpuKernelExports {
   readonly memory: WebAssembly.Memory;
   readonly denseNeighbours: (...values: number[]) => number;
   readonly scatterParticles: (...values: number[]) => void;
-  readonly accumulateParticles: (...values: number[]) => void;
   readonly gatherParticles: (...values: number[]) => void;
   readonly conjugateGradients: (...values: number[]) => number;
   readonly markFluidCells: (...values: number[]) => void;
