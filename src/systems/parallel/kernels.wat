@@ -591,8 +591,8 @@
           (local.set $k (i32.add (local.get $k) (i32.const 1)))
           (br $ranges)))
         ;; The partition's spill end (planPartitions' scan): past its last particle's, the largest listed j + 1. A
-        ;; list goes up (its own cell's rest, then the forward ranges in the cells' order), so its last entry is its j
-        ;; at most.
+        ;; list goes up (its own cell's rest, then the forward ranges in the cells' order), so its last entry is its
+        ;; largest j.
         (if (i32.gt_s (local.get $total) (i32.load (i32.add (local.get $start) (i32.shl (local.get $i) (i32.const 2)))))
           (then
             (local.set $j (i32.add (i32.load (i32.sub (i32.add (local.get $neighbours) (i32.shl (local.get $total) (i32.const 2)))

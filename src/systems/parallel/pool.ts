@@ -380,6 +380,14 @@ export class ThreadPool {
     this.runJob(WASM_KERNEL_BASE + kernel, solver, wasm, (partition) => callPartition(run, partition, values64));
   }
 
+  /**
+   * The threads that share a job now: `threads` once the workers run, else 1 (below the particle count that
+   * starts them, or after `dispose()`: the stepping thread runs every partition).
+   */
+  get sharingThreads(): number {
+    return this.started && !this.disposed ? this.threads : 1;
+  }
+
   /** Whether a job goes to the workers (starting them at the first large enough one). */
   private useWorkers(particleCount: number): boolean {
     if (this.control === undefined || this.disposed) return false;

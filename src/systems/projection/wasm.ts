@@ -74,7 +74,8 @@ function axisIn(memory: WebAssembly.Memory, offset: number, like: AxisArray, a: 
 }
 
 /**
- * The threads' scatter: cuts the faces of every axis (and the cells) into `owners` ranges (one a thread) at the
+ * The threads' scatter: cuts the faces of every axis (and the cells) into `owners` ranges (one a thread that
+ * shares the job; one where the stepping thread runs it alone) at the
  * cells of the first particles of as many runs of partitions, into `table` (PARTITION_COUNT + 1 bounds, the first
  * and the last open-ended: every face and cell has one partition; the partitions from `owners` on get none), so
  * each owner adds up the faces of about its own particles. Any cut gives the same sums: a face gets its
@@ -152,7 +153,7 @@ export function scatterParticlesInWebAssembly(ctx: SimulationContext, state: Pro
       s,
       new Int32Array(memory.buffer, at('particleCell'), n),
       new Int32Array(memory.buffer, at('scatterBounds'), 3 * PARTITION_COUNT + 1),
-      Math.min(PARTITION_COUNT, ctx.threads.threads),
+      Math.min(PARTITION_COUNT, ctx.threads.sharingThreads),
     );
     runPartitionedWebAssembly(ctx, WasmKernel.accumulateParticles, [
       at('partitionBounds'),
