@@ -18,22 +18,42 @@ export function hashCell(cx: number, cy: number, cz: number, mask: number): numb
 }
 
 /**
- * Moves element i of `array` to place destination[i]. The float64 arrays (most of them) take their own copy of
- * the loop, so its element accesses stay of one type (one loop over every kind of array was the neighbour
- * pass's slowest part); the copy back is the runtime's.
+ * Moves element i of `array` to place destination[i], for i in the window [from, to) that the sort moved
+ * (`sortWindow`: every particle outside it keeps its place, so the window maps onto itself). The float64 arrays
+ * (most of them) take their own copy of the loop, so its element accesses stay of one type (one loop over every
+ * kind of array was the neighbour pass's slowest part); the copy back is the runtime's.
  */
-function permute(array: PermutableArray, destination: Int32Array, scratch: Float64Array, n: number): void {
-  if (array instanceof Float64Array) permuteFloat64(array, destination, scratch, n);
+function permute(
+  array: PermutableArray,
+  destination: Int32Array,
+  scratch: Float64Array,
+  from: number,
+  to: number,
+): void {
+  if (array instanceof Float64Array) permuteFloat64(array, destination, scratch, from, to);
   else {
-    for (let i = 0; i < n; i++) scratch[destination[i]] = array[i];
-    array.set(scratch.subarray(0, n));
+    for (let i = from; i < to; i++) scratch[destination[i]] = array[i];
+    array.set(scratch.subarray(from, to), from);
   }
 }
 
-function permuteFloat64(array: Float64Array, destination: Int32Array, scratch: Float64Array, n: number): void {
-  for (let i = 0; i < n; i++) scratch[destination[i]] = array[i];
-  array.set(scratch.subarray(0, n));
+function permuteFloat64(
+  array: Float64Array,
+  destination: Int32Array,
+  scratch: Float64Array,
+  from: number,
+  to: number,
+): void {
+  for (let i = from; i < to; i++) scratch[destination[i]] = array[i];
+  array.set(scratch.subarray(from, to), from);
 }
+
+/**
+ * The window of the last sort (`sortByBucket`): the first and one past the last particle whose place changed
+ * ([0, 0) where none did). Water at rest keeps most particles in their cells from substep to substep, so the
+ * arrays move only there.
+ */
+const sortWindow = new Int32Array(2);
 
 function growNeighbours(s: SolverState, needed: number): void {
   let size = s.neighbours.length;
@@ -61,10 +81,22 @@ function sortByBucket(s: SolverState, n: number, bucketCount: number): Int32Arra
   for (let i = 0; i < n; i++) bucketStart[cellHash[i] + 1]++;
   for (let b = 1; b <= bucketCount; b++) bucketStart[b] += bucketStart[b - 1];
   bucketCursor.set(bucketStart.subarray(0, bucketCount));
-  for (let i = 0; i < n; i++) sortDestination[i] = bucketCursor[cellHash[i]]++;
+  let from = n;
+  let to = 0;
+  for (let i = 0; i < n; i++) {
+    const place = bucketCursor[cellHash[i]]++;
+    sortDestination[i] = place;
+    if (place !== i) {
+      if (i < from) from = i;
+      to = i + 1;
+    }
+  }
+  if (to === 0) from = 0;
+  sortWindow[0] = from;
+  sortWindow[1] = to;
   const scratch = s.scratch;
   const arrays = s.sortedArrays;
-  for (let a = 0; a < arrays.length; a++) permute(arrays[a], sortDestination, scratch, n);
+  for (let a = 0; a < arrays.length; a++) permute(arrays[a], sortDestination, scratch, from, to);
   for (let i = 0; i < n; i++) s.placeOfEntity[s.entity[i]] = i;
   return sortDestination;
 }
@@ -246,9 +278,11 @@ function hashedNeighbours(ctx: SimulationContext): void {
   for (let i = 0; i < n; i++) cellHash[i] = hashCell(s.cellX[i], s.cellY[i], s.cellZ[i], mask);
   const destination = sortByBucket(s, n, mask + 1);
   // This mode compares cell coordinates, so they follow the sort too.
-  permute(s.cellX, destination, s.scratch, n);
-  permute(s.cellY, destination, s.scratch, n);
-  permute(s.cellZ, destination, s.scratch, n);
+  const from = sortWindow[0];
+  const to = sortWindow[1];
+  permute(s.cellX, destination, s.scratch, from, to);
+  permute(s.cellY, destination, s.scratch, from, to);
+  permute(s.cellZ, destination, s.scratch, from, to);
   const { cellX, cellY, cellZ, predictedX, predictedY, predictedZ, neighbourStart, neighbourCount, bucketStart } = s;
   let total = 0;
   let runStart = 0;
