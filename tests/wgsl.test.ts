@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compactWgslSource } from '../scripts/compactWgsl.mjs';
+import { oneWorkgroupSize } from '../src/systems/gpu/buffers';
 
 function wgslFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
@@ -49,5 +50,20 @@ describe('compacted WGSL', () => {
     expect(compactWgslSource(source)).toBe(
       'fn f() {}\n// @entry main\n  // @neighbours\n  let x = 1; // a trailing comment stays with its code\n  // @end neighbours\n',
     );
+  });
+});
+
+describe("the one-workgroup passes' size (oneWorkgroupSize)", () => {
+  it('is 256 on a GPU and 4 on an adapter that runs shaders on the CPU', () => {
+    // What Chromium's SwiftShader adapter and an NVIDIA one report (GPUAdapterInfo's vendor and architecture).
+    expect(oneWorkgroupSize({ vendor: 'google', architecture: 'swiftshader', description: '' })).toBe(4);
+    expect(
+      oneWorkgroupSize({ vendor: 'mesa', architecture: '', description: 'llvmpipe (LLVM 15.0.6, 256 bits)' }),
+    ).toBe(4);
+    expect(oneWorkgroupSize({ vendor: 'unknown', architecture: 'unknown', isFallbackAdapter: true })).toBe(4);
+    expect(oneWorkgroupSize({ vendor: 'nvidia', architecture: 'hopper', description: 'NVIDIA H100 80GB HBM3' })).toBe(
+      256,
+    );
+    expect(oneWorkgroupSize(undefined)).toBe(256);
   });
 });

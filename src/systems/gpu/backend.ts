@@ -39,7 +39,15 @@ import { FluidError } from '../../core/errors';
 import type { SimulationContext } from '../context';
 import { MPS_GPU_FEWEST_ITERATIONS, MPS_GPU_FIRST_ITERATIONS, MPS_GPU_TOLERANCE_FLOOR } from '../mps/gpu';
 import { type AirCandidates, AirEventBook } from './airEvents';
-import { BUFFER_ALIASES, createStorageBuffers, freeDiffusePool, neighbourMode, solverSizes } from './buffers';
+import {
+  adapterDescription,
+  BUFFER_ALIASES,
+  createStorageBuffers,
+  freeDiffusePool,
+  neighbourMode,
+  oneWorkgroupSize,
+  solverSizes,
+} from './buffers';
 import {
   compilePasses,
   dispatchPass,
@@ -200,6 +208,7 @@ export class WebGpuSolver {
         buffers: this.buffers,
         bucketLength: this.bucketLength,
         neighbourMode: this.neighbourMode,
+        oneWorkgroupSize: oneWorkgroupSize(adapterDescription(engine)),
         groupsOf: (size) => this.groupsOf(size),
       },
       settings.solver,

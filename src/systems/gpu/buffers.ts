@@ -30,6 +30,7 @@ import {
   ProjectionGrid,
   SCAN_BLOCK,
   State,
+  WORKGROUP_SIZE,
 } from './structs';
 
 /** The same flags as `STORAGE_FLAGS` plus VERTEX (8): the position buffer is also the renderer's vertex buffer. */
@@ -72,6 +73,34 @@ export function neighbourMode(
   limits: { readonly maxStorageBufferBindingSize: number; readonly maxBufferSize: number },
 ): NeighbourMode {
   return listBytes <= Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize) ? 'list' : 'cells';
+}
+
+/** What the adapter says of itself (WebGPU's `GPUAdapterInfo`, as Babylon keeps it). */
+export interface AdapterDescription {
+  readonly vendor?: string;
+  readonly architecture?: string;
+  readonly description?: string;
+  readonly isFallbackAdapter?: boolean;
+}
+
+/** The adapter's description from Babylon's `getInfo()` (vendor, architecture as `renderer`, description as `version`). */
+export function adapterDescription(engine: WebGPUEngine): AdapterDescription {
+  const info = engine.getInfo();
+  return { vendor: info.vendor, architecture: info.renderer, description: info.version };
+}
+
+/**
+ * Invocations of the passes that run in one workgroup (the coarse projection's conjugate gradients,
+ * projection/solve.wgsl) on the adapter `info` describes: 256 on a GPU, where they run side by side; 4 on an
+ * adapter that runs shaders on the CPU (SwiftShader, llvmpipe, WARP, or one the browser calls a fallback),
+ * which runs a workgroup four invocations at a time and switches between those groups at every barrier:
+ * there the solve's seven barriers an iteration cost more than its arithmetic (35 against 8 GPU ms a frame
+ * in a 10k dam break on SwiftShader, docs/performance.md).
+ */
+export function oneWorkgroupSize(info: AdapterDescription | undefined): number {
+  const name = `${info?.vendor ?? ''} ${info?.architecture ?? ''} ${info?.description ?? ''}`;
+  const cpu = info?.isFallbackAdapter === true || /swiftshader|llvmpipe|lavapipe|\bwarp\b|basic render/i.test(name);
+  return cpu ? 4 : WORKGROUP_SIZE;
 }
 
 /** The sizes of one solver's buffers, fixed at creation by its settings. */

@@ -68,6 +68,8 @@ export interface PassTarget {
   readonly bucketLength: number;
   /** How the gathering passes find their neighbours (see `neighbourMode` in gpu/buffers.ts). */
   readonly neighbourMode: NeighbourMode;
+  /** Invocations of the passes that run in one workgroup on this adapter (see `oneWorkgroupSize`, gpu/buffers.ts). */
+  readonly oneWorkgroupSize: number;
   /** The workgroups of a pass of size `size`, evaluated when it is dispatched. */
   groupsOf(size: PassSize): () => number;
 }
@@ -94,7 +96,12 @@ function addPass(
   buffers?: Record<string, StorageBuffer>,
   neighbourLoop: NeighbourMode = target.neighbourMode,
 ): Pass {
-  const { source, mapping } = passSource(target.scene, bindings, expandNeighbourLoops(body, neighbourLoop));
+  const { source, mapping } = passSource(
+    target.scene,
+    bindings,
+    expandNeighbourLoops(body, neighbourLoop),
+    target.oneWorkgroupSize,
+  );
   const shader = new ComputeShader(
     `fluid-${name}`,
     target.engine,

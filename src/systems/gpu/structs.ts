@@ -700,6 +700,7 @@ export function passSource(
   scene: StructLayout,
   bindings: readonly (readonly [BufferName, Access])[],
   body: string,
+  oneWorkgroupSize: number = WORKGROUP_SIZE,
 ): { source: string; mapping: Record<string, { group: number; binding: number }> } {
   const mapping: Record<string, { group: number; binding: number }> = {};
   const lines = bindings.map(([name, access], index) => {
@@ -711,6 +712,7 @@ export function passSource(
   });
   const constants = [
     `const WORKGROUP_SIZE: u32 = ${WORKGROUP_SIZE}u;`,
+    `const ONE_WORKGROUP_SIZE: u32 = ${oneWorkgroupSize}u;`,
     `const SCAN_WORKGROUP_SIZE: u32 = ${SCAN_WORKGROUP_SIZE}u;`,
     `const SCAN_ELEMENTS: u32 = ${SCAN_ELEMENTS}u;`,
     `const WALL_WEIGHT_SAMPLES: u32 = ${WALL_WEIGHT_SAMPLES}u;`,

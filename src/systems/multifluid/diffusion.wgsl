@@ -39,8 +39,10 @@ fn rate(@builtin(global_invocation_id) id: vec3<u32>) {
         let l = laplacianCoefficient * (k.radius - sqrt(r2)) * 0.5 * (coefficientI + largestDiffusivity(slotJ));
         sum = sum + (scene.materials[slotJ].mass / solve[j].x) * l;
   // @end neighbours
-  // Non-negative floats order as their bits.
-  atomicMax(&diffusionMax[0], bitcast<u32>(max(sum, 0.0)));
+  // Non-negative floats order as their bits; a thread writes only above the largest so far (as projection
+  // grid.wgsl's bounds: one word for every thread).
+  let bits = bitcast<u32>(max(sum, 0.0));
+  if (bits > atomicLoad(&diffusionMax[0])) { atomicMax(&diffusionMax[0], bits); }
 }
 
 // @entry plan

@@ -1,6 +1,8 @@
 // Exclusive prefix sum of scanData in blocks of SCAN_WORKGROUP_SIZE x SCAN_ELEMENTS entries; each block's
-// total goes to scanSums (Blelloch-style work split, Hillis-Steele within the workgroup). `addSums` then adds
-// the scanned block totals back. Used for the bucket starts of the counting sort (Green 2008).
+// total goes to scanSums (Blelloch-style work split; the threads' totals scanned by the first thread, two
+// barriers: on SwiftShader, which switches between a workgroup's four-thread groups at every barrier, the
+// thirteen of a Hillis-Steele scan cost more than 64 additions in a row). `addSums` then adds the scanned block
+// totals back. Used for the bucket starts of the counting sort (Green 2008).
 
 var<workgroup> partial: array<u32, SCAN_WORKGROUP_SIZE>;
 
@@ -19,13 +21,14 @@ fn scanBlocks(@builtin(local_invocation_id) local: vec3<u32>, @builtin(workgroup
   partial[local.x] = total;
   workgroupBarrier();
   // Inclusive scan of the thread totals.
-  for (var offset = 1u; offset < SCAN_WORKGROUP_SIZE; offset = offset * 2u) {
-    var add = 0u;
-    if (local.x >= offset) { add = partial[local.x - offset]; }
-    workgroupBarrier();
-    partial[local.x] = partial[local.x] + add;
-    workgroupBarrier();
+  if (local.x == 0u) {
+    var running = 0u;
+    for (var t = 0u; t < SCAN_WORKGROUP_SIZE; t = t + 1u) {
+      running = running + partial[t];
+      partial[t] = running;
+    }
   }
+  workgroupBarrier();
   let before = partial[local.x] - total;
   for (var k = 0u; k < SCAN_ELEMENTS; k = k + 1u) {
     if (base + k < length) { scanData[base + k] = before + values[k]; }

@@ -2,7 +2,7 @@
  * The coarse projection's passes on the WebGPU backend (mirroring projection/cpu.ts step by step; grid.wgsl,
  * transfer.wgsl, solve.wgsl, with the grid helpers of common.wgsl): one substep's projection is eighteen
  * dispatches with no readback in the still-water mode, the default (fifteen with `freeSurface: false`), the
- * conjugate gradients in one workgroup (see solve.wgsl).
+ * conjugate gradients in one workgroup (see solve.wgsl; its size: `oneWorkgroupSize`, gpu/buffers.ts).
  */
 import poseSource from '../collide/pose.wgsl?raw';
 import { analyticVariant, shapesSource } from '../collide/shapes';

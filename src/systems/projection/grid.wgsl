@@ -31,12 +31,14 @@ fn carry(@builtin(global_invocation_id) id: vec3<u32>) {
   let p = scene.params;
   let x = position[i];
   let home = cellOf(x.xyz + p.timeStep * velocity[i].xyz);
-  atomicMin(&projectionGridAtomic[PROJECTION_BOUNDS], home.x);
-  atomicMin(&projectionGridAtomic[PROJECTION_BOUNDS + 1u], home.y);
-  atomicMin(&projectionGridAtomic[PROJECTION_BOUNDS + 2u], home.z);
-  atomicMax(&projectionGridAtomic[PROJECTION_BOUNDS + 3u], home.x);
-  atomicMax(&projectionGridAtomic[PROJECTION_BOUNDS + 4u], home.y);
-  atomicMax(&projectionGridAtomic[PROJECTION_BOUNDS + 5u], home.z);
+  // Every thread's bounds go to the same six words: a thread changes one only where it lies beyond the value
+  // there now (a load), so once the bounds are nearly found few threads write (the same minimum and maximum).
+  for (var a = 0u; a < 3u; a = a + 1u) {
+    let low = PROJECTION_BOUNDS + a;
+    let high = PROJECTION_BOUNDS + 3u + a;
+    if (home[a] < atomicLoad(&projectionGridAtomic[low])) { atomicMin(&projectionGridAtomic[low], home[a]); }
+    if (home[a] > atomicLoad(&projectionGridAtomic[high])) { atomicMax(&projectionGridAtomic[high], home[a]); }
+  }
   let s = solve[i];
   var error = NO_DENSITY_ERROR;
   // The particles this step appended (at the end; after a rebuild, all) have no solve of their own yet.
@@ -271,6 +273,11 @@ fn solvedParticles(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 
 // @entry faces
+// The fluid-side normal of cell c's nearest collider (classify), its three fields only.
+fn cellNormal(c: u32) -> vec3<f32> {
+  return vec3<f32>(projectionCell[c].normalX, projectionCell[c].normalY, projectionCell[c].normalZ);
+}
+
 // Step 4 (classifyFaces): each cell's three lower faces. A face with fluid on a side is open, or solid (a
 // collider slot, moving with the collider's surface velocity at the face's center) beside a solid cell or
 // across a wall thinner than a cell; else dead.
@@ -280,7 +287,8 @@ fn faces(@builtin(global_invocation_id) id: vec3<u32>) {
   if (c >= projectionGrid.cells) { return; }
   let p = scene.params;
   let dims = gridDims();
-  let upper = projectionCell[c];
+  // Single fields, not whole cells: SwiftShader loads every field of a struct value (24 words a cell).
+  let upperType = projectionCell[c].cellType;
   let q = cellCoordinates(c, dims);
   for (var a = 0u; a < 3u; a = a + 1u) {
     let f = 3u * c + a;
@@ -288,19 +296,25 @@ fn faces(@builtin(global_invocation_id) id: vec3<u32>) {
     projectionFace[f].kind = FACE_DEAD;
     projectionFace[f].velocity = 0.0;
     if (c < stride) { continue; }
-    let lower = projectionCell[c - stride];
-    if (lower.cellType != CELL_FLUID && upper.cellType != CELL_FLUID) { continue; }
+    let below = c - stride;
+    let lowerType = projectionCell[below].cellType;
+    if (lowerType != CELL_FLUID && upperType != CELL_FLUID) { continue; }
     var slot = -1;
-    let lowerNormal = vec3<f32>(lower.normalX, lower.normalY, lower.normalZ)[a];
-    let upperNormal = vec3<f32>(upper.normalX, upper.normalY, upper.normalZ)[a];
-    if (lower.cellType == CELL_SOLID) {
-      slot = lower.nearest;
-    } else if (upper.cellType == CELL_SOLID) {
-      slot = upper.nearest;
-    } else if (lower.nearest >= 0 && lower.nearest == upper.nearest && lower.distance > 0.0 &&
-               upper.distance > 0.0 && lower.distance + upper.distance < p.kernelRadius &&
-               lowerNormal < -THIN_WALL_NORMAL && upperNormal > THIN_WALL_NORMAL) {
-      slot = upper.nearest;
+    let lowerNearest = projectionCell[below].nearest;
+    let upperNearest = projectionCell[c].nearest;
+    if (lowerType == CELL_SOLID) {
+      slot = lowerNearest;
+    } else if (upperType == CELL_SOLID) {
+      slot = upperNearest;
+    } else if (lowerNearest >= 0 && lowerNearest == upperNearest) {
+      let lowerDistance = projectionCell[below].distance;
+      let upperDistance = projectionCell[c].distance;
+      let lowerNormal = cellNormal(below)[a];
+      let upperNormal = cellNormal(c)[a];
+      if (lowerDistance > 0.0 && upperDistance > 0.0 && lowerDistance + upperDistance < p.kernelRadius &&
+          lowerNormal < -THIN_WALL_NORMAL && upperNormal > THIN_WALL_NORMAL) {
+        slot = upperNearest;
+      }
     }
     if (slot < 0) {
       projectionFace[f].kind = FACE_OPEN;

@@ -1,6 +1,7 @@
 // Step 6 of the coarse projection on the GPU (mirrors solve.ts): the open faces' velocities and coefficients
 // (`coefficients`, with faceMobility of transfer.ts), the right-hand side, the diagonal and the warm start
-// (`rightHandSide`), and Jacobi-preconditioned conjugate gradients in one workgroup (`solve`): the grid is
+// (`rightHandSide`), and Jacobi-preconditioned conjugate gradients in one workgroup of ONE_WORKGROUP_SIZE
+// threads (`solve`; 256 on a GPU, 4 on a CPU adapter, see `oneWorkgroupSize` in gpu/buffers.ts): the grid is
 // coarse (a cell of h holds about 8 particles), so one workgroup sweeps it in a few loads per thread, the
 // dot products are reduced in workgroup memory in a fixed order, and the iterations stop on the GPU at the
 // tolerance, as on the CPU, with no readback. Fluid enclosed by walls is treated as one region: the mean of b
@@ -82,11 +83,12 @@ fn rightHandSide(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     var divergence = 0.0;
     for (var a = 0u; a < 3u; a = a + 1u) {
-      let own = projectionFace[3u * c + a];
-      let upper = projectionFace[3u * (c + axisStride(a, dims)) + a];
-      if (upper.kind != FACE_CLOSED) { divergence = divergence + upper.velocity; }
-      if (own.kind != FACE_CLOSED) { divergence = divergence - own.velocity; }
-      diagonal = diagonal + own.coefficient + upper.coefficient;
+      // The three fields used, not the faces' whole structs (SwiftShader loads every field of a struct value).
+      let own = 3u * c + a;
+      let upper = 3u * (c + axisStride(a, dims)) + a;
+      if (projectionFace[upper].kind != FACE_CLOSED) { divergence = divergence + projectionFace[upper].velocity; }
+      if (projectionFace[own].kind != FACE_CLOSED) { divergence = divergence - projectionFace[own].velocity; }
+      diagonal = diagonal + projectionFace[own].coefficient + projectionFace[upper].coefficient;
     }
     let errorCount = projectionCell[c].errorCount;
     let error = select(0.0, projectionCell[c].errorSum / f32(errorCount), errorCount > 0u);
@@ -99,18 +101,18 @@ fn rightHandSide(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // @entry solve
 // The reductions of the workgroup: each lane's value, then REDUCTION_PARTS partial sums of the lanes in
-// order, then their sum (three barriers; a tree would take log2(WORKGROUP_SIZE) + 2). The same order every
+// order, then their sum (three barriers; a tree would take log2(ONE_WORKGROUP_SIZE) + 2). The same order every
 // time, so the solve is deterministic.
-const REDUCTION_PARTS: u32 = 16u;
-var<workgroup> sums: array<vec2<f32>, WORKGROUP_SIZE>;
+const REDUCTION_PARTS: u32 = max(1u, ONE_WORKGROUP_SIZE / 16u);
+var<workgroup> sums: array<vec2<f32>, ONE_WORKGROUP_SIZE>;
 var<workgroup> partSums: array<vec2<f32>, 17>;
-var<workgroup> counts: array<u32, WORKGROUP_SIZE>;
+var<workgroup> counts: array<u32, ONE_WORKGROUP_SIZE>;
 var<workgroup> partCounts: array<u32, 17>;
 var<workgroup> sharedCells: u32;
 
 // The sums of `value` (two at once) over the workgroup, uniform.
 fn total2(lane: u32, value: vec2<f32>) -> vec2<f32> {
-  let per = WORKGROUP_SIZE / REDUCTION_PARTS;
+  let per = ONE_WORKGROUP_SIZE / REDUCTION_PARTS;
   sums[lane] = value;
   workgroupBarrier();
   if (lane < REDUCTION_PARTS) {
@@ -133,7 +135,7 @@ fn total(lane: u32, value: f32) -> f32 {
 
 // The lanes' counts before `lane` (in lane order) and over all lanes (uniform), as `total2`.
 fn prefixCount(lane: u32, count: u32) -> vec2<u32> {
-  let per = WORKGROUP_SIZE / REDUCTION_PARTS;
+  let per = ONE_WORKGROUP_SIZE / REDUCTION_PARTS;
   counts[lane] = count;
   workgroupBarrier();
   if (lane < REDUCTION_PARTS) {
@@ -182,7 +184,7 @@ fn product(c: u32, dims: vec3<i32>, which: u32) -> f32 {
 // The conjugate gradients sweep only the fluid cells (a sixth of the grid in a dam break, whose bounds hold
 // the air around the water): the first sweep lists them in cell order, each lane a consecutive range of
 // cells, in `projectionCell[k].fluidCell` for k below their count; every later sweep runs over that list.
-@compute @workgroup_size(WORKGROUP_SIZE)
+@compute @workgroup_size(ONE_WORKGROUP_SIZE)
 fn solve(@builtin(local_invocation_index) lane: u32) {
   if (lane == 0u) { sharedCells = projectionGrid.cells; }
   let cells = workgroupUniformLoad(&sharedCells);
@@ -195,7 +197,7 @@ fn solve(@builtin(local_invocation_index) lane: u32) {
   let nx = u32(dims.x);
   let nxy = u32(dims.x * dims.y);
   // The warm start, phi = 0 outside the fluid; whether some fluid cell opens to another cell (not enclosed).
-  let chunk = (cells + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+  let chunk = (cells + ONE_WORKGROUP_SIZE - 1u) / ONE_WORKGROUP_SIZE;
   let first = min(lane * chunk, cells);
   let last = min(first + chunk, cells);
   var fluid = 0u;
@@ -233,7 +235,7 @@ fn solve(@builtin(local_invocation_index) lane: u32) {
   let meanB = openAndB.y / max(f32(fluidCells), 1.0);
   storageBarrier();
   var squares = 0.0;
-  for (var k = lane; k < fluidCells; k = k + WORKGROUP_SIZE) {
+  for (var k = lane; k < fluidCells; k = k + ONE_WORKGROUP_SIZE) {
     let c = projectionCell[k].fluidCell;
     var b = projectionCell[c].rightHandSide;
     if (opened == 0.0) {
@@ -250,7 +252,7 @@ fn solve(@builtin(local_invocation_index) lane: u32) {
     // r = b - A phi, z = r / diag, d = z.
     var rz = 0.0;
     var rr = 0.0;
-    for (var k = lane; k < fluidCells; k = k + WORKGROUP_SIZE) {
+    for (var k = lane; k < fluidCells; k = k + ONE_WORKGROUP_SIZE) {
       let c = projectionCell[k].fluidCell;
       let diagonal = projectionCell[c].diagonal;
       let r = projectionCell[c].rightHandSide - product(c, dims, 0u);
@@ -270,7 +272,7 @@ fn solve(@builtin(local_invocation_index) lane: u32) {
     loop {
       if (!(sqrt(rr) > tolerance) || iterations >= p.projectionMaxIterations) { break; }
       var pAp = 0.0;
-      for (var k = lane; k < fluidCells; k = k + WORKGROUP_SIZE) {
+      for (var k = lane; k < fluidCells; k = k + ONE_WORKGROUP_SIZE) {
         let c = projectionCell[k].fluidCell;
         let ap = product(c, dims, 1u);
         projectionCell[c].product = ap;
@@ -281,7 +283,7 @@ fn solve(@builtin(local_invocation_index) lane: u32) {
       let alpha = rz / pAp;
       if (!isFinite(alpha)) { break; }
       var next = vec2<f32>(0.0);
-      for (var k = lane; k < fluidCells; k = k + WORKGROUP_SIZE) {
+      for (var k = lane; k < fluidCells; k = k + ONE_WORKGROUP_SIZE) {
         let c = projectionCell[k].fluidCell;
         let diagonal = projectionCell[c].diagonal;
         let r = projectionCell[c].residual - alpha * projectionCell[c].product;
@@ -295,7 +297,7 @@ fn solve(@builtin(local_invocation_index) lane: u32) {
       rr = next.y;
       let beta = select(0.0, next.x / rz, rz > 0.0);
       rz = next.x;
-      for (var k = lane; k < fluidCells; k = k + WORKGROUP_SIZE) {
+      for (var k = lane; k < fluidCells; k = k + ONE_WORKGROUP_SIZE) {
         let c = projectionCell[k].fluidCell;
         projectionCell[c].direction = projectionCell[c].preconditioned + beta * projectionCell[c].direction;
       }
@@ -304,7 +306,7 @@ fn solve(@builtin(local_invocation_index) lane: u32) {
     }
     residualNorm = sqrt(rr) / normB;
   } else {
-    for (var k = lane; k < fluidCells; k = k + WORKGROUP_SIZE) { projectionCell[projectionCell[k].fluidCell].phi = 0.0; }
+    for (var k = lane; k < fluidCells; k = k + ONE_WORKGROUP_SIZE) { projectionCell[projectionCell[k].fluidCell].phi = 0.0; }
   }
   storageBarrier();
   // excessMomentum (transfer.ts): per axis, what the open faces between full cells give beyond the
@@ -312,7 +314,7 @@ fn solve(@builtin(local_invocation_index) lane: u32) {
   let area = p.kernelRadius * p.kernelRadius;
   var excess = vec3<f32>(0.0);
   var gridMass = 0.0;
-  for (var c = lane; c < cells; c = c + WORKGROUP_SIZE) {
+  for (var c = lane; c < cells; c = c + ONE_WORKGROUP_SIZE) {
     gridMass = gridMass + projectionCell[c].mass;
     if (projectionCell[c].full != 1u) { continue; }
     let upper = select(0.0, projectionCell[c].phi, projectionCell[c].cellType == CELL_FLUID);
