@@ -6,7 +6,7 @@
  * Options: `--counts 5000,10000`, `--frames 60`, `--substeps 2`, `--iterations 3`, `--mesh-count 10000`.
  * Then the WebGPU backend in headless Chromium (SwiftShader), through the harness of tests/browser and
  * its 'bench' scenario. Environment: `BENCH_CPU=0` skips the CPU tables, `BENCH_GPU=0` the browser
- * section; `BENCH_GPU_COUNTS=10000,30000` and `BENCH_GPU_FRAMES=20` set its particle counts and most frames,
+ * section; `BENCH_GPU_COUNTS=10000,30000` (empty: the dam break skipped) and `BENCH_GPU_FRAMES=20` set its particle counts and most frames,
  * `BENCH_GPU_SECONDS=300` the time the page aims at (large counts get fewer frames, at least 3).
  * The multi-fluid dam break (every term of Müller et al. 2005 on, see tests/browser/bench.ts
  * `spawnDamBreakFluid`) runs on the CPU at `--multifluid-counts 5000,10000` (with PBF, then WCSPH) and on WebGPU at
@@ -446,7 +446,10 @@ async function gpuWhiteWaterTable(
 
 /** The WebGPU tables: the page's 'bench' scenario in headless Chromium. */
 async function gpuTables(): Promise<void> {
-  const gpuCounts = (process.env.BENCH_GPU_COUNTS ?? '10000,30000,100000').split(',').map(Number);
+  const gpuCounts = (process.env.BENCH_GPU_COUNTS ?? '10000,30000,100000')
+    .split(',')
+    .filter((count) => count !== '')
+    .map(Number);
   const gpuFrames = Number(process.env.BENCH_GPU_FRAMES ?? '20');
   const budgetSeconds = Number(process.env.BENCH_GPU_SECONDS ?? '300');
   const multiFluidCounts = (process.env.BENCH_GPU_MULTIFLUID_COUNTS ?? '10000')
@@ -468,14 +471,16 @@ async function gpuTables(): Promise<void> {
       return;
     }
     const started = performance.now();
-    const result = await gpu.run<BenchResult>('bench', {
-      counts: gpuCounts,
-      substeps,
-      iterations,
-      frames: gpuFrames,
-      budgetSeconds,
-    });
-    printGpuResult(result, gpuFrames);
+    if (gpuCounts.length > 0) {
+      const result = await gpu.run<BenchResult>('bench', {
+        counts: gpuCounts,
+        substeps,
+        iterations,
+        frames: gpuFrames,
+        budgetSeconds,
+      });
+      printGpuResult(result, gpuFrames);
+    }
     if (multiFluidCounts.length > 0) {
       console.log(
         '\nwebgpu multi-fluid dam break (oil under water, number-density constraint, tension, diffusion, eq. 16, a 350 K tank):',
@@ -524,7 +529,7 @@ async function gpuTables(): Promise<void> {
     if (whiteWaterCounts.length > 0) await gpuWhiteWaterTable(gpu, whiteWaterCounts, gpuFrames);
     if (process.env.BENCH_GPU_REST !== '0' && process.env.BENCH_REST !== '0') await gpuRestTable(gpu);
     const baseline = process.env.BENCH_BASELINE;
-    if (baseline) await gpuComparisonTable(gpu, baseline, gpuCounts, gpuFrames);
+    if (baseline && gpuCounts.length > 0) await gpuComparisonTable(gpu, baseline, gpuCounts, gpuFrames);
     console.log(`webgpu bench: ${((performance.now() - started) / 1000).toFixed(0)} s in the page`);
     if (gpu.consoleErrors.length > 0) {
       console.log(`webgpu bench: console errors in the page:\n${gpu.consoleErrors.join('\n')}`);

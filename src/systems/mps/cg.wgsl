@@ -3,8 +3,9 @@
 // sum_j w_ij v_j over the neighbours j that are unknowns (diagonal_j > 0), w from the positions x*, which do not
 // move during the solve. Free-surface particles (diagonal 0) hold 0 in every vector.
 // Dot products: each particle pass writes its particle's terms to `mpsPartials[i]` (no workgroup barrier: on
-// SwiftShader a workgroup reduction cost more than the pass's own work), and a one-workgroup pass sums them,
-// each lane every WORKGROUP_SIZE-th entry in order, then the lanes in a fixed order (total4), so the solve is
+// SwiftShader a workgroup reduction cost more than the pass's own work), and a one-workgroup pass of
+// ONE_WORKGROUP_SIZE threads (256 on a GPU, 4 on a CPU adapter: `oneWorkgroupSize`, gpu/buffers.ts) sums them,
+// each lane every ONE_WORKGROUP_SIZE-th entry in order, then the lanes in a fixed order (total4), so the solve is
 // deterministic (no float atomics). Per iteration four passes, recorded K times per substep (see
 // `mpsPressureGpuPasses`, mps/gpu.ts): `product` (d = z + beta d_old, q = A d; d.q), `alpha` (alpha = r.z / d.q;
 // a breakdown d.q <= 0 stops the solve, where the CPU throws), `update` (x += alpha d, r -= alpha q, z = r /
@@ -18,8 +19,8 @@
 // relative residual, the largest over the step's substeps, to the state for the readback. (With b = 0 the CPU
 // returns x = 0; here the assembly starts such an entry from 0, so all of x is 0 then too.)
 
-const REDUCTION_PARTS: u32 = 16u;
-var<workgroup> sums: array<vec4<f32>, WORKGROUP_SIZE>;
+const REDUCTION_PARTS: u32 = max(1u, ONE_WORKGROUP_SIZE / 16u);
+var<workgroup> sums: array<vec4<f32>, ONE_WORKGROUP_SIZE>;
 var<workgroup> partSums: array<vec4<f32>, 17>;
 // `mpsSolve.done` for the whole workgroup of `alpha` and `beta`: lane 0 reads it, then a uniform load (mpsSolve
 // is read-write there, so a test of it would not be uniform before the barriers of the sums).
@@ -28,7 +29,7 @@ var<workgroup> solveDone: u32;
 // The sum of `value` over the workgroup's lanes in a fixed order (uniform): REDUCTION_PARTS partial sums of
 // consecutive lanes, then their sum.
 fn total4(lane: u32, value: vec4<f32>) -> vec4<f32> {
-  let per = WORKGROUP_SIZE / REDUCTION_PARTS;
+  let per = ONE_WORKGROUP_SIZE / REDUCTION_PARTS;
   sums[lane] = value;
   workgroupBarrier();
   if (lane < REDUCTION_PARTS) {
@@ -45,11 +46,11 @@ fn total4(lane: u32, value: vec4<f32>) -> vec4<f32> {
   return workgroupUniformLoad(&partSums[REDUCTION_PARTS]);
 }
 
-// The sum of the live particles' partials (one workgroup): lane l sums entries l, l + WORKGROUP_SIZE, ... in
-// order, then total4.
+// The sum of the live particles' partials (one workgroup): lane l sums entries l, l + ONE_WORKGROUP_SIZE, ...
+// in order, then total4.
 fn sumPartials(lane: u32) -> vec4<f32> {
   var sum = vec4<f32>(0.0);
-  for (var i = lane; i < state.count; i = i + WORKGROUP_SIZE) { sum = sum + mpsPartials[i]; }
+  for (var i = lane; i < state.count; i = i + ONE_WORKGROUP_SIZE) { sum = sum + mpsPartials[i]; }
   return total4(lane, sum);
 }
 
@@ -87,7 +88,7 @@ fn start(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // @entry begin
 // b.b, the threshold, r.z; done at once when b = 0 or |r0| <= tol |b|.
-@compute @workgroup_size(WORKGROUP_SIZE)
+@compute @workgroup_size(ONE_WORKGROUP_SIZE)
 fn begin(@builtin(local_invocation_index) lane: u32) {
   let sum = sumPartials(lane);
   if (lane == 0u) {
@@ -141,7 +142,7 @@ fn product(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // @entry alpha
 // alpha = r.z / d.q; a breakdown (d.q <= 0, or not finite) stops the solve.
-@compute @workgroup_size(WORKGROUP_SIZE)
+@compute @workgroup_size(ONE_WORKGROUP_SIZE)
 fn alpha(@builtin(local_invocation_index) lane: u32) {
   // The pass binds the scene (`scalarBindings`, mps/gpu.ts) without otherwise using it: this use keeps it in
   // the pipeline's layout.
@@ -182,7 +183,7 @@ fn update(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // @entry beta
 // beta = r.z new / r.z; the iteration count, the slot of the new direction, and the stopping test.
-@compute @workgroup_size(WORKGROUP_SIZE)
+@compute @workgroup_size(ONE_WORKGROUP_SIZE)
 fn beta(@builtin(local_invocation_index) lane: u32) {
   if (lane == 0u) { solveDone = mpsSolve.done; }
   if (workgroupUniformLoad(&solveDone) != 0u) { return; }
@@ -242,7 +243,7 @@ fn residual(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // @entry finish
 // The relative residual; the largest iterations and residual of the step's substeps into the state.
-@compute @workgroup_size(WORKGROUP_SIZE)
+@compute @workgroup_size(ONE_WORKGROUP_SIZE)
 fn finish(@builtin(local_invocation_index) lane: u32) {
   // Keeps the bound scene in the layout, as in `alpha`.
   _ = scene.params.capacity;
