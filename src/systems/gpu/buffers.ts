@@ -91,11 +91,12 @@ export function adapterDescription(engine: WebGPUEngine): AdapterDescription {
 
 /**
  * Invocations of the passes that run in one workgroup (the coarse projection's conjugate gradients,
- * projection/solve.wgsl; MPS's sums of the dot products, mps/cg.wgsl) on the adapter `info` describes: 256 on a GPU, where they run side by side; 4 on an
- * adapter that runs shaders on the CPU (SwiftShader, llvmpipe, WARP, or one the browser calls a fallback),
- * which runs a workgroup four invocations at a time and switches between those groups at every barrier:
- * there the solve's seven barriers an iteration cost more than its arithmetic (35 against 8 GPU ms a frame
- * in a 10k dam break on SwiftShader, docs/performance.md).
+ * projection/solve.wgsl; MPS's sums of the dot products, mps/cg.wgsl) on the adapter `info` describes: 256
+ * on a GPU, where they run side by side; 4 on an adapter that runs shaders on the CPU (SwiftShader,
+ * llvmpipe, WARP, or one the browser calls a fallback), which runs a workgroup four invocations at a time and
+ * switches between those groups at every barrier: there the projection solve's seven barriers an iteration
+ * cost more than its arithmetic (35 against 8 GPU ms a frame in a 10k dam break on SwiftShader,
+ * docs/performance.md).
  */
 export function oneWorkgroupSize(info: AdapterDescription | undefined): number {
   const name = `${info?.vendor ?? ''} ${info?.architecture ?? ''} ${info?.description ?? ''}`;
