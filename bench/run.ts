@@ -6,7 +6,8 @@
  * Options: `--counts 5000,10000`, `--frames 60`, `--substeps 2`, `--iterations 3`, `--mesh-count 10000`.
  * Then the WebGPU backend in headless Chromium (SwiftShader), through the harness of tests/browser and
  * its 'bench' scenario. Environment: `BENCH_CPU=0` skips the CPU tables, `BENCH_GPU=0` the browser
- * section; `BENCH_GPU_COUNTS=10000,30000` (empty: the dam break skipped) and `BENCH_GPU_FRAMES=20` set its particle counts and most frames,
+ * section; `BENCH_GPU_COUNTS=10000,30000` (empty: the dam break skipped) and `BENCH_GPU_FRAMES=20` set its
+ * particle counts and most frames,
  * `BENCH_GPU_SECONDS=300` the time the page aims at (large counts get fewer frames, at least 3).
  * The multi-fluid dam break (every term of Müller et al. 2005 on, see tests/browser/bench.ts
  * `spawnDamBreakFluid`) runs on the CPU at `--multifluid-counts 5000,10000` (with PBF, then WCSPH) and on WebGPU at

@@ -60,7 +60,7 @@ describe("the one-workgroup passes' size (oneWorkgroupSize)", () => {
     expect(
       oneWorkgroupSize({ vendor: 'mesa', architecture: '', description: 'llvmpipe (LLVM 15.0.6, 256 bits)' }),
     ).toBe(4);
-    expect(oneWorkgroupSize({ vendor: 'unknown', architecture: 'unknown', isFallbackAdapter: true })).toBe(4);
+    expect(oneWorkgroupSize({ vendor: '', architecture: '', description: '' })).toBe(256);
     expect(oneWorkgroupSize({ vendor: 'nvidia', architecture: 'hopper', description: 'NVIDIA H100 80GB HBM3' })).toBe(
       256,
     );

@@ -75,12 +75,14 @@ export function neighbourMode(
   return listBytes <= Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize) ? 'list' : 'cells';
 }
 
-/** What the adapter says of itself (WebGPU's `GPUAdapterInfo`, as Babylon keeps it). */
+/** What the adapter says of itself (fields of WebGPU's `GPUAdapterInfo`, as Babylon's `getInfo()` gives them). */
 export interface AdapterDescription {
+  /** The adapter's vendor, e.g. 'google' for SwiftShader, 'nvidia'; may be empty. */
   readonly vendor?: string;
+  /** The adapter's architecture, e.g. 'swiftshader', 'hopper'; may be empty. */
   readonly architecture?: string;
+  /** A description of the adapter; browsers often leave it empty. */
   readonly description?: string;
-  readonly isFallbackAdapter?: boolean;
 }
 
 /** The adapter's description from Babylon's `getInfo()` (vendor, architecture as `renderer`, description as `version`). */
@@ -92,15 +94,16 @@ export function adapterDescription(engine: WebGPUEngine): AdapterDescription {
 /**
  * Invocations of the passes that run in one workgroup (the coarse projection's conjugate gradients,
  * projection/solve.wgsl; MPS's sums of the dot products, mps/cg.wgsl) on the adapter `info` describes: 256
- * on a GPU, where they run side by side; 4 on an adapter that runs shaders on the CPU (SwiftShader,
- * llvmpipe, WARP, or one the browser calls a fallback), which runs a workgroup four invocations at a time and
+ * on a GPU, where they run side by side; 4 on an adapter whose description names a CPU implementation
+ * (SwiftShader, as Chromium reports it; llvmpipe, lavapipe or WARP where the description says so; a
+ * browser that hides its adapter's name gets 256), which runs a workgroup four invocations at a time and
  * switches between those groups at every barrier: there the projection solve's seven barriers an iteration
  * cost more than its arithmetic (35 against 8 GPU ms a frame in a 10k dam break on SwiftShader,
  * docs/performance.md).
  */
 export function oneWorkgroupSize(info: AdapterDescription | undefined): number {
   const name = `${info?.vendor ?? ''} ${info?.architecture ?? ''} ${info?.description ?? ''}`;
-  const cpu = info?.isFallbackAdapter === true || /swiftshader|llvmpipe|lavapipe|\bwarp\b|basic render/i.test(name);
+  const cpu = /swiftshader|llvmpipe|lavapipe|\bwarp\b|basic render/i.test(name);
   return cpu ? 4 : WORKGROUP_SIZE;
 }
 

@@ -694,7 +694,9 @@ export function structDeclarations(scene: StructLayout): string {
 
 /**
  * The WGSL preamble of one pass: constants, structs and one binding per buffer it uses, numbered in order.
- * Returns the source and the bindings mapping Babylon's `ComputeShader` needs.
+ * Returns the source and the bindings mapping Babylon's `ComputeShader` needs. `oneWorkgroupSize` becomes
+ * `ONE_WORKGROUP_SIZE`, the threads of the solver's one-workgroup passes (`oneWorkgroupSize`, gpu/buffers.ts;
+ * default `WORKGROUP_SIZE`, 256, for passes compiled outside the solver, which do not use it).
  */
 export function passSource(
   scene: StructLayout,

@@ -2,7 +2,7 @@
 // (`coefficients`, with faceMobility of transfer.ts), the right-hand side, the diagonal and the warm start
 // (`rightHandSide`), and Jacobi-preconditioned conjugate gradients in one workgroup of ONE_WORKGROUP_SIZE
 // threads (`solve`; 256 on a GPU, 4 on a CPU adapter, see `oneWorkgroupSize` in gpu/buffers.ts): the grid is
-// coarse (a cell of h holds about 8 particles), so one workgroup sweeps it in a few loads per thread, the
+// coarse (a cell of h holds about 8 particles), so one workgroup sweeps it, the
 // dot products are reduced in workgroup memory in a fixed order, and the iterations stop on the GPU at the
 // tolerance, as on the CPU, with no readback. Fluid enclosed by walls is treated as one region: the mean of b
 // over all fluid cells is removed when no fluid cell has an open face to a cell of another type (the CPU
