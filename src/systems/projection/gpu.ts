@@ -177,7 +177,6 @@ export const projectionPasses: readonly PassDefinition[] = [
       ['scene', R],
       ['projectionGrid', R],
       ['buckets', R],
-      ['sortedPredicted', R],
       ['projectionParticle', R],
       ['projectionFace', W],
     ],

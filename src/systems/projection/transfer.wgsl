@@ -18,9 +18,10 @@ fn faceStencil(g: vec3<f32>, a: u32) -> FaceStencil {
 
 // @entry stencil
 // Per particle and axis, the normalisation of its trilinear weights over the faces that are not dead (1 /
-// their sum, 0 when all are dead), into projectionParticle[3 i].xyz; -1 for a particle off the grid. And
-// what `scatter` sums of it, so that it reads three vec4s per particle: (m, V, V / rho0) in
-// projectionParticle[3 i + 1] and V v in projectionParticle[3 i + 2] (V = m / rho0, its rest volume).
+// their sum, 0 when all are dead), into projectionParticle[3 i].xyz; -1 for a particle off the grid. And,
+// for a particle on the grid, what `scatter` reads of it, three vec4s: (scales, m), (g, V) and (V v, V / rho0),
+// g its grid coordinates and V = m / rho0 its rest volume (the density error occupancy kept in
+// projectionParticle[3 i].w is read before this pass).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn stencil(@builtin(global_invocation_id) id: vec3<u32>) {
   let i = id.x;
@@ -44,10 +45,12 @@ fn stencil(@builtin(global_invocation_id) id: vec3<u32>) {
     let mass = scene.materials[slot].mass;
     let inverseRestDensity = scene.materials[slot].inverseRestDensity;
     let restVolume = mass * inverseRestDensity;
-    projectionParticle[3u * i + 1u] = vec4<f32>(mass, restVolume, restVolume * inverseRestDensity, 0.0);
-    projectionParticle[3u * i + 2u] = vec4<f32>(restVolume * sortedVelocity[i].xyz, 0.0);
+    projectionParticle[3u * i] = vec4<f32>(scales, mass);
+    projectionParticle[3u * i + 1u] = vec4<f32>(g, restVolume);
+    projectionParticle[3u * i + 2u] = vec4<f32>(restVolume * sortedVelocity[i].xyz, restVolume * inverseRestDensity);
+  } else {
+    projectionParticle[3u * i] = vec4<f32>(scales, 0.0);
   }
-  projectionParticle[3u * i] = vec4<f32>(scales, projectionParticle[3u * i].w);
 }
 
 // @entry scatter
@@ -55,7 +58,10 @@ fn stencil(@builtin(global_invocation_id) id: vec3<u32>) {
 // w m, w V, w V v_a and w V / rho0 over the particles whose stencil of that axis holds the face: those in
 // the 27 cells around it (along axis a the cells one below and at the face, across it one around). The
 // three axes' weights are computed together (zero outside a stencil), and the loops are written as the
-// neighbour loop's (common.wgsl), which SwiftShader runs no more often than needed.
+// neighbour loop's (common.wgsl), which SwiftShader runs no more often than needed. A particle is read as
+// the three vec4s `stencil` wrote, its cell taken from its grid coordinates g (not its sort key): a particle
+// whose key cell is in the 27 but whose floor(g) is not lies on a cell boundary where its weights are zero
+// (g = fl(x / h - origin) only rounds onto the integer of the next cell, never past it).
 
 // The weights of the particle at grid coordinates g on the lower faces of cell q along the three axes: its
 // stencils' trilinear weights there, prod_d max(0, 1 - |g_d - o_d - q_d|) with the face offsets o of
@@ -83,38 +89,30 @@ fn scatter(@builtin(global_invocation_id) id: vec3<u32>) {
   var flux = vec3<f32>(0.0);
   var share = vec3<f32>(0.0);
   if (any(live)) {
-    // The 27 cells as 9 rows along x (rowPart, common.wgsl), each clipped to the grid's inside: the cells
-    // at the grid's edge hold no particle on the grid (see onGrid).
-    let xLow = max(q.x - 1, 1);
-    let xHigh = min(q.x + 1, dims.x - 2);
+    // The 27 cells as 9 rows along x (rowPart, common.wgsl); the rows at the grid's edge hold no particle
+    // on the grid (see onGrid).
     var row = 0u;
     var part = 0u;
     loop {
       let rowQ = q.yz + vec2<i32>(i32(row % 3u) - 1, i32(row / 3u) - 1);
       let rowStart = cellKey(origin + vec3<i32>(q.x - 1, rowQ));
-      let rowX = rowStart & 255u;
-      let rowKey = rowStart & 0xffff00u;
-      let range = rowPart((rowStart >> 8u) & 255u, rowStart >> 16u, rowX, part, p.tableMask);
+      let range = rowPart((rowStart >> 8u) & 255u, rowStart >> 16u, rowStart & 255u, part, p.tableMask);
       let inside = all(rowQ >= vec2<i32>(1)) && all(rowQ <= dims.yz - vec2<i32>(2));
       let end = select(0u, buckets[range.y], inside);
       var j = buckets[range.x];
       if (j < end) {
         loop {
-          let other = sortedPredicted[j];
-          // The row's cells inside the grid (a cell 256 cells away has the same key, but no stencil of q).
-          let key = u32(other.w);
-          let x = i32((key - rowX) & 255u) + q.x - 1;
-          if (!keyInRow(key, rowKey) || x < xLow || x > xHigh) { continue; }
-          let scales = projectionParticle[3u * j].xyz;
-          if (scales.x < 0.0) { continue; }
-          let g = gridCoordinates(other.xyz, p.inverseKernelRadius);
-          let amounts = projectionParticle[3u * j + 1u];
-          let flow = projectionParticle[3u * j + 2u].xyz;
-          let w = select(vec3<f32>(0.0), scales, live) * faceWeights(g, q);
-          massSum = massSum + amounts.x * w;
-          volume = volume + amounts.y * w;
-          flux = flux + flow * w;
-          share = share + amounts.z * w;
+          let scales = projectionParticle[3u * j];
+          let place = projectionParticle[3u * j + 1u];
+          let flow = projectionParticle[3u * j + 2u];
+          // On the grid, in this row (a bucket holds other rows' cells too), and within x - 1 to x + 1.
+          let cell = vec3<i32>(floor(place.xyz));
+          if (scales.x < 0.0 || any(cell.yz != rowQ) || abs(cell.x - q.x) > 1) { continue; }
+          let w = select(vec3<f32>(0.0), scales.xyz, live) * faceWeights(place.xyz, q);
+          massSum = massSum + scales.w * w;
+          volume = volume + place.w * w;
+          flux = flux + flow.xyz * w;
+          share = share + flow.w * w;
           continuing {
             j = j + 1u;
             break if j >= end;
