@@ -70,6 +70,7 @@ function plan(overrides: Partial<GpuPlan>): GpuPlan {
     scanPasses: SCANS,
     neighbourMode: 'list',
     meshes: true,
+    containerBoxes: false,
     diffuse: false,
     mpsIterations: 0,
     ...overrides,
@@ -125,6 +126,26 @@ describe('the schedule', () => {
       ...analyticIteration,
       ...analyticIteration,
       ...expected.slice(SORT.length + 3 * iteration.length),
+    ]);
+    // Every collider a box container: lambda's and the collision's variants without the other shapes' code;
+    // a coupled collider keeps the coupled collision's analytic variant.
+    const boxes = gpuStepOrder('pbf', plan({ meshes: false, containerBoxes: true, iterations: 2 }));
+    const boxesIteration = ['lambdaSimpleBoxes', 'correctSimple', 'collideBoxes'];
+    expect(boxes.substep).toEqual([
+      ...SORT,
+      ...boxesIteration,
+      ...boxesIteration,
+      ...expected.slice(SORT.length + 3 * iteration.length),
+    ]);
+    const boxesCoupled = gpuStepOrder(
+      'pbf',
+      plan({ meshes: false, containerBoxes: true, coupled: true, simpleMaterials: false, iterations: 1 }),
+    );
+    expect(boxesCoupled.substep.slice(SORT.length, SORT.length + 4)).toEqual([
+      'lambdaBoxes',
+      'correct',
+      'apply',
+      'collideCoupledAnalytic',
     ]);
     // Several materials and a coupled rigid body: the general variants, and apply before the coupled collision;
     // with the projection, its passes between the sort and the density solve.

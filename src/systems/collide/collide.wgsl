@@ -49,7 +49,16 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let mass = scene.materials[u32(startRecord.w)].mass;
     // @end coupled
     let v = sortedVelocity[i].xyz;
-    var record = contact[i];
+    // The contact's fields by themselves (SwiftShader loads and stores every field of a struct value): the
+    // collider the last visit recorded, and what this pass records; the coupled variant's pending pushes.
+    var contactCollider = contact[i].collider;
+    var contactNormal = vec3<f32>(0.0);
+    var contactApproach = 0.0;
+    var touched = false;
+    var approached = false;
+    // @coupled
+    var pendingPushes = contact[i].pending;
+    // @end coupled
     let count = p.colliderCount;
     // Visits: solids first, containers last, each in slot order, i.e. visit v is slot v % count if that
     // collider's kind matches the half v falls in. Every collider is visited once, so the body runs `count`
@@ -80,6 +89,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         if (depth == 0.0) { continue; }
         normal = push / depth;
       } else {
+        // Every other collider (left out of the `Boxes` variant, dispatched while all are box containers).
+        // @shapes
         // One distance query per round of a loop (SwiftShader runs every query written in the shader, taken
         // or not): the distance at l, then, if the path is longer, at the start s, then the sphere-traced
         // march from s (MARCH), then the extra projections (PROJECT), then, if not known yet, the distance
@@ -179,6 +190,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         if (phase == MISSED) { continue; }
         push = f - l;
         penetrating = startDistance < 0.0;
+        // @end shapes
       }
       let worldNormal = rotate(pose, normal);
       // Surface velocity over the substep at this particle: where local point l was at the start.
@@ -194,17 +206,17 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
       var merged = false;
       var entry = 0u;
       loop {
-        let pending = record.pending[entry];
+        let pending = pendingPushes[entry];
         if (pending.w >= 0.0 && u32(pending.w) != slot) {
           let against = dot(worldPush, pending.xyz);
           if (against < 0.0) {
             let keep = max(0.0, 1.0 + against / dot(pending.xyz, pending.xyz));
-            record.pending[entry] = vec4<f32>(keep * pending.xyz, pending.w);
+            pendingPushes[entry] = vec4<f32>(keep * pending.xyz, pending.w);
           }
         }
         if (c.coupled == 1u && !penetrating) {
           if (pending.w >= 0.0 && u32(pending.w) == slot) {
-            record.pending[entry] = vec4<f32>(pending.xyz + worldPush, pending.w);
+            pendingPushes[entry] = vec4<f32>(pending.xyz + worldPush, pending.w);
             merged = true;
           }
           if (pending.w < 0.0 && free == PENDING_PUSHES) { free = entry; }
@@ -217,21 +229,23 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
       if (c.coupled == 1u && !penetrating && !merged) {
         if (free == PENDING_PUSHES) {
           // A third coupled collider: the oldest pending push is handed over first.
-          let oldest = record.pending[0];
+          let oldest = pendingPushes[0];
           let oldestSlot = u32(oldest.w);
           addBodyImpulse(oldestSlot, poseOf(oldestSlot, false), scene.colliders[oldestSlot].centerOfMass.xyz,
             (-mass * p.inverseTimeStep) * oldest.xyz, x);
-          record.pending[0] = record.pending[1];
+          pendingPushes[0] = pendingPushes[1];
           free = 1u;
         }
-        record.pending[free] = vec4<f32>(worldPush, f32(slot));
+        pendingPushes[free] = vec4<f32>(worldPush, f32(slot));
       }
       // @end coupled
-      if (record.collider != i32(slot)) {
-        record.approach = min(dot(v - surfaceVelocity, worldNormal), 0.0);
+      if (contactCollider != i32(slot)) {
+        contactApproach = min(dot(v - surfaceVelocity, worldNormal), 0.0);
+        approached = true;
       }
-      record.collider = i32(slot);
-      record.normal = vec4<f32>(worldNormal, 0.0);
+      contactCollider = i32(slot);
+      contactNormal = worldNormal;
+      touched = true;
       continuing {
         visit = visit + 1u;
         visited = visited + 1u;
@@ -241,12 +255,12 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     // @coupled
     var entry = 0u;
     loop {
-      let pending = record.pending[entry];
+      let pending = pendingPushes[entry];
       if (pending.w >= 0.0) {
         let pendingSlot = u32(pending.w);
         addBodyImpulse(pendingSlot, poseOf(pendingSlot, false), scene.colliders[pendingSlot].centerOfMass.xyz,
           (-mass * p.inverseTimeStep) * pending.xyz, x);
-        record.pending[entry] = vec4<f32>(0.0, 0.0, 0.0, -1.0);
+        pendingPushes[entry] = vec4<f32>(0.0, 0.0, 0.0, -1.0);
       }
       continuing {
         entry = entry + 1u;
@@ -254,7 +268,14 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
       }
     }
     // @end coupled
-    contact[i] = record;
+    // @coupled
+    contact[i].pending = pendingPushes;
+    // @end coupled
+    if (touched) {
+      contact[i].collider = contactCollider;
+      contact[i].normal = vec4<f32>(contactNormal, 0.0);
+      if (approached) { contact[i].approach = contactApproach; }
+    }
     if (startMoved) { sortedPosition[i] = vec4<f32>(start, startRecord.w); }
   }
   sortedPredicted[i] = vec4<f32>(x, own.w);

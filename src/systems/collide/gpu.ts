@@ -9,7 +9,7 @@ import { type PassDefinition, R, W } from '../gpu/passes';
 import { couplingVariant } from '../gpu/shaderSource';
 import collideSource from './collide.wgsl?raw';
 import poseSource from './pose.wgsl?raw';
-import { analyticVariant, shapesSource } from './shapes';
+import { analyticVariant, containerBoxVariant, shapesSource } from './shapes';
 
 const collide = commonSource + poseSource + shapesSource + collideSource;
 
@@ -48,10 +48,14 @@ const coupled: PassDefinition = {
   size: 'particles',
 };
 
-/** The collision passes, uncoupled and coupled, each with and without mesh colliders (`analyticVariant`). */
+/**
+ * The collision passes, uncoupled and coupled, each with and without mesh colliders (`analyticVariant`), and
+ * the uncoupled one for steps whose every collider is a box container (`containerBoxVariant`).
+ */
 export const collidePasses: readonly PassDefinition[] = [
   uncoupled,
   coupled,
   analyticVariant(uncoupled),
   analyticVariant(coupled),
+  containerBoxVariant(uncoupled),
 ];

@@ -5,7 +5,7 @@
  * numberDensityCorrect.wgsl).
  */
 import poseSource from '../collide/pose.wgsl?raw';
-import { analyticVariant, shapesSource } from '../collide/shapes';
+import { analyticVariant, containerBoxVariant, shapesSource } from '../collide/shapes';
 import commonSource from '../gpu/common.wgsl?raw';
 import { type GpuPlan, type PassBinding, type PassDefinition, R, W } from '../gpu/passes';
 import { materialVariant } from '../gpu/shaderSource';
@@ -61,14 +61,16 @@ const lambdaSimplePass: PassDefinition = {
 };
 
 /**
- * The single-fluid density passes: lambda in four variants (general or simple materials, with or without
- * mesh colliders), correct in two.
+ * The single-fluid density passes: lambda in six variants (general or simple materials; with mesh colliders,
+ * without, or with box containers only), correct in two.
  */
 export const densityPasses: readonly PassDefinition[] = [
   lambdaPass,
   lambdaSimplePass,
   analyticVariant(lambdaPass),
   analyticVariant(lambdaSimplePass),
+  containerBoxVariant(lambdaPass),
+  containerBoxVariant(lambdaSimplePass),
   {
     key: 'correct',
     name: 'correct',
@@ -125,19 +127,21 @@ export const numberDensityPasses: readonly PassDefinition[] = [
  * The density solve's passes in a substep of `plan` (densitySystem's order): the rest volumes when several
  * fluids use the number-density form, then per iteration lambda and correct (their number-density, simple or
  * general variant), and the collision (with coupled colliders: apply, then the coupled collision); without
- * mesh colliders, lambda's and the collision's `Analytic` variants.
+ * mesh colliders, lambda's and the collision's `Analytic` variants, and while every collider is a box
+ * container their `Boxes` variants (the uncoupled collision's).
  */
 export function densityGpuPasses(plan: GpuPlan): string[] {
   const list: string[] = [];
   const numberDensity = plan.features.numberDensity;
   if (numberDensity) list.push('restVolume');
+  const analytic = plan.meshes ? '' : 'Analytic';
+  const shapes = plan.containerBoxes ? 'Boxes' : analytic;
   for (let iteration = 0; iteration < plan.iterations; iteration++) {
-    const analytic = plan.meshes ? '' : 'Analytic';
     if (numberDensity) list.push('numberDensityLambda', 'numberDensityCorrect');
-    else if (plan.simpleMaterials) list.push(`lambdaSimple${analytic}`, 'correctSimple');
-    else list.push(`lambda${analytic}`, 'correct');
+    else if (plan.simpleMaterials) list.push(`lambdaSimple${shapes}`, 'correctSimple');
+    else list.push(`lambda${shapes}`, 'correct');
     if (plan.coupled) list.push('apply', `collideCoupled${analytic}`);
-    else list.push(`collide${analytic}`);
+    else list.push(`collide${shapes}`);
   }
   return list;
 }

@@ -74,10 +74,13 @@ fn wallWeights(x: vec3<f32>) -> vec4<f32> {
       nearest = min(min(min(low.x, high.x), min(low.y, high.y)), min(low.z, high.z));
       if (nearest >= localH) { continue; }
     } else {
+      // Every other collider (left out of the `Boxes` variant, dispatched while all are box containers).
+      // @shapes
       let surface = fluidSideDistance(shape, l, localH);
       if (surface.x >= localH) { continue; }
       term = wallTerm(scale * surface.x, rotate(pose, surface.yzw));
       nearest = surface.x;
+      // @end shapes
     }
     sum = sum + term;
     if (c.coupled == 1u) { keepShare(slot, term.xyz, scale * nearest); }

@@ -50,7 +50,7 @@ export class PassLists {
 
   /**
    * Refills the lists when the shape of the step changed: the projection, the density iterations, whether some material
-   * has vorticity, one simple material, coupled colliders, mesh colliders, the multi-fluid features and the diffusion parts
+   * has vorticity, one simple material, coupled colliders, mesh colliders, box containers only, the multi-fluid features and the diffusion parts
    * (read from `ctx` and from the parameters this step wrote at `paramsBase` of the scene words), and the MPS
    * solve's recorded iterations `mpsIterations`.
    */
@@ -60,9 +60,12 @@ export class PassLists {
     const simpleMaterials = m.count <= 1 && (m.count === 0 || Math.fround(m.artificialPressureExponent[0]) === 4);
     const coupled = sceneWords.u32[word(Params, 'coupledCount', paramsBase)] > 0;
     let meshes = false;
+    let containerBoxes = true;
     const { Collider } = ctx.components;
     for (let slot = 0; slot < ctx.colliders.count; slot++) {
-      if (Collider.shape[ctx.colliders.entity[slot]] === ColliderShape.mesh) meshes = true;
+      const entity = ctx.colliders.entity[slot];
+      if (Collider.shape[entity] === ColliderShape.mesh) meshes = true;
+      if (Collider.shape[entity] !== ColliderShape.box || Collider.container[entity] !== 1) containerBoxes = false;
     }
     const { iterations } = ctx.settings;
     const features = ctx.solver.multiFluid.features;
@@ -70,7 +73,8 @@ export class PassLists {
     const projection = ctx.settings.projection;
     const projectionFreeSurface = projection && ctx.settings.projectionFreeSurface;
     const single =
-      (iterations << 6) |
+      (iterations << 7) |
+      (containerBoxes ? 64 : 0) |
       (projectionFreeSurface ? 32 : 0) |
       (meshes ? 16 : 0) |
       (projection ? 8 : 0) |
@@ -89,6 +93,7 @@ export class PassLists {
       simpleMaterials,
       coupled,
       meshes,
+      containerBoxes,
       features,
       diffusionParts: slots,
       colliderHeat: features.colliderHeat && ctx.colliders.count > 0,

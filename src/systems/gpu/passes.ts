@@ -72,6 +72,11 @@ export interface GpuPlan {
    * `Analytic` variants (`analyticVariant`, collide/shapes/index.ts).
    */
   readonly meshes: boolean;
+  /**
+   * Every collider (none or more) is a box container: lambda's and the uncoupled collision's `Boxes`
+   * variants (`containerBoxVariant`, collide/shapes/index.ts), without the code of the other colliders.
+   */
+  readonly containerBoxes: boolean;
   /** The multi-fluid terms in use. */
   readonly features: MultiFluidFeatures;
   /** Diffusion parts recorded per substep (see `diffusionSlots`). */

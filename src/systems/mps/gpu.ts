@@ -218,13 +218,16 @@ export const mpsPasses: readonly PassDefinition[] = [
 /**
  * The passes of the MPS pressure entry of one substep (mpsPressureSystem on the CPU), for `plan`: collide the
  * drift of viscosity and collisions, the number densities, the assembly, `plan.mpsIterations` recorded
- * conjugate gradient iterations, the correction, collide again, the end-of-substep density.
+ * conjugate gradient iterations, the correction, collide again, the end-of-substep density (the collision's
+ * `Boxes` variant while every collider is a box container).
  */
 export const mpsPressureGpuPasses: GpuPasses = (plan) => {
   const analytic = plan.meshes ? '' : 'Analytic';
   // With coupled colliders the apply pass adds the drift (and after the correction hands the walls'
   // pressure load to the bodies), then the coupled collide pass adds the collision impulses.
-  const collide = plan.coupled ? ['mpsApply', `collideCoupled${analytic}`] : [`collide${analytic}`];
+  const collide = plan.coupled
+    ? ['mpsApply', `collideCoupled${analytic}`]
+    : [`collide${plan.containerBoxes ? 'Boxes' : analytic}`];
   const passes = [
     ...collide,
     `mpsStartDensity${analytic}`,

@@ -14,31 +14,33 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let start = sortedPosition[i];
   var v = (predicted - start.xyz) * p.inverseTimeStep;
   let mass = scene.materials[u32(start.w)].mass;
-  let record = contact[i];
-  if (record.collider >= 0) {
-    let slot = u32(record.collider);
-    let c = scene.colliders[slot];
-    if (c.friction > 0.0 || c.restitution > 0.0) {
+  // Single fields of the contact and the collider: SwiftShader loads every field of a struct value.
+  let collider = contact[i].collider;
+  if (collider >= 0) {
+    let slot = u32(collider);
+    let friction = scene.colliders[slot].friction;
+    let restitution = scene.colliders[slot].restitution;
+    if (friction > 0.0 || restitution > 0.0) {
       let pose = poseOf(slot, false);
       let startPose = poseOf(slot, true);
       let surfaceVelocity = (predicted - toWorld(startPose, toLocal(pose, predicted))) * p.inverseTimeStep;
-      let n = record.normal.xyz;
+      let n = contact[i].normal.xyz;
       let u = v - surfaceVelocity;
       var normalSpeed = dot(u, n);
       var tangential = u - normalSpeed * n;
-      let approach = record.approach;
-      if (c.restitution > 0.0 && -approach > p.restingSpeed) {
-        normalSpeed = max(normalSpeed, -c.restitution * approach);
+      let approach = contact[i].approach;
+      if (restitution > 0.0 && -approach > p.restingSpeed) {
+        normalSpeed = max(normalSpeed, -restitution * approach);
       }
       let normalChange = normalSpeed - approach;
       let tangentialSpeed = sqrt(dot(tangential, tangential));
-      if (c.friction > 0.0 && tangentialSpeed > 0.0 && normalChange > 0.0) {
-        tangential = tangential * max(0.0, 1.0 - c.friction * normalChange / tangentialSpeed);
+      if (friction > 0.0 && tangentialSpeed > 0.0 && normalChange > 0.0) {
+        tangential = tangential * max(0.0, 1.0 - friction * normalChange / tangentialSpeed);
       }
       let after = surfaceVelocity + tangential + normalSpeed * n;
       // @coupled
-      if (c.coupled == 1u) {
-        addBodyImpulse(slot, pose, c.centerOfMass.xyz, mass * (v - after), predicted - p.particleRadius * n);
+      if (scene.colliders[slot].coupled == 1u) {
+        addBodyImpulse(slot, pose, scene.colliders[slot].centerOfMass.xyz, mass * (v - after), predicted - p.particleRadius * n);
       }
       // @end coupled
       v = after;

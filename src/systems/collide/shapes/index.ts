@@ -92,6 +92,22 @@ export function analyticVariant(definition: PassDefinition): PassDefinition {
   };
 }
 
+/**
+ * The variant of a pass that measures collider distances for steps whose every collider is a box container
+ * (a tank or a pool, the commonest scene): key `<key>Boxes`, its {@link analyticVariant} without the lines
+ * between `// @shapes` and `// @end shapes` (the pass's code for every other collider: the distance
+ * queries of the other shapes and of solid boxes). SwiftShader runs every branch of a shader, masked, so in
+ * such a step that code cost every particle although no lane took it (docs/performance.md). Dispatched only
+ * while every collider is a box container (`GpuPlan.containerBoxes`), where the stripped branches are never
+ * taken.
+ */
+export function containerBoxVariant(definition: PassDefinition): PassDefinition {
+  const analytic = analyticVariant(definition);
+  const blocks = /^[ \t]*\/\/ @shapes\n[\s\S]*?^[ \t]*\/\/ @end shapes\n/gm;
+  if (!blocks.test(analytic.source)) throw new Error(`pass ${definition.key} has no // @shapes lines`);
+  return { ...analytic, key: `${definition.key}Boxes`, source: analytic.source.replace(blocks, '') };
+}
+
 export { boxDistance } from './box';
 export { capsuleDistance } from './capsule';
 export { meshDistance } from './mesh';
