@@ -216,6 +216,7 @@ class TimestampRecorder {
   private readonly counters = new Map<ComputeShader, WebGPUPerfCounter>();
   private readonly shaders: ComputeShader[] = [];
   private originalDispatch: ComputeShader['dispatch'] | undefined;
+  private originalDispatchIndirect: ComputeShader['dispatchIndirect'] | undefined;
 
   constructor(private readonly engine: WebGPUEngine) {}
 
@@ -228,10 +229,19 @@ class TimestampRecorder {
     this.engine.enableGPUTimingMeasurements = true;
     const recorder = this;
     const original = ComputeShader.prototype.dispatch;
+    const originalIndirect = ComputeShader.prototype.dispatchIndirect;
     this.originalDispatch = original;
+    this.originalDispatchIndirect = originalIndirect;
     ComputeShader.prototype.dispatch = function (this: ComputeShader, x: number, y?: number, z?: number): boolean {
       recorder.counterOf(this);
       const done = original.call(this, x, y, z);
+      if (done) recorder.dispatched++;
+      return done;
+    };
+    // The projection's passes over its cells read their workgroups from a buffer the GPU wrote.
+    ComputeShader.prototype.dispatchIndirect = function (this: ComputeShader, buffer, offset): boolean {
+      recorder.counterOf(this);
+      const done = originalIndirect.call(this, buffer, offset);
       if (done) recorder.dispatched++;
       return done;
     };
@@ -284,7 +294,9 @@ class TimestampRecorder {
    */
   detach(): void {
     if (this.originalDispatch) ComputeShader.prototype.dispatch = this.originalDispatch;
+    if (this.originalDispatchIndirect) ComputeShader.prototype.dispatchIndirect = this.originalDispatchIndirect;
     this.originalDispatch = undefined;
+    this.originalDispatchIndirect = undefined;
     this.engine.enableGPUTimingMeasurements = false;
     const shader = this.shaders[0];
     if (shader) shader.dispatch(0);
@@ -294,12 +306,21 @@ class TimestampRecorder {
   }
 }
 
-/** The compute dispatches `run` records (Babylon's `ComputeShader.dispatch` calls that dispatched). */
+/**
+ * The compute dispatches `run` records (Babylon's `ComputeShader.dispatch` and `dispatchIndirect` calls that
+ * dispatched).
+ */
 function countDispatches(run: () => void): number {
   const original = ComputeShader.prototype.dispatch;
+  const originalIndirect = ComputeShader.prototype.dispatchIndirect;
   let dispatches = 0;
   ComputeShader.prototype.dispatch = function (this: ComputeShader, x: number, y?: number, z?: number): boolean {
     const done = original.call(this, x, y, z);
+    if (done) dispatches++;
+    return done;
+  };
+  ComputeShader.prototype.dispatchIndirect = function (this: ComputeShader, buffer, offset): boolean {
+    const done = originalIndirect.call(this, buffer, offset);
     if (done) dispatches++;
     return done;
   };
@@ -307,6 +328,7 @@ function countDispatches(run: () => void): number {
     run();
   } finally {
     ComputeShader.prototype.dispatch = original;
+    ComputeShader.prototype.dispatchIndirect = originalIndirect;
   }
   return dispatches;
 }

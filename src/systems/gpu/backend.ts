@@ -84,6 +84,7 @@ import {
   DiffuseParticle,
   Params,
   ParticleInfo,
+  PROJECTION_CELL_GROUPS,
   SCAN_WORKGROUP_SIZE,
   State,
   WORKGROUP_SIZE,
@@ -210,6 +211,9 @@ export class WebGpuSolver {
         neighbourMode: this.neighbourMode,
         oneWorkgroupSize: oneWorkgroupSize(adapterDescription(engine)),
         groupsOf: (size) => this.groupsOf(size),
+        // The grid's buffer never changes size, so the passes keep this one.
+        indirectOf: (size) =>
+          size === 'cells' ? { buffer: this.buffers.projectionGrid, offset: PROJECTION_CELL_GROUPS } : undefined,
       },
       settings.solver,
       settings.diffuseCapacity > 0,
@@ -280,6 +284,7 @@ export class WebGpuSolver {
       case 'buckets':
         return () => Math.ceil(this.bucketLength / SCAN_WORKGROUP_SIZE);
       case 'cells':
+        // Unused: these passes are dispatched indirectly (indirectOf); the largest grid's workgroups.
         return () => Math.ceil(this.projectionCells / WORKGROUP_SIZE);
       case 'diffuse':
         return () => Math.ceil(this.ctx.settings.diffuseCapacity / WORKGROUP_SIZE);

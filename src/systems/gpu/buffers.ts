@@ -10,7 +10,7 @@ import { FluidError } from '../../core/errors';
 import type { SimulationContext } from '../context';
 import { airGenerationLimit } from '../multifluid/air';
 import { projectionMaxCells } from '../projection/state';
-import { STORAGE_FLAGS } from './compile';
+import { INDIRECT_STORAGE_FLAGS, STORAGE_FLAGS } from './compile';
 import type { StructLayout } from './layout';
 import type { NeighbourMode } from './shaderSource';
 import {
@@ -268,7 +268,7 @@ export function createStorageBuffers(
   make('impulses', sizes.accumulatorBytes);
   // The coarse projection (projection/*.wgsl): its grid (also bound as atomics for the bounds), cells, three
   // faces per cell and three vec4s per particle.
-  make('projectionGrid', ProjectionGrid.size);
+  make('projectionGrid', ProjectionGrid.size, INDIRECT_STORAGE_FLAGS);
   buffers.projectionGridAtomic = buffers[BUFFER_ALIASES.projectionGridAtomic];
   make('projectionCell', sizes.projectionCells * ProjectionCell.size);
   make('projectionFace', 3 * sizes.projectionCells * ProjectionFace.size);

@@ -21,6 +21,17 @@ import { type BufferName, passSource, SCAN_BLOCK } from './structs';
 /** Storage buffer creation flags: STORAGE (32) + READ (copy source, 1) + WRITE (copy destination, 2). */
 export const STORAGE_FLAGS = 32 | 1 | 2;
 
+/** `STORAGE_FLAGS` plus INDIRECT (64): a buffer that also holds indirect dispatch arguments. */
+export const INDIRECT_STORAGE_FLAGS = STORAGE_FLAGS | 64;
+
+/** Where a pass dispatched indirectly reads its workgroup counts: three u32 in `buffer` from byte `offset`. */
+export interface IndirectDispatch {
+  /** The buffer the GPU wrote the counts into (created with {@link INDIRECT_STORAGE_FLAGS}). */
+  readonly buffer: StorageBuffer;
+  /** Byte offset of the x count (y and z follow). */
+  readonly offset: number;
+}
+
 /**
  * The output buffer of a pass outside the step that the views draw from (the particle colors, the anisotropic
  * particles): `bytes` (at least 4) with vertex, storage and copy-source usage.
@@ -52,8 +63,10 @@ export interface Pass {
   readonly shader: ComputeShader;
   /** The buffer names it binds (to rebind a buffer that was replaced). */
   readonly bindings: readonly BufferName[];
-  /** Workgroups to dispatch, evaluated at dispatch time. */
+  /** Workgroups to dispatch, evaluated at dispatch time (unless `indirect`). */
   readonly groups: () => number;
+  /** Set for a pass whose workgroups the GPU counts (the projection's passes over its cells). */
+  readonly indirect?: IndirectDispatch;
 }
 
 /** What compiling the passes needs of the solver. */
@@ -72,6 +85,8 @@ export interface PassTarget {
   readonly oneWorkgroupSize: number;
   /** The workgroups of a pass of size `size`, evaluated when it is dispatched. */
   groupsOf(size: PassSize): () => number;
+  /** Where a pass of size `size` reads its workgroups on the GPU, if it is dispatched indirectly. */
+  indirectOf(size: PassSize): IndirectDispatch | undefined;
 }
 
 /** The compiled passes of a solver. */
@@ -95,6 +110,7 @@ function addPass(
   groups: () => number,
   buffers?: Record<string, StorageBuffer>,
   neighbourLoop: NeighbourMode = target.neighbourMode,
+  indirect?: IndirectDispatch,
 ): Pass {
   const { source, mapping } = passSource(
     target.scene,
@@ -111,7 +127,7 @@ function addPass(
   for (const [bufferName] of bindings) {
     shader.setStorageBuffer(bufferName, buffers?.[bufferName] ?? target.buffers[bufferName]);
   }
-  return { name, shader, groups, bindings: bindings.map(([bufferName]) => bufferName) };
+  return { name, shader, groups, bindings: bindings.map(([bufferName]) => bufferName), indirect };
 }
 
 /**
@@ -136,6 +152,7 @@ export function compilePasses(target: PassTarget, solver: FluidSolver, whiteWate
       target.groupsOf(definition.size),
       aliases,
       definition.neighbourLoop,
+      target.indirectOf(definition.size),
     );
   }
   let data = target.buffers.buckets;
@@ -173,6 +190,10 @@ export function compilePasses(target: PassTarget, solver: FluidSolver, whiteWate
 
 /** Dispatches `pass` (nothing when it has no workgroups to run now). */
 export function dispatchPass(pass: Pass): void {
+  if (pass.indirect) {
+    pass.shader.dispatchIndirect(pass.indirect.buffer, pass.indirect.offset);
+    return;
+  }
   const groups = pass.groups();
   if (groups > 0) pass.shader.dispatch(groups);
 }

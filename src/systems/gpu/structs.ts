@@ -426,8 +426,10 @@ export const MpsSolve = defineStruct('MpsSolve', [
  * records in projection/state.ts), one per solver. The first six words are the particles' cell bounds,
  * gathered with atomics through the `projectionGridAtomic` binding (words `PROJECTION_BOUNDS` ..
  * `PROJECTION_BOUNDS` + 5: low xyz, high xyz); then the plan of this substep and of the one whose pressures
- * the warm start reads, the solve's iterations and relative residual, and the momentum the full faces gave
- * beyond the telescoped pressure per axis with the inverse of the mass on the grid (see `gatherFromGrid`).
+ * the warm start reads, the solve's iterations and relative residual, the momentum the full faces gave
+ * beyond the telescoped pressure per axis with the inverse of the mass on the grid (see `gatherFromGrid`), and
+ * the workgroups of a pass over the grid's cells (x, y, z; written by `plan`), from which the passes of size
+ * `'cells'` are dispatched (`dispatchIndirect`, `PROJECTION_CELL_GROUPS`).
  */
 export const ProjectionGrid = defineStruct('ProjectionGrid', [
   ['lowX', 'i32'],
@@ -456,10 +458,16 @@ export const ProjectionGrid = defineStruct('ProjectionGrid', [
   ['excessY', 'f32'],
   ['excessZ', 'f32'],
   ['inverseGridMass', 'f32'],
+  ['cellGroupsX', 'u32'],
+  ['cellGroupsY', 'u32'],
+  ['cellGroupsZ', 'u32'],
 ]);
 
 /** Word of `ProjectionGrid.lowX`, the first of the six bound words the atomic binding addresses. */
 export const PROJECTION_BOUNDS = 0;
+
+/** Byte offset of the indirect dispatch arguments in `ProjectionGrid` (`cellGroupsX`, `cellGroupsY`, `cellGroupsZ`). */
+export const PROJECTION_CELL_GROUPS = ProjectionGrid.offsets.cellGroupsX;
 
 /**
  * One cell of the projection grid on the GPU (mirrors the per-cell arrays of `ProjectionState`): its type
@@ -637,9 +645,10 @@ export const BUFFER_TYPES = {
   airCandidates: 'array<vec4<f32>>',
   airEvents: 'array<atomic<u32>>',
   // The PBF solver's coarse projection (projection/*.wgsl): the grid (and its first words as atomics, for
-  // the particles' bounds), the cells, three faces per cell, and per sorted place three vec4s: the stencil's
-  // normalisation per axis (xyz; negative: the particle is off the grid) and the last density error (w),
-  // then (m, V, V / rho0) and V v for the faces' sums (transfer.wgsl, `stencil`).
+  // the particles' bounds; its buffer is also the indirect dispatch arguments of the passes over its cells),
+  // the cells, three faces per cell, and per sorted place three vec4s: the stencil's normalisation per axis
+  // (xyz; negative: the particle is off the grid) with the last density error (w) until `stencil` writes the
+  // mass there, then (g, V) and (V v, V / rho0) for the faces' sums (transfer.wgsl, `stencil`).
   projectionGrid: 'ProjectionGrid',
   projectionGridAtomic: 'array<atomic<i32>>',
   projectionCell: 'array<ProjectionCell>',

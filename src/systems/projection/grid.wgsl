@@ -97,6 +97,10 @@ fn plan() {
       g.cells = u32(g.dimsX * g.dimsY * g.dimsZ);
     }
   }
+  // The workgroups of the passes over the cells (dispatched indirectly from these words: none past the grid).
+  g.cellGroupsX = (g.cells + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+  g.cellGroupsY = 1u;
+  g.cellGroupsZ = 1u;
   projectionGrid = g;
 }
 
