@@ -63,7 +63,10 @@ export const bookkeepingPasses: readonly PassDefinition[] = [
     name: 'clear',
     source: book('clear'),
     entry: 'clear',
-    bindings: [['scanData', W]],
+    bindings: [
+      ['scanData', W],
+      ['longBuckets', W],
+    ],
     size: 'buckets',
     aliases: { scanData: 'buckets' },
   },

@@ -88,7 +88,9 @@ fn advance() {
 }
 
 // @entry clear
+// The bucket counts, and the sort's list of long buckets (neighbours/sort.wgsl).
 @compute @workgroup_size(SCAN_WORKGROUP_SIZE)
 fn clear(@builtin(global_invocation_id) id: vec3<u32>) {
   if (id.x < arrayLength(&scanData)) { scanData[id.x] = 0u; }
+  if (id.x == 0u) { atomicStore(&longBuckets[0], 0u); }
 }

@@ -29,6 +29,7 @@ import {
   ProjectionFace,
   ProjectionGrid,
   SCAN_BLOCK,
+  SHORT_BUCKET,
   State,
   WORKGROUP_SIZE,
 } from './structs';
@@ -244,6 +245,8 @@ export function createStorageBuffers(
   make('sortedInfo', capacity * ParticleInfo.size);
   make('removed', capacity * 4);
   make('sortOrder', capacity * 4);
+  // A long bucket holds more than SHORT_BUCKET particles, so there are at most capacity / (SHORT_BUCKET + 1).
+  make('longBuckets', 4 * (1 + Math.floor(capacity / (SHORT_BUCKET + 1))));
   make('solve', vec4);
   // MPS keeps two blocks of wall sums (mps/density.wgsl): the first moment and Z, the hydrostatic sums.
   const mps = ctx.settings.solver === 'mps';

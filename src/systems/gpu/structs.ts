@@ -35,6 +35,12 @@ export const AIR_EVENTS = { candidates: 0, deleted: 1, boiled: 2, header: 4 } as
 export const WORKGROUP_SIZE = 256;
 /** Threads per workgroup of the prefix scan; each thread scans `SCAN_ELEMENTS` entries. */
 export const SCAN_WORKGROUP_SIZE = 64;
+/**
+ * The longest bucket the sort ranks one thread per particle (`rankParticles`, neighbours/sort.wgsl; a count
+ * per particle costs the bucket's length squared); a longer one goes on the `longBuckets` list, which
+ * `rankBuckets` sorts.
+ */
+export const SHORT_BUCKET = 64;
 /** Entries per scan thread. */
 export const SCAN_ELEMENTS = 16;
 /** Entries one scan workgroup covers. */
@@ -618,6 +624,8 @@ export const BUFFER_TYPES = {
   removed: 'array<u32>',
   // The counting sort's particle indices by place, each bucket ranked by index (neighbours/sort.wgsl).
   sortOrder: 'array<u32>',
+  // The buckets longer than SHORT_BUCKET this substep (neighbours/sort.wgsl): their count, then their indices.
+  longBuckets: 'array<atomic<u32>>',
   solve: 'array<vec4<f32>>',
   wall: 'array<vec4<f32>>',
   delta: 'array<vec4<f32>>',
@@ -726,6 +734,7 @@ export function passSource(
     `const ONE_WORKGROUP_SIZE: u32 = ${oneWorkgroupSize}u;`,
     `const SCAN_WORKGROUP_SIZE: u32 = ${SCAN_WORKGROUP_SIZE}u;`,
     `const SCAN_ELEMENTS: u32 = ${SCAN_ELEMENTS}u;`,
+    `const SHORT_BUCKET: u32 = ${SHORT_BUCKET}u;`,
     `const WALL_WEIGHT_SAMPLES: u32 = ${WALL_WEIGHT_SAMPLES}u;`,
     `const PENDING_PUSHES: u32 = ${PENDING_PUSHES}u;`,
     `const TEMPERATURE_REFERENCE: f32 = ${TEMPERATURE_REFERENCE.toFixed(6)};`,

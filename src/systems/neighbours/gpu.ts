@@ -61,6 +61,7 @@ export const sortPasses: readonly PassDefinition[] = [
       ['cell', W],
       ['buckets', R],
       ['sortOrder', R],
+      ['longBuckets', W],
     ],
     size: 'particles',
   },
@@ -75,8 +76,9 @@ export const sortPasses: readonly PassDefinition[] = [
       ['cell', W],
       ['buckets', R],
       ['sortOrder', W],
+      ['longBuckets', W],
     ],
-    size: 'buckets',
+    size: 'one',
   },
   {
     key: 'destination',

@@ -3,15 +3,13 @@
 // as the CPU's is: `bucketOrder` lists each particle at its bucket's start plus its raced slot, then each
 // particle's place is its bucket's start plus the number of the bucket's particles with a lower index:
 // `rankParticles` (one thread per particle) counts them in a bucket of at most SHORT_BUCKET particles (a cell
-// holds about 8), `rankBuckets` (one thread per bucket, returning at once for the others) sorts a longer
-// bucket's list by index and places its particles. So the same input always gives the same order (and the
-// sums over neighbours the same rounding), the removed particles' bucket (the dead bucket, after every cell)
-// included, so their ids reach `removed` in a fixed order too. `destination` moves the bookkeeping and writes
-// the ids of removed particles to `removed`, after those not yet read back; `scatter` moves positions and
-// velocities and stores x* with the cell key in w; `finish` (one thread) sets the new count.
-
-// The longest bucket `rankParticles` ranks (a count per particle costs the bucket's length squared).
-const SHORT_BUCKET = 64u;
+// holds about 8) and lists each longer bucket once in `longBuckets` (cleared by `clear`, gpu/bookkeeping.wgsl;
+// their order there is a race, but each is sorted on its own), whose buckets `rankBuckets` (one workgroup)
+// sorts by index and places. So the same input always gives the same order (and the sums over neighbours the
+// same rounding), the removed particles' bucket (the dead bucket, after every cell) included, so their ids
+// reach `removed` in a fixed order too. `destination` moves the bookkeeping and writes the ids of removed
+// particles to `removed`, after those not yet read back; `scatter` moves positions and velocities and stores
+// x* with the cell key in w; `finish` (one thread) sets the new count.
 
 // @entry bucketOrder
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -31,7 +29,11 @@ fn rankParticles(@builtin(global_invocation_id) id: vec3<u32>) {
   let start = buckets[c.y];
   // The dead bucket ends with the particles (state.count is the count before `finish`).
   let end = select(buckets[c.y + 1u], state.count, c.y == scene.params.deadBucket);
-  if (end - start > SHORT_BUCKET) { return; }
+  if (end - start > SHORT_BUCKET) {
+    // A long bucket: listed once, by the particle in its first raced slot, for rankBuckets.
+    if (sortOrder[start] == i) { atomicStore(&longBuckets[1u + atomicAdd(&longBuckets[0], 1u)], c.y); }
+    return;
+  }
   var lower = 0u;
   var k = start;
   loop {
@@ -45,7 +47,9 @@ fn rankParticles(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 
 // @entry rankBuckets
-// Sorts sortOrder[start, end) of a bucket longer than SHORT_BUCKET ascending by heapsort (n log n).
+// Sorts sortOrder[start, end) of each listed bucket (longer than SHORT_BUCKET) ascending by heapsort
+// (n log n) and places its particles; one workgroup, a bucket per thread. (Over every bucket, SwiftShader ran
+// the heapsort's code masked for each of them, though few are long.)
 fn siftDown(start: u32, root: u32, length: u32) {
   var parent = root;
   loop {
@@ -61,23 +65,24 @@ fn siftDown(start: u32, root: u32, length: u32) {
   }
 }
 
-@compute @workgroup_size(SCAN_WORKGROUP_SIZE)
-fn rankBuckets(@builtin(global_invocation_id) id: vec3<u32>) {
-  let b = id.x;
+@compute @workgroup_size(ONE_WORKGROUP_SIZE)
+fn rankBuckets(@builtin(local_invocation_id) local: vec3<u32>) {
   let dead = scene.params.deadBucket;
-  if (b > dead) { return; }
-  let start = buckets[b];
-  let end = select(buckets[b + 1u], state.count, b == dead);
-  if (end - start <= SHORT_BUCKET) { return; }
-  let length = end - start;
-  for (var root = length / 2u; root > 0u; root = root - 1u) { siftDown(start, root - 1u, length); }
-  for (var last = length - 1u; last > 0u; last = last - 1u) {
-    let largest = sortOrder[start];
-    sortOrder[start] = sortOrder[start + last];
-    sortOrder[start + last] = largest;
-    siftDown(start, 0u, last);
+  let count = atomicLoad(&longBuckets[0]);
+  for (var k = local.x; k < count; k = k + ONE_WORKGROUP_SIZE) {
+    let b = atomicLoad(&longBuckets[1u + k]);
+    let start = buckets[b];
+    let end = select(buckets[b + 1u], state.count, b == dead);
+    let length = end - start;
+    for (var root = length / 2u; root > 0u; root = root - 1u) { siftDown(start, root - 1u, length); }
+    for (var last = length - 1u; last > 0u; last = last - 1u) {
+      let largest = sortOrder[start];
+      sortOrder[start] = sortOrder[start + last];
+      sortOrder[start + last] = largest;
+      siftDown(start, 0u, last);
+    }
+    for (var place = start; place < end; place = place + 1u) { cell[sortOrder[place]].z = place; }
   }
-  for (var place = start; place < end; place = place + 1u) { cell[sortOrder[place]].z = place; }
 }
 
 // @entry destination
