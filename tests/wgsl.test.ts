@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compactWgslSource } from '../scripts/compactWgsl.mjs';
-import { oneWorkgroupSize } from '../src/systems/gpu/buffers';
+import { oneWorkgroupSize, runsOnCpu } from '../src/systems/gpu/buffers';
 
 function wgslFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
@@ -65,5 +65,15 @@ describe("the one-workgroup passes' size (oneWorkgroupSize)", () => {
       256,
     );
     expect(oneWorkgroupSize(undefined)).toBe(256);
+  });
+
+  it('follows runsOnCpu, which also decides whether the projection dispatches its cell passes indirectly', () => {
+    expect(runsOnCpu({ vendor: 'google', architecture: 'swiftshader', description: '' })).toBe(true);
+    expect(runsOnCpu({ vendor: 'microsoft', architecture: '', description: 'Microsoft Basic Render Driver' })).toBe(
+      true,
+    );
+    expect(runsOnCpu({ vendor: 'nvidia', architecture: 'hopper', description: 'NVIDIA H100 80GB HBM3' })).toBe(false);
+    expect(runsOnCpu({ vendor: 'apple', architecture: 'metal-3', description: '' })).toBe(false);
+    expect(runsOnCpu(undefined)).toBe(false);
   });
 });

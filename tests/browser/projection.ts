@@ -8,6 +8,7 @@ import { FluidSimulation } from '../../src';
 import { gatherSceneSystem } from '../../src/systems/gather';
 import { word } from '../../src/systems/gpu/layout';
 import { ParticleInfo, ProjectionCell, ProjectionGrid } from '../../src/systems/gpu/structs';
+import { adapterForTests } from '../../src/systems/gpu/testHooks';
 import { projectionSystem } from '../../src/systems/projection/cpu';
 import { CellType } from '../../src/systems/projection/state';
 import { type RestFigures, restFigures, restingPool } from '../restingPool';
@@ -34,6 +35,11 @@ export interface ProjectionParityOptions {
    * of 800 kg/m^3. Default false.
    */
   twoFluids?: boolean;
+  /**
+   * The WebGPU solver sized as on a GPU (`adapterForTests`): the conjugate gradients in 256 threads and the
+   * cell passes over the largest grid, where SwiftShader gets 4 threads and indirect dispatches. Default false.
+   */
+  asOnGpu?: boolean;
 }
 
 /** Result of {@link projectionParity}. */
@@ -135,7 +141,13 @@ export async function projectionParity(
 ): Promise<ProjectionParityResult> {
   const sphere = options.sphere ?? true;
   const cpu = parityScene('cpu', engine, sphere, options);
-  const gpu = parityScene('webgpu', engine, sphere, options);
+  if (options.asOnGpu) adapterForTests.description = { vendor: 'nvidia', architecture: 'hopper', description: '' };
+  let gpu: FluidSimulation;
+  try {
+    gpu = parityScene('webgpu', engine, sphere, options);
+  } finally {
+    adapterForTests.description = undefined;
+  }
   await gpu.ready();
   for (let k = 0; k < (options.warmSteps ?? 0); k++) {
     cpu.step();

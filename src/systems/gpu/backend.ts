@@ -46,6 +46,7 @@ import {
   freeDiffusePool,
   neighbourMode,
   oneWorkgroupSize,
+  runsOnCpu,
   solverSizes,
 } from './buffers';
 import {
@@ -89,7 +90,7 @@ import {
   State,
   WORKGROUP_SIZE,
 } from './structs';
-import { dispatchUntil, neighbourModeForTests, profilePasses, readBufferBytes } from './testHooks';
+import { adapterForTests, dispatchUntil, neighbourModeForTests, profilePasses, readBufferBytes } from './testHooks';
 import { UploadQueue } from './uploads';
 
 export type { AirCandidates } from './airEvents';
@@ -202,6 +203,7 @@ export class WebGpuSolver {
       impulseQuanta: quanta,
       projectionCells: sizes.projectionCells,
     };
+    const adapter = adapterForTests.description ?? adapterDescription(engine);
     const compiled = compilePasses(
       {
         engine,
@@ -209,11 +211,16 @@ export class WebGpuSolver {
         buffers: this.buffers,
         bucketLength: this.bucketLength,
         neighbourMode: this.neighbourMode,
-        oneWorkgroupSize: oneWorkgroupSize(adapterDescription(engine)),
+        oneWorkgroupSize: oneWorkgroupSize(adapter),
         groupsOf: (size) => this.groupsOf(size),
-        // The grid's buffer never changes size, so the passes keep this one.
+        // On a CPU adapter the projection's cell passes run over the grid's cells only (dispatched from the
+        // workgroups `plan` wrote): there a workgroup past the grid still runs the pass's code, masked. On a
+        // GPU those return at once, and Dawn checks each indirect dispatch with a pass of its own
+        // (docs/performance.md), so they run over the largest grid. The grid's buffer never changes size.
         indirectOf: (size) =>
-          size === 'cells' ? { buffer: this.buffers.projectionGrid, offset: PROJECTION_CELL_GROUPS } : undefined,
+          size === 'cells' && runsOnCpu(adapter)
+            ? { buffer: this.buffers.projectionGrid, offset: PROJECTION_CELL_GROUPS }
+            : undefined,
       },
       settings.solver,
       settings.diffuseCapacity > 0,
@@ -284,7 +291,7 @@ export class WebGpuSolver {
       case 'buckets':
         return () => Math.ceil(this.bucketLength / SCAN_WORKGROUP_SIZE);
       case 'cells':
-        // Unused: these passes are dispatched indirectly (indirectOf); the largest grid's workgroups.
+        // The largest grid's (on a CPU adapter these passes are dispatched indirectly: see indirectOf).
         return () => Math.ceil(this.projectionCells / WORKGROUP_SIZE);
       case 'diffuse':
         return () => Math.ceil(this.ctx.settings.diffuseCapacity / WORKGROUP_SIZE);

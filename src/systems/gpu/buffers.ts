@@ -93,19 +93,28 @@ export function adapterDescription(engine: WebGPUEngine): AdapterDescription {
 }
 
 /**
+ * Whether the adapter `info` describes runs shaders on the CPU: its description names a CPU implementation
+ * (SwiftShader, as Chromium reports it; llvmpipe, lavapipe or WARP where the description says so). False for a
+ * browser that hides its adapter's name. Such an adapter runs four invocations at a time in SIMD lanes and
+ * every branch of a shader for them, masked; the passes that it makes costly are sized for it
+ * ({@link oneWorkgroupSize}, and the projection's cell passes dispatched indirectly, gpu/backend.ts).
+ */
+export function runsOnCpu(info: AdapterDescription | undefined): boolean {
+  const name = `${info?.vendor ?? ''} ${info?.architecture ?? ''} ${info?.description ?? ''}`;
+  return /swiftshader|llvmpipe|lavapipe|\bwarp\b|basic render/i.test(name);
+}
+
+/**
  * Invocations of the passes that run in one workgroup (the coarse projection's conjugate gradients,
- * projection/solve.wgsl; MPS's sums of the dot products, mps/cg.wgsl) on the adapter `info` describes: 256
- * on a GPU, where they run side by side; 4 on an adapter whose description names a CPU implementation
- * (SwiftShader, as Chromium reports it; llvmpipe, lavapipe or WARP where the description says so; a
- * browser that hides its adapter's name gets 256), which runs a workgroup four invocations at a time and
- * switches between those groups at every barrier: there the projection solve's seven barriers an iteration
- * cost more than its arithmetic (35 against 8 GPU ms a frame in a 10k dam break on SwiftShader,
+ * projection/solve.wgsl; MPS's sums of the dot products, mps/cg.wgsl; the sort's long buckets,
+ * neighbours/sort.wgsl) on the adapter `info` describes: 256 on a GPU, where they run side by side; 4 on an
+ * adapter that runs shaders on the CPU ({@link runsOnCpu}), which runs a workgroup four invocations at a time
+ * and switches between those groups at every barrier: there the projection solve's seven barriers an
+ * iteration cost more than its arithmetic (35 against 8 GPU ms a frame in a 10k dam break on SwiftShader,
  * docs/performance.md).
  */
 export function oneWorkgroupSize(info: AdapterDescription | undefined): number {
-  const name = `${info?.vendor ?? ''} ${info?.architecture ?? ''} ${info?.description ?? ''}`;
-  const cpu = /swiftshader|llvmpipe|lavapipe|\bwarp\b|basic render/i.test(name);
-  return cpu ? 4 : WORKGROUP_SIZE;
+  return runsOnCpu(info) ? 4 : WORKGROUP_SIZE;
 }
 
 /** The sizes of one solver's buffers, fixed at creation by its settings. */

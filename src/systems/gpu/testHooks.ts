@@ -1,10 +1,12 @@
 /**
  * The WebGPU solver's hooks for the parity tests and the benchmark (gpu/backend.ts: `stepUntil`,
  * `readBuffer`, `profileStep`): recording a step only up to a named pass, reading a buffer back at once,
- * timing every pass of a step by waiting for the GPU after each, and choosing the neighbour mode.
+ * timing every pass of a step by waiting for the GPU after each, and choosing the neighbour mode and the adapter
+ * the passes are sized for.
  */
 import type { StorageBuffer } from '@babylonjs/core/Buffers/storageBuffer.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
+import type { AdapterDescription } from './buffers';
 import { dispatchPass, type Pass } from './compile';
 import type { NeighbourMode } from './shaderSource';
 
@@ -13,6 +15,13 @@ import type { NeighbourMode } from './shaderSource';
  * the mode its device's limits give (tests/browser/neighbours.ts compares the two).
  */
 export const neighbourModeForTests: { mode: NeighbourMode | undefined } = { mode: undefined };
+
+/**
+ * @internal For the tests: when `description` is set, every WebGPU solver created from then on sizes its passes
+ * for that adapter instead of its own (tests/browser/projection.ts runs the projection as on a GPU: the solve's
+ * 256 threads, the cell passes over the largest grid).
+ */
+export const adapterForTests: { description: AdapterDescription | undefined } = { description: undefined };
 
 /**
  * Dispatches `passes` in order up to and including the `occurrence`-th pass named `stopAfter` (1 = its
