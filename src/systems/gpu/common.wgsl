@@ -40,21 +40,35 @@ fn rowHash(y: u32, z: u32) -> u32 {
   return (y * 19349663u) ^ (z * 83492791u);
 }
 
-// Bucket of a cell key: its row's hash plus its x, so that the cells x, x + 1, x + 2 of a row take
-// consecutive buckets, and their particles one range of the sorted order (rowPart).
+// The first bucket of row (y, z)'s sub-table: the table (mask + 1 buckets, at least 1024) is cut into 16
+// sub-tables, one per (y modulo 4, z modulo 4), so the nine rows around a cell (three consecutive y and z,
+// distinct modulo 4; 256 is a multiple of 4, so the keys' wrap keeps that) never share a bucket. Whatever
+// else the buckets of those rows hold lies at least 2h from the cell: a row of the same sub-table is four
+// rows away or more, and a cell of the same row hashed into the same buckets (mask + 1) / 16 cells away. So
+// the neighbour loops need no key test: their bodies' distance test (within h) leaves those out.
+fn rowBase(y: u32, z: u32, mask: u32) -> u32 {
+  return ((y & 3u) | ((z & 3u) << 2u)) * ((mask >> 4u) + 1u);
+}
+
+// Bucket of a cell key: in its row's sub-table, its row's hash plus its x, so that the cells x, x + 1, x + 2
+// of a row take consecutive buckets, and their particles one range of the sorted order (rowPart).
 fn bucketOfKey(key: u32, mask: u32) -> u32 {
-  return (rowHash((key >> 8u) & 255u, key >> 16u) + (key & 255u)) & mask;
+  let y = (key >> 8u) & 255u;
+  let z = key >> 16u;
+  return rowBase(y, z, mask) + ((rowHash(y, z) + (key & 255u)) & (mask >> 4u));
 }
 
 // Part `part` of the three cells x0, x0 + 1, x0 + 2 (x0 modulo 256) of the row (y, z): (first bucket, the
 // bucket whose start ends the range, 1 if the part is the whole row). A row is one part, its three buckets,
-// unless it wraps (x0 > 253, or its buckets pass the table's end): then three parts of one bucket each. The
-// range holds the particles of any cell hashed into those buckets: a pass keeps those whose key is in the row.
+// unless it wraps (x0 > 253, or its buckets pass its sub-table's end): then three parts of one bucket each.
+// The range also holds the particles of other cells hashed into those buckets, all at least 2h away (rowBase).
 fn rowPart(y: u32, z: u32, x0: u32, part: u32, mask: u32) -> vec3<u32> {
+  let sub = mask >> 4u;
+  let base = rowBase(y, z, mask);
   let hash = rowHash(y, z);
-  let first = (hash + x0) & mask;
-  if (x0 <= 253u && first + 2u <= mask) { return vec3<u32>(first, first + 3u, 1u); }
-  let bucket = (hash + ((x0 + part) & 255u)) & mask;
+  let first = (hash + x0) & sub;
+  if (x0 <= 253u && first + 2u <= sub) { return vec3<u32>(base + first, base + first + 3u, 1u); }
+  let bucket = base + ((hash + ((x0 + part) & 255u)) & sub);
   return vec3<u32>(bucket, bucket + 1u, 0u);
 }
 
@@ -63,13 +77,6 @@ fn rowPart(y: u32, z: u32, x0: u32, part: u32, mask: u32) -> vec3<u32> {
 fn nextRowPart(row: u32, part: u32, whole: bool) -> vec2<u32> {
   let next = select(part + 1u, 3u, whole);
   return select(vec2<u32>(row, next), vec2<u32>(row + 1u, 0u), next == 3u);
-}
-
-// Whether a cell key is in the row whose y and z `row` holds (in bits 8-23, as a key): of the particles of a
-// row's range (rowPart), those of its three cells. (Another cell of the same row cannot share their buckets:
-// a row's cells take consecutive buckets of a table of at least 1024.)
-fn keyInRow(key: u32, row: u32) -> bool {
-  return (key & 0xffff00u) == row;
 }
 
 fn poly6(k: Kernel, r2: f32) -> f32 {
