@@ -214,7 +214,7 @@ describe('the schedule', () => {
     expect(order.lastSubstep).toEqual([...substep, 'boil', 'airFields', 'airDecide', 'writeBack', 'advance']);
   });
 
-  it('gives the WCSPH pass order, with and without coupled colliders', () => {
+  it('gives the WCSPH pass order, with and without coupled colliders, and its collision variants', () => {
     const order = gpuStepOrder('sph', plan({}));
     const expected = [...SORT, 'sphDensity', 'sphForces', 'collide', 'velocity', 'sphFinish', 'writeBack', 'advance'];
     expect(order.substep).toEqual(expected);
@@ -232,6 +232,9 @@ describe('the schedule', () => {
       'writeBack',
       'advance',
     ]);
+    // The collision's variants as PBF's: without meshes, and while every collider is a box container.
+    expect(gpuStepOrder('sph', plan({ meshes: false })).substep).toContain('collideAnalytic');
+    expect(gpuStepOrder('sph', plan({ meshes: false, containerBoxes: true })).substep).toContain('collideBoxes');
   });
 
   it('gives the WCSPH pass order with several fluids: the rest volumes first, the shared terms after sphFinish', () => {

@@ -7,7 +7,7 @@
  */
 import type { FluidSolver } from '../components';
 import { colliderPoseSystem } from './collide/cpu';
-import { collidePasses } from './collide/gpu';
+import { collidePasses, collidePassKey } from './collide/gpu';
 import type { SimulationContext } from './context';
 import { couplePasses } from './couple/gpu';
 import { densitySystem } from './density/cpu';
@@ -155,7 +155,8 @@ export const sphSchedule: readonly ScheduleEntry[] = [
       ...(plan.features.numberDensity ? ['restVolume'] : []),
       'sphDensity',
       'sphForces',
-      ...(plan.coupled ? ['sphApply', 'collideCoupled'] : ['collide']),
+      ...(plan.coupled ? ['sphApply'] : []),
+      collidePassKey(plan),
     ],
   },
   {

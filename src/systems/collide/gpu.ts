@@ -5,7 +5,7 @@
  */
 import impulseSource from '../couple/impulse.wgsl?raw';
 import commonSource from '../gpu/common.wgsl?raw';
-import { type PassDefinition, R, W } from '../gpu/passes';
+import { type GpuPlan, type PassDefinition, R, W } from '../gpu/passes';
 import { couplingVariant } from '../gpu/shaderSource';
 import collideSource from './collide.wgsl?raw';
 import poseSource from './pose.wgsl?raw';
@@ -59,3 +59,14 @@ export const collidePasses: readonly PassDefinition[] = [
   analyticVariant(coupled),
   containerBoxVariant(uncoupled),
 ];
+
+/**
+ * The key of the collision pass a step of `plan` dispatches (every solver's): the coupled variant with coupled
+ * colliders, else the uncoupled one; each without the mesh shape when no collider is a mesh, and the uncoupled
+ * one without any other shape's code while every collider is a box container.
+ */
+export function collidePassKey(plan: GpuPlan): string {
+  const analytic = plan.meshes ? '' : 'Analytic';
+  if (plan.coupled) return `collideCoupled${analytic}`;
+  return `collide${plan.containerBoxes ? 'Boxes' : analytic}`;
+}

@@ -4,6 +4,8 @@
  * exponent 4), and the number-density forms of several fluids (restVolume.wgsl, numberDensityLambda.wgsl,
  * numberDensityCorrect.wgsl).
  */
+
+import { collidePassKey } from '../collide/gpu';
 import poseSource from '../collide/pose.wgsl?raw';
 import { analyticVariant, containerBoxVariant, shapesSource } from '../collide/shapes';
 import commonSource from '../gpu/common.wgsl?raw';
@@ -140,8 +142,8 @@ export function densityGpuPasses(plan: GpuPlan): string[] {
     if (numberDensity) list.push('numberDensityLambda', 'numberDensityCorrect');
     else if (plan.simpleMaterials) list.push(`lambdaSimple${shapes}`, 'correctSimple');
     else list.push(`lambda${shapes}`, 'correct');
-    if (plan.coupled) list.push('apply', `collideCoupled${analytic}`);
-    else list.push(`collide${shapes}`);
+    if (plan.coupled) list.push('apply');
+    list.push(collidePassKey(plan));
   }
   return list;
 }

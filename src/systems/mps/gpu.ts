@@ -9,6 +9,8 @@
  * the coupled variants of the collide and velocity passes. The parameters the passes read come from
  * {@link writeMpsParameters}, with the CPU's formulas.
  */
+
+import { collidePassKey } from '../collide/gpu';
 import poseSource from '../collide/pose.wgsl?raw';
 import { analyticVariant, shapesSource } from '../collide/shapes';
 import type { SimulationContext } from '../context';
@@ -225,9 +227,7 @@ export const mpsPressureGpuPasses: GpuPasses = (plan) => {
   const analytic = plan.meshes ? '' : 'Analytic';
   // With coupled colliders the apply pass adds the drift (and after the correction hands the walls'
   // pressure load to the bodies), then the coupled collide pass adds the collision impulses.
-  const collide = plan.coupled
-    ? ['mpsApply', `collideCoupled${analytic}`]
-    : [`collide${plan.containerBoxes ? 'Boxes' : analytic}`];
+  const collide = plan.coupled ? ['mpsApply', collidePassKey(plan)] : [collidePassKey(plan)];
   const passes = [
     ...collide,
     `mpsStartDensity${analytic}`,
