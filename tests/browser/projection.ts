@@ -7,7 +7,7 @@ import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { FluidSimulation } from '../../src';
 import { gatherSceneSystem } from '../../src/systems/gather';
 import { word } from '../../src/systems/gpu/layout';
-import { ParticleInfo, ProjectionCell, ProjectionGrid } from '../../src/systems/gpu/structs';
+import { ParticleInfo, ProjectionCell, ProjectionFace, ProjectionGrid } from '../../src/systems/gpu/structs';
 import { adapterForTests } from '../../src/systems/gpu/testHooks';
 import { projectionSystem } from '../../src/systems/projection/cpu';
 import { CellType } from '../../src/systems/projection/state';
@@ -372,4 +372,90 @@ export async function projectionAfterRestore(engine: WebGPUEngine): Promise<Proj
   const fromSnapshot = copy.settings.projection;
   copy.dispose();
   return { initially, afterRestore, fromSnapshot, iterationsAfterRestore };
+}
+
+/** Result of {@link scatterOnCellBoundary}. */
+export interface ScatterBoundaryResult {
+  /** The moved particle's grid row along y from its sort key (floor(x / h) - origin) and from floor(g). */
+  keyRow: number;
+  gridRow: number;
+  /**
+   * Per axis, the faces' mass sums over the particles' total mass after the GPU's `projectionScatter`: with the
+   * particle where g = fl(x / h - origin) rounds up onto the next integer, and with it 0.1 mm lower.
+   */
+  onBoundary: number[];
+  offBoundary: number[];
+}
+
+/**
+ * The faces' sums on the GPU keep a particle whose grid coordinate rounds onto the next cell's integer (its
+ * sort key's row and floor(g) differ): a 1,000-particle block at rest without gravity, one particle inside
+ * moved to a y near 0.24 m whose fl(y / h) lies just below 3 (h = 8 cm, so 1 / h = 12.5 exactly in float32)
+ * while the grid's origin is two cells below the floor (GRID_MARGIN), where g = fl(fl(y / h) + 2) rounds up
+ * to 5. A particle gives its whole mass to the faces of each axis (its weights are normalised over the live
+ * faces), so the sums must not change when the particle moves 0.1 mm lower, off the boundary.
+ */
+export async function scatterOnCellBoundary(engine: WebGPUEngine): Promise<ScatterBoundaryResult> {
+  const h = 0.08;
+  const origin = -2;
+  // The float32 y nearest 0.24 (on the bit lattice) whose fl(y * 12.5) lies just below an integer that
+  // fl(fl(y * 12.5) + 2) rounds up to (a tie rounded to even).
+  const bits = new Uint32Array(1);
+  const value = new Float32Array(bits.buffer);
+  value[0] = 0.24;
+  const start = bits[0];
+  let y = Number.NaN;
+  for (let step = 0; step < 4096 && Number.isNaN(y); step++) {
+    bits[0] = start + (step % 2 === 0 ? step / 2 : -(step + 1) / 2);
+    const scaled = Math.fround(value[0] * 12.5);
+    if (Math.floor(Math.fround(scaled - origin)) !== Math.floor(scaled) - origin) y = value[0];
+  }
+  if (Number.isNaN(y)) throw new Error('no float32 y near 0.24 rounds onto the next cell');
+  const keyRow = Math.floor(Math.fround(y * 12.5)) - origin;
+  const gridRow = Math.floor(Math.fround(Math.fround(y * 12.5) - origin));
+  const sums = async (particleY: number): Promise<number[]> => {
+    const simulation = new FluidSimulation({
+      particleRadius: 0.02,
+      kernelRadius: h,
+      capacity: 2048,
+      backend: 'webgpu',
+      engine,
+      mirror: 'off',
+      gravity: [0, 0, 0],
+    });
+    const water = simulation.addMaterial({});
+    simulation.addCollider({ shape: 'box', min: [-0.0031, -0.0017, -0.0023], max: [0.6, 0.9, 0.6], container: true });
+    const ids = simulation.spawnBlock({ min: [0, 0, 0], max: [0.4, 0.4, 0.4], material: water });
+    const { Position } = simulation;
+    let moved = ids[0];
+    for (const id of ids) {
+      const d = (id2: number) => Math.hypot(Position.x[id2] - 0.22, Position.y[id2] - y, Position.z[id2] - 0.22);
+      if (d(id) < d(moved)) moved = id;
+    }
+    Position.y[moved] = particleY;
+    await simulation.ready();
+    const solver = simulation.gpuSolver;
+    if (!solver) throw new Error('no GPU solver');
+    gatherSceneSystem(simulation.internalContext);
+    solver.stepUntil('projectionScatter', 1);
+    const gridWords = new Int32Array(await solver.readBuffer('projectionGrid', ProjectionGrid.size));
+    if (gridWords[word(ProjectionGrid, 'originY')] !== origin) {
+      throw new Error(`grid origin y ${gridWords[word(ProjectionGrid, 'originY')]}, not ${origin}`);
+    }
+    const cells = gridWords[word(ProjectionGrid, 'cells')];
+    const faceWords = new Float32Array(await solver.readBuffer('projectionFace', 3 * cells * ProjectionFace.size));
+    const mass = simulation.internalContext.materials.mass[0];
+    const totals = [0, 0, 0];
+    for (let f = 0; f < 3 * cells; f++)
+      totals[f % 3] += faceWords[word(ProjectionFace, 'mass', f * ProjectionFace.size)];
+    const total = mass * ids.length;
+    simulation.dispose();
+    return totals.map((sum) => sum / total);
+  };
+  return {
+    keyRow,
+    gridRow,
+    onBoundary: await sums(y),
+    offBoundary: await sums(Math.fround(y - 1e-4)),
+  };
 }

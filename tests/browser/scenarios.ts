@@ -90,6 +90,7 @@ export const scenarios: Record<string, Scenario> = {
   airReadbackOrder: async (engine) => (await import('./air')).airReadbackOrder(engine),
   projectionParity: async (engine, args) => (await import('./projection')).projectionParity(engine, args),
   projectionAfterRestore: async (engine) => (await import('./projection')).projectionAfterRestore(engine),
+  scatterOnCellBoundary: async (engine) => (await import('./projection')).scatterOnCellBoundary(engine),
   restingPool: async (engine, args) => (await import('./projection')).restingPoolOnGpu(engine, args),
   determinism: async (engine, args) => (await import('./determinism')).gpuDeterminism(engine, args),
   floatingBox: async (engine, args) => {

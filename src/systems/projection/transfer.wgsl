@@ -59,9 +59,13 @@ fn stencil(@builtin(global_invocation_id) id: vec3<u32>) {
 // the 27 cells around it (along axis a the cells one below and at the face, across it one around). The
 // three axes' weights are computed together (zero outside a stencil), and the loops are written as the
 // neighbour loop's (common.wgsl), which SwiftShader runs no more often than needed. A particle is read as
-// the three vec4s `stencil` wrote, its cell taken from its grid coordinates g (not its sort key): a particle
-// whose key cell is in the 27 but whose floor(g) is not lies on a cell boundary where its weights are zero
-// (g = fl(x / h - origin) only rounds onto the integer of the next cell, never past it).
+// the three vec4s `stencil` wrote, and kept where it is on the grid and floor(g) of its grid coordinates g
+// lies within one cell of q on every axis (not by its sort key, so no position is read). Its sort key's cell
+// K and floor(g) can differ: g = fl(x / h - origin) may round up onto the next integer, F = K + 1 (never
+// past it). So a particle in the nine rows' buckets is kept by floor(g), whichever of those rows holds it
+// (they share no bucket: rowBase, gpu/common.wgsl), and one with K outside the 27 cells and F inside lies
+// at g = q - 1 exactly on that axis, where its weights on q's faces are zero. Other particles in the rows'
+// buckets lie two cells or more from q (rowBase).
 
 // The weights of the particle at grid coordinates g on the lower faces of cell q along the three axes: its
 // stencils' trilinear weights there, prod_d max(0, 1 - |g_d - o_d - q_d|) with the face offsets o of
@@ -89,25 +93,24 @@ fn scatter(@builtin(global_invocation_id) id: vec3<u32>) {
   var flux = vec3<f32>(0.0);
   var share = vec3<f32>(0.0);
   if (any(live)) {
-    // The 27 cells as 9 rows along x (rowPart, common.wgsl); the rows at the grid's edge hold no particle
-    // on the grid (see onGrid).
+    // The 27 cells as 9 rows along x (rowPart, common.wgsl), also beyond the grid's edge: a particle sorted
+    // there may be on the grid by floor(g) (see above).
     var row = 0u;
     var part = 0u;
     loop {
       let rowQ = q.yz + vec2<i32>(i32(row % 3u) - 1, i32(row / 3u) - 1);
       let rowStart = cellKey(origin + vec3<i32>(q.x - 1, rowQ));
       let range = rowPart((rowStart >> 8u) & 255u, rowStart >> 16u, rowStart & 255u, part, p.tableMask);
-      let inside = all(rowQ >= vec2<i32>(1)) && all(rowQ <= dims.yz - vec2<i32>(2));
-      let end = select(0u, buckets[range.y], inside);
+      let end = buckets[range.y];
       var j = buckets[range.x];
       if (j < end) {
         loop {
           let scales = projectionParticle[3u * j];
           let place = projectionParticle[3u * j + 1u];
           let flow = projectionParticle[3u * j + 2u];
-          // On the grid, in this row (a bucket holds other rows' cells too), and within x - 1 to x + 1.
+          // On the grid, and floor(g) within one cell of q (a bucket holds other cells too).
           let cell = vec3<i32>(floor(place.xyz));
-          if (scales.x < 0.0 || any(cell.yz != rowQ) || abs(cell.x - q.x) > 1) { continue; }
+          if (scales.x < 0.0 || any(abs(cell - q) > vec3<i32>(1))) { continue; }
           let w = select(vec3<f32>(0.0), scales.xyz, live) * faceWeights(place.xyz, q);
           massSum = massSum + scales.w * w;
           volume = volume + place.w * w;
