@@ -65,7 +65,10 @@ export interface Pass {
   readonly bindings: readonly BufferName[];
   /** Workgroups to dispatch, evaluated at dispatch time (unless `indirect`). */
   readonly groups: () => number;
-  /** Set for a pass whose workgroups the GPU counts (the projection's passes over its cells). */
+  /**
+   * Set for a pass whose workgroups the GPU counts: the projection's passes over its cells, on an adapter that
+   * runs shaders on the CPU (`runsOnCpu`, gpu/buffers.ts).
+   */
   readonly indirect?: IndirectDispatch;
 }
 

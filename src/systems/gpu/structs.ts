@@ -435,7 +435,8 @@ export const MpsSolve = defineStruct('MpsSolve', [
  * the warm start reads, the solve's iterations and relative residual, the momentum the full faces gave
  * beyond the telescoped pressure per axis with the inverse of the mass on the grid (see `gatherFromGrid`), and
  * the workgroups of a pass over the grid's cells (x, y, z; written by `plan`), from which the passes of size
- * `'cells'` are dispatched (`dispatchIndirect`, `PROJECTION_CELL_GROUPS`).
+ * `'cells'` are dispatched on an adapter that runs shaders on the CPU (`dispatchIndirect`,
+ * `PROJECTION_CELL_GROUPS`; `runsOnCpu`, gpu/buffers.ts).
  */
 export const ProjectionGrid = defineStruct('ProjectionGrid', [
   ['lowX', 'i32'],
@@ -653,7 +654,8 @@ export const BUFFER_TYPES = {
   airCandidates: 'array<vec4<f32>>',
   airEvents: 'array<atomic<u32>>',
   // The PBF solver's coarse projection (projection/*.wgsl): the grid (and its first words as atomics, for
-  // the particles' bounds; its buffer is also the indirect dispatch arguments of the passes over its cells),
+  // the particles' bounds; on a CPU adapter its buffer also holds the indirect dispatch arguments of the
+  // passes over its cells),
   // the cells, three faces per cell, and per sorted place three vec4s: the stencil's normalisation per axis
   // (xyz; negative: the particle is off the grid) with the last density error (w) until `stencil` writes the
   // mass there, then (g, V) and (V v, V / rho0) for the faces' sums (transfer.wgsl, `stencil`).

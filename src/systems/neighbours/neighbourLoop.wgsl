@@ -2,9 +2,9 @@
 // `// @neighbours` and `// @end neighbours` by `expandNeighbourLoops`, gpu/shaderSource.ts), with
 // `other` = sortedPredicted[j] for each neighbour j != i. The pass defines i, home (the cell i was sorted
 // into) and k (a Kernel), and binds `neighbourTable` (the bucket starts, then the neighbour lists). The body
-// may `continue` to the next neighbour, and must leave out every particle farther than h (each tests the
-// distance first): the cells loop also visits particles of other cells that share its buckets (rowBase,
-// common.wgsl). Loops are written `loop { ... continuing { ...; break if done; } }`
+// may `continue` to the next neighbour, and must give no contribution from a particle farther than h (each
+// tests the distance, or uses a weight that is zero beyond h): the cells loop also visits particles of other
+// cells that share its buckets (rowBase, common.wgsl), at least 2h away where the substep's sort placed them. Loops are written `loop { ... continuing { ...; break if done; } }`
 // so that their body runs exactly as often as needed on compilers that run one extra masked iteration after
 // a loop's own test fails (see common.wgsl). Two forms, chosen once per solver (`NeighbourMode`): the list
 // (with its fallback) and the cells.

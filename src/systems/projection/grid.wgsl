@@ -97,7 +97,8 @@ fn plan() {
       g.cells = u32(g.dimsX * g.dimsY * g.dimsZ);
     }
   }
-  // The workgroups of the passes over the cells (dispatched indirectly from these words: none past the grid).
+  // The workgroups of the passes over the cells (on a CPU adapter they are dispatched indirectly from these
+  // words, none past the grid; see runsOnCpu, gpu/buffers.ts).
   g.cellGroupsX = (g.cells + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
   g.cellGroupsY = 1u;
   g.cellGroupsZ = 1u;
