@@ -66,7 +66,16 @@ export const collidePasses: readonly PassDefinition[] = [
  * one without any other shape's code while every collider is a box container.
  */
 export function collidePassKey(plan: GpuPlan): string {
-  const analytic = plan.meshes ? '' : 'Analytic';
-  if (plan.coupled) return `collideCoupled${analytic}`;
-  return `collide${plan.containerBoxes ? 'Boxes' : analytic}`;
+  if (plan.coupled) return `collideCoupled${plan.meshes ? '' : 'Analytic'}`;
+  return `collide${shapeVariantSuffix(plan)}`;
+}
+
+/**
+ * The key suffix of the variant of a pass that measures collider distances for `plan`: `'Boxes'` while every
+ * collider is a box container (`containerBoxVariant`), `'Analytic'` without mesh colliders (`analyticVariant`),
+ * else none.
+ */
+export function shapeVariantSuffix(plan: GpuPlan): string {
+  if (plan.containerBoxes) return 'Boxes';
+  return plan.meshes ? '' : 'Analytic';
 }

@@ -5,7 +5,7 @@
  * numberDensityCorrect.wgsl).
  */
 
-import { collidePassKey } from '../collide/gpu';
+import { collidePassKey, shapeVariantSuffix } from '../collide/gpu';
 import poseSource from '../collide/pose.wgsl?raw';
 import { analyticVariant, containerBoxVariant, shapesSource } from '../collide/shapes';
 import commonSource from '../gpu/common.wgsl?raw';
@@ -136,8 +136,7 @@ export function densityGpuPasses(plan: GpuPlan): string[] {
   const list: string[] = [];
   const numberDensity = plan.features.numberDensity;
   if (numberDensity) list.push('restVolume');
-  const analytic = plan.meshes ? '' : 'Analytic';
-  const shapes = plan.containerBoxes ? 'Boxes' : analytic;
+  const shapes = shapeVariantSuffix(plan);
   for (let iteration = 0; iteration < plan.iterations; iteration++) {
     if (numberDensity) list.push('numberDensityLambda', 'numberDensityCorrect');
     else if (plan.simpleMaterials) list.push(`lambdaSimple${shapes}`, 'correctSimple');

@@ -227,7 +227,7 @@ export const mpsPressureGpuPasses: GpuPasses = (plan) => {
   const analytic = plan.meshes ? '' : 'Analytic';
   // With coupled colliders the apply pass adds the drift (and after the correction hands the walls'
   // pressure load to the bodies), then the coupled collide pass adds the collision impulses.
-  const collide = plan.coupled ? ['mpsApply', collidePassKey(plan)] : [collidePassKey(plan)];
+  const collide = [...(plan.coupled ? ['mpsApply'] : []), collidePassKey(plan)];
   const passes = [
     ...collide,
     `mpsStartDensity${analytic}`,
