@@ -5,6 +5,7 @@
  * across a snapshot, and after `dispose()` ended the workers; and the partitions must make the one-thread
  * loops' sums, but for their order (rounding).
  */
+import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FluidSimulation } from '../src';
 import type { SimulationContext } from '../src/systems/context';
@@ -12,7 +13,7 @@ import { computeCorrections, computeLambda } from '../src/systems/density/cpu';
 import { applyCorrections } from '../src/systems/density/shared';
 import { gatherSystem } from '../src/systems/gather';
 import { neighbourSystem } from '../src/systems/neighbours/cpu';
-import { threadTestHooks } from '../src/systems/parallel/pool';
+import { hardwareThreads, threadTestHooks } from '../src/systems/parallel/pool';
 import { openGpuPage } from './browser/driver';
 import type { BrowserThreadsResult } from './browser/threads';
 
@@ -274,12 +275,28 @@ describe('threads: the partitioned pair loops', () => {
     });
   });
 
-  it('the threads option is checked: a count outside [1, 8] is refused by name', () => {
+  it('the threads option is checked: a count outside [1, 8] is refused by name; unset, the hardware threads, at most 2', () => {
     expect(() => new FluidSimulation({ threads: 0 })).toThrow(/threads/);
     expect(() => new FluidSimulation({ threads: 9 })).toThrow(/threads.*\[1, 8\]|threads/);
     expect(() => new FluidSimulation({ threads: 1.5 })).toThrow(/threads/);
     expect(new FluidSimulation({ threads: 4 }).settings.threads).toBe(4);
-    expect(new FluidSimulation({}).settings.threads).toBe(1);
+    expect(new FluidSimulation({}).settings.threads).toBe(Math.min(2, availableParallelism()));
+    // A browser's count (navigator.hardwareConcurrency) comes first: one core gives one thread, twelve give two.
+    const had = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
+    try {
+      for (const [hardwareConcurrency, threads] of [
+        [1, 1],
+        [2, 2],
+        [12, 2],
+      ]) {
+        Object.defineProperty(globalThis, 'navigator', { value: { hardwareConcurrency }, configurable: true });
+        expect(hardwareThreads()).toBe(hardwareConcurrency);
+        expect(new FluidSimulation({}).settings.threads).toBe(threads);
+      }
+    } finally {
+      if (had) Object.defineProperty(globalThis, 'navigator', had);
+      else Reflect.deleteProperty(globalThis, 'navigator');
+    }
   });
 });
 

@@ -74,8 +74,11 @@ export const SIMULATION_OPTIONS = {
   iterations: { min: 1, max: 64, integer: true, unit: '' },
   /** Speed clamp after external forces (m/s); default h / (timeStep / substeps). */
   maxSpeed: { min: 0.000001, max: 10000, unit: 'm/s' },
-  /** Threads that share the CPU backend's PBF pair loops, the stepping thread included. */
-  threads: { min: 1, max: 8, integer: true, unit: '', default: 1 },
+  /**
+   * Threads that share the CPU backend's PBF pair loops, the stepping thread included (default: the machine's
+   * hardware threads, at most 2, on the CPU backend; 1 on WebGPU; see `defaultThreads`).
+   */
+  threads: { min: 1, max: 8, integer: true, unit: '' },
 } as const satisfies Record<string, OptionRule>;
 
 /** `kernelRadius` h as a multiple of the particle radius r: [3r, 8r], default 4r. */

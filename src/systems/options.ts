@@ -54,19 +54,22 @@ export interface FluidSimulationOptions {
   /**
    * Threads that share the CPU backend's PBF pair loops (neighbour lists, density, XSPH viscosity,
    * vorticity; with `webAssembly` also the coarse projection's per-particle parts), the thread that calls
-   * `step()` included: `threads - 1` workers, started at the first step with
-   * at least 2,000 particles and ended by `dispose()`. Integer in [1, 8]. Default 1 (no workers: the loops of
-   * earlier versions, the same results bit for bit).
+   * `step()` included: `threads - 1` workers, started at the first step with at least 2,000 particles and
+   * ended by `dispose()` (or when a simulation dropped without it is collected). Integer in [1, 8]. Default:
+   * the machine's hardware threads (`navigator.hardwareConcurrency` in a browser, `os.availableParallelism()`
+   * in Node), at most 2, on the CPU backend; 1 on WebGPU (where the loops run on the GPU).
    *
    * With 2 or more, the particles are cut into 16 fixed partitions whatever the count, so every count from
-   * 2 to 8 gives bit-identical results; they differ from one thread's in the last bits (the same terms summed
-   * in another order), which a chaotic flow amplifies over time. Workers need `SharedArrayBuffer`: always
-   * there in Node 20.16 and newer; in a browser only on a cross-origin isolated page (the host sends
+   * 2 to 8 gives bit-identical results; one thread runs the one-pass loops of earlier versions, whose results
+   * differ in the last bits (the same terms summed in another order), which a chaotic flow amplifies over
+   * time: set `threads` where a game needs the same results on every machine (a one-core machine and a page
+   * without shared memory run one thread). Workers need `SharedArrayBuffer`: always there in Node 20.16 and
+   * newer; in a browser only on a cross-origin isolated page (the host sends
    * `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: require-corp`); elsewhere
    * the setting is taken as 1. With `webAssembly` the partitions' pair loops, the neighbour search and the
    * coarse projection's per-particle parts run in WebAssembly: on a 2-core machine two threads made a frame
-   * 1.19 times as fast at 10k particles and 1.36 times at 50k (1.25 and 1.38 in an earlier run, before the
-   * projection's partitions; docs/performance.md, "Threads").
+   * 1.33 to 1.41 times as fast at 10k particles and 1.52 times at 50k (docs/performance.md, "Threads"); more
+   * than 2 are opt-in (not measured on more cores).
    */
   threads?: number;
   /**

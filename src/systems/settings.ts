@@ -26,6 +26,7 @@ import {
   type ProjectionOptions,
   SIMULATION_OPTION_NAMES,
 } from './options';
+import { defaultThreads } from './parallel/pool';
 import { resolveSphSettings } from './sph/settings';
 
 /** Checks `projection.freeSurface` (or the live setting), a boolean. */
@@ -149,7 +150,12 @@ export function resolveSimulationOptions(options: FluidSimulationOptions): Resol
     rules.iterations,
     withDefault(options.iterations, projection.projection ? 2 : 3),
   );
-  const threads = checkOption('threads', rules.threads, withDefault(options.threads, rules.threads.default));
+  // The threads serve the CPU backend's loops only; on WebGPU one thread keeps the solver's arrays unshared.
+  const threads = checkOption(
+    'threads',
+    rules.threads,
+    withDefault(options.threads, backend === 'cpu' ? defaultThreads() : 1),
+  );
   const webAssembly = options.webAssembly ?? true;
   if (typeof webAssembly !== 'boolean') {
     throw new FluidError(`webAssembly is ${String(webAssembly)}; it must be true or false`);

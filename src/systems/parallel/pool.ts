@@ -250,12 +250,62 @@ function nodeWorkerThreads(): NodeWorkerThreads | undefined {
   return module as NodeWorkerThreads | undefined;
 }
 
+/**
+ * The most threads the CPU backend uses when the `threads` option is not set: two threads (one worker) made a
+ * 10k-particle frame 1.3 to 1.4 times as fast on the project's 2-core machine (docs/performance.md, "Threads");
+ * more are opt-in, not measured here.
+ */
+export const DEFAULT_THREADS_MAX = 2;
+
+/**
+ * The machine's hardware threads: `navigator.hardwareConcurrency` in a browser (and Node 21 and newer), Node's
+ * `os.availableParallelism()`, else 1.
+ */
+export function hardwareThreads(): number {
+  const fromNavigator = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency;
+  if (typeof fromNavigator === 'number' && fromNavigator >= 1) return Math.floor(fromNavigator);
+  const nodeProcess = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process;
+  const os = nodeProcess?.getBuiltinModule?.('node:os') as { availableParallelism?: () => number } | undefined;
+  const fromNode = os?.availableParallelism?.();
+  return typeof fromNode === 'number' && fromNode >= 1 ? Math.floor(fromNode) : 1;
+}
+
+/**
+ * The `threads` option's default on the CPU backend: the machine's hardware threads, at most
+ * `DEFAULT_THREADS_MAX` (2 on any machine with two or more; 1 on one core).
+ */
+export function defaultThreads(): number {
+  return Math.max(1, Math.min(DEFAULT_THREADS_MAX, hardwareThreads()));
+}
+
 /** True where `SharedArrayBuffer` can be made and handed to workers (Node, or a cross-origin isolated page). */
 export function sharedMemoryAvailable(): boolean {
   if (typeof SharedArrayBuffer === 'undefined' || typeof Atomics === 'undefined') return false;
   const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated;
   return isolated !== false;
 }
+
+/** What ends a pool's workers: its control words and its worker handles (never the pool itself). */
+interface PoolCrew {
+  readonly control: Int32Array;
+  readonly workers: ThreadHandle[];
+}
+
+/** Tells a pool's workers to stop and terminates them. */
+function endWorkers(crew: PoolCrew): void {
+  Atomics.store(crew.control, Control.stop, 1);
+  Atomics.add(crew.control, Control.job, 1);
+  Atomics.notify(crew.control, Control.job);
+  for (const worker of crew.workers) worker.terminate();
+  crew.workers.length = 0;
+}
+
+/**
+ * Ends the workers of a pool collected without `dispose()` (a simulation dropped without it), so that a
+ * browser page does not keep its web workers and Node its threads.
+ */
+const abandonedPools =
+  typeof FinalizationRegistry === 'undefined' ? undefined : new FinalizationRegistry<PoolCrew>(endWorkers);
 
 /**
  * The pool of one simulation: `threads - 1` workers besides the stepping thread, started on the first job
@@ -269,7 +319,7 @@ export class ThreadPool {
   private readonly wasmArguments: Float64Array;
   private postedWasm: PoolWebAssembly | undefined;
   private readonly materialBlock: KernelMaterialArrays | undefined;
-  private workers: ThreadHandle[] = [];
+  private readonly workers: ThreadHandle[] = [];
   private started = false;
   private disposed = false;
   private job = 0;
@@ -451,13 +501,8 @@ export class ThreadPool {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    if (this.control) {
-      Atomics.store(this.control, Control.stop, 1);
-      Atomics.add(this.control, Control.job, 1);
-      Atomics.notify(this.control, Control.job);
-    }
-    for (const worker of this.workers) worker.terminate();
-    this.workers = [];
+    abandonedPools?.unregister(this);
+    if (this.control) endWorkers({ control: this.control, workers: this.workers });
     this.workerPartitions = 0;
   }
 
@@ -488,6 +533,7 @@ export class ThreadPool {
     } catch {
       // No workers here (a sandbox without them): the stepping thread runs every partition.
     }
+    if (this.workers.length > 0) abandonedPools?.register(this, { control, workers: this.workers }, this);
   }
 
   /**
