@@ -19,7 +19,7 @@
  */
 import { query } from 'bitecs';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bakeSignedDistanceField,
   createSphereMesh,
@@ -29,6 +29,7 @@ import {
   type FluidSimulationOptions,
   type Vector3Tuple,
 } from '../src';
+import { threadTestHooks } from '../src/systems/parallel/pool';
 import { crc32 } from '../src/systems/snapshot/format';
 
 /** The seed of the whole run; change it to explore, keep it fixed in the repository. */
@@ -120,6 +121,7 @@ const constructorOptions = sometimesCorrupted(
     iterations: optional(fc.integer({ min: 1, max: 4 })),
     maxSpeed: optional(range(0.5, 40)),
     backend: optional(fc.constantFrom('cpu' as const, 'auto' as const)),
+    threads: optional(fc.integer({ min: 1, max: 3 })),
   }),
   [
     'particleRadius',
@@ -134,6 +136,7 @@ const constructorOptions = sometimesCorrupted(
     'iterations',
     'maxSpeed',
     'backend',
+    'threads',
   ],
 );
 
@@ -455,6 +458,8 @@ const tally = {
   removedByCall: 0,
   spawned: 0,
   largestCount: 0,
+  /** Scenarios whose last step ran the pair loops on workers (`stats.threads` above 1). */
+  withWorkers: 0,
 };
 
 /** A small closed mesh's field, for mesh colliders and mesh spawns (baked once). */
@@ -871,6 +876,16 @@ class Run {
 }
 
 describe('fuzz: random options, calls and component edits', () => {
+  // The scenes hold tens of particles: the workers start from the first particle here, so every scenario with
+  // two or more threads (the default on a machine with two hardware threads) runs its pair loops on workers.
+  const minParticles = threadTestHooks.minParticles;
+  beforeAll(() => {
+    threadTestHooks.minParticles = 1;
+  });
+  afterAll(() => {
+    threadTestHooks.minParticles = minParticles;
+  });
+
   it('throws only FluidErrors, catches every hostile edit, never produces NaN and loses no particle', () => {
     fc.assert(
       fc.property(scenario, (draw) => {
@@ -909,10 +924,15 @@ describe('fuzz: random options, calls and component edits', () => {
           }).length;
         });
         if (spawned === undefined) tally.spawned += run.expectedCount;
-        run.checkInvariants(false, 'setup');
-        for (const a of draw.actions) run.apply(a);
-        // A last run of steps with the edits undone: the simulation is still healthy.
-        run.recover('the end of the script');
+        try {
+          run.checkInvariants(false, 'setup');
+          for (const a of draw.actions) run.apply(a);
+          // A last run of steps with the edits undone: the simulation is still healthy.
+          run.recover('the end of the script');
+          if (simulation.stats.threads > 1) tally.withWorkers++;
+        } finally {
+          simulation.dispose();
+        }
       }),
       { seed: SEED, numRuns: RUNS },
     );
@@ -922,13 +942,16 @@ describe('fuzz: random options, calls and component edits', () => {
         `${tally.stepsDiscarded} discarded by the solve; ${tally.hostileEdits} hostile edits ` +
         `(${tally.hostileEditsCaught} refusals named the edit), ${tally.validEdits} valid edits; ${tally.apiErrors} ` +
         `calls refused with FluidError; particles spawned ${tally.spawned}, emitted ${tally.emitted}, removed by ` +
-        `steps ${tally.removedByStep} and by calls ${tally.removedByCall}; largest count ${tally.largestCount}`,
+        `steps ${tally.removedByStep} and by calls ${tally.removedByCall}; largest count ${tally.largestCount}; ` +
+        `${tally.withWorkers} scenarios ended on workers`,
     );
     // The script generator reaches what it is for: many steps, and hostile edits caught by name.
     expect(tally.stepsTaken).toBeGreaterThan(12 * RUNS);
     expect(tally.hostileEditsCaught).toBeGreaterThan(RUNS / 8);
     expect(tally.constructorRejected).toBeGreaterThan(0);
     expect(tally.stepsDiscarded).toBe(0);
+    // Workers ran a good share of the scenarios (threads drawn from 1 to 3, or the default).
+    expect(tally.withWorkers).toBeGreaterThan(RUNS / 4);
   });
 });
 

@@ -1,5 +1,6 @@
 /**
- * Long runs (tests/browser/soak.ts has the scene): 100,000 steps on the CPU and 10,000 on the WebGPU backend
+ * Long runs (tests/browser/soak.ts has the scene): 100,000 steps on the CPU (with the default threads, its pair
+ * loops on a worker where the machine has two hardware threads) and 10,000 on the WebGPU backend
  * (headless Chromium, SwiftShader) of a pool in a closed box with a tap, a jet into a drain, and lifetimes,
  * so particles are created and removed all the time. Over the run the particle count stays flat (the pool
  * keeps every one of its particles, the emitted ones come and go), the memory stays flat (the JS heap after
@@ -9,6 +10,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { threadTestHooks } from '../src/systems/parallel/pool';
 import { openGpuPage } from './browser/driver';
 import { createSoakScene, type SoakResult, type SoakSample, soakEnergyBound, soakFigures } from './browser/soak';
 
@@ -43,6 +45,10 @@ const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0)
 describe('soak', () => {
   it(`CPU: ${CPU_STEPS} steps keep the count, the heap and the energy flat, with no NaN`, () => {
     const collect = garbageCollector();
+    // The scene holds about 115 particles: the workers start from the first particle here, so with the default
+    // threads (two on a machine with two hardware threads) the pair loops run on a worker all along.
+    const minParticles = threadTestHooks.minParticles;
+    threadTestHooks.minParticles = 1;
     const simulation = createSoakScene();
     const pool = simulation.particles();
     const energyBound = soakEnergyBound(simulation, simulation.settings.capacity);
@@ -85,6 +91,9 @@ describe('soak', () => {
     const heapEnd = heapUsed(collect);
     const end = soakFigures(simulation);
     const steps = simulation.stats.stepCount;
+    const threads = simulation.stats.threads;
+    simulation.dispose();
+    threadTestHooks.minParticles = minParticles;
     const tenth = Math.max(1, Math.floor(sampleCount / 10));
     const energyFirst = mean(Array.from(energies.subarray(0, tenth)));
     const energyLast = mean(Array.from(energies.subarray(sampleCount - tenth)));
@@ -101,9 +110,11 @@ describe('soak', () => {
         `bound ${energyBound.toFixed(1)} J); fastest particle ${fastest.toFixed(2)} m/s; heap ${mib(heapStart)} MiB ` +
         `at step ${WARMUP_STEPS}, ${Array.from(heaps.subarray(0, heapCount), mib).join(', ')} MiB every ${heapEvery} ` +
         `steps, ${mib(heapEnd)} MiB at the end (${collect ? 'after full garbage collections' : 'no collector: as reported'}); ` +
-        `largest entity id ${largestId}`,
+        `largest entity id ${largestId}; ${threads} thread(s)`,
     );
     expect(steps).toBe(CPU_STEPS);
+    // The pair loops ran on the workers wherever the machine gives the default two threads.
+    expect(threads).toBe(simulation.settings.threads);
     // Count: the pool keeps every particle; emitted ones come and go at a steady rate.
     for (const eid of pool) expect(simulation.isParticle(eid), `pool particle ${eid}`).toBe(true);
     expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(25);
