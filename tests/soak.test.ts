@@ -9,7 +9,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { threadTestHooks } from '../src/systems/parallel/pool';
 import { openGpuPage } from './browser/driver';
 import { createSoakScene, type SoakResult, type SoakSample, soakEnergyBound, soakFigures } from './browser/soak';
@@ -43,12 +43,18 @@ function heapUsed(collect: (() => void) | undefined): number {
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 describe('soak', () => {
+  // The CPU scene holds about 115 particles: the workers start from the first particle here, so with the default
+  // threads (two on a machine with two hardware threads) its pair loops run on a worker all along.
+  const minParticles = threadTestHooks.minParticles;
+  beforeAll(() => {
+    threadTestHooks.minParticles = 1;
+  });
+  afterAll(() => {
+    threadTestHooks.minParticles = minParticles;
+  });
+
   it(`CPU: ${CPU_STEPS} steps keep the count, the heap and the energy flat, with no NaN`, () => {
     const collect = garbageCollector();
-    // The scene holds about 115 particles: the workers start from the first particle here, so with the default
-    // threads (two on a machine with two hardware threads) the pair loops run on a worker all along.
-    const minParticles = threadTestHooks.minParticles;
-    threadTestHooks.minParticles = 1;
     const simulation = createSoakScene();
     const pool = simulation.particles();
     const energyBound = soakEnergyBound(simulation, simulation.settings.capacity);
@@ -93,7 +99,6 @@ describe('soak', () => {
     const steps = simulation.stats.stepCount;
     const threads = simulation.stats.threads;
     simulation.dispose();
-    threadTestHooks.minParticles = minParticles;
     const tenth = Math.max(1, Math.floor(sampleCount / 10));
     const energyFirst = mean(Array.from(energies.subarray(0, tenth)));
     const energyLast = mean(Array.from(energies.subarray(sampleCount - tenth)));
