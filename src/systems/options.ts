@@ -62,8 +62,8 @@ export interface FluidSimulationOptions {
    * With 2 or more, the particles are cut into 16 fixed partitions whatever the count, so every count from
    * 2 to 8 gives bit-identical results; one thread runs the one-pass loops of earlier versions, whose results
    * differ in the last bits (the same terms summed in another order), which a chaotic flow amplifies over
-   * time: set `threads` where a game needs the same results on every machine (a one-core machine and a page
-   * without shared memory run one thread). Workers need `SharedArrayBuffer`: always there in Node 20.16 and
+   * time: a game that needs the same results on every machine and page sets `threads: 1` (a one-core machine
+   * and a page without shared memory run one thread whatever is asked). Workers need `SharedArrayBuffer`: always there in Node 20.16 and
    * newer; in a browser only on a cross-origin isolated page (the host sends
    * `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: require-corp`); elsewhere
    * the setting is taken as 1. With `webAssembly` the partitions' pair loops, the neighbour search and the
