@@ -6,6 +6,7 @@
  * loops' sums, but for their order (rounding).
  */
 import { availableParallelism } from 'node:os';
+import type { AbstractEngine } from '@babylonjs/core/Engines/abstractEngine.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FluidSimulation } from '../src';
 import type { SimulationContext } from '../src/systems/context';
@@ -13,7 +14,8 @@ import { computeCorrections, computeLambda } from '../src/systems/density/cpu';
 import { applyCorrections } from '../src/systems/density/shared';
 import { gatherSystem } from '../src/systems/gather';
 import { neighbourSystem } from '../src/systems/neighbours/cpu';
-import { hardwareThreads, threadTestHooks } from '../src/systems/parallel/pool';
+import { hardwareThreads, THREADS_MIN_PARTICLES, threadTestHooks } from '../src/systems/parallel/pool';
+import { resolveSimulationOptions } from '../src/systems/settings';
 import { openGpuPage } from './browser/driver';
 import type { BrowserThreadsResult } from './browser/threads';
 
@@ -248,7 +250,7 @@ describe('threads: the partitioned pair loops', () => {
       threadTestHooks.minParticles = 0;
     });
     afterAll(() => {
-      threadTestHooks.minParticles = 2000;
+      threadTestHooks.minParticles = THREADS_MIN_PARTICLES;
     });
 
     it('a 300-particle pool on 2 threads matches 3 threads over 200 steps', () => {
@@ -297,6 +299,12 @@ describe('threads: the partitioned pair loops', () => {
       if (had) Object.defineProperty(globalThis, 'navigator', had);
       else Reflect.deleteProperty(globalThis, 'navigator');
     }
+    // On WebGPU the loops run on the GPU: one thread unless asked (an engine that reports compute shaders).
+    const engine = { isWebGPU: true, getCaps: () => ({ supportComputeShaders: true }) } as unknown as AbstractEngine;
+    expect(resolveSimulationOptions({ backend: 'webgpu', engine }).settings.threads).toBe(1);
+    expect(resolveSimulationOptions({ backend: 'auto', engine }).settings.threads).toBe(1);
+    expect(resolveSimulationOptions({ backend: 'webgpu', engine, threads: 2 }).settings.threads).toBe(2);
+    expect(resolveSimulationOptions({ backend: 'auto' }).settings.threads).toBe(Math.min(2, availableParallelism()));
   });
 });
 

@@ -14,7 +14,8 @@
  * 1000 kg/m^3 at 10 degrees: the red fluid turns lighter than the blue above 566 K. The heater (a 0.1 m
  * square under the middle of the floor, the lamp's bulb) sits at 1000 K, the cold plate at 283.15 K just
  * above the fluid's surface. Full scene: r = 0.007 m, 14 x 30 x 14 particles, the paper's counts within 2%
- * (1176 red, 4704 blue). Measured in Node with the small particles (r = 0.0125 m, 192 red and 832 blue) and
+ * (1176 red, 4704 blue). Measured in Node (on one thread, the default until 2026-11-29) with the small
+ * particles (r = 0.0125 m, 192 red and 832 blue) and
  * the defaults (2 substeps x 2 iterations with the coarse pressure projection, its surface layers kept, see
  * below): the red fluid first reaches
  * the top after about 16 s; by 50 s, 142 of its 192 particles have been under the cold plate (above 75% of

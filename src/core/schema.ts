@@ -76,7 +76,8 @@ export const SIMULATION_OPTIONS = {
   maxSpeed: { min: 0.000001, max: 10000, unit: 'm/s' },
   /**
    * Threads that share the CPU backend's PBF pair loops, the stepping thread included (default: the machine's
-   * hardware threads, at most 2, on the CPU backend; 1 on WebGPU; see `defaultThreads`).
+   * hardware threads, at most 2, on the CPU backend where workers can run; 1 on WebGPU; see
+   * `FluidSimulationOptions.threads`).
    */
   threads: { min: 1, max: 8, integer: true, unit: '' },
 } as const satisfies Record<string, OptionRule>;

@@ -79,8 +79,13 @@ export interface PoolWebAssembly {
   readonly memory: WebAssembly.Memory;
 }
 
-/** The least particle count at which workers are started (below it a pass is too short to share). */
-export const THREADS_MIN_PARTICLES = 2000;
+/**
+ * The least particle count at which workers are started: below it a pass is too short to share. With two
+ * threads the partitions run whether the worker started or not; on the project's 2-core machine a worker made
+ * a frame of 512 particles 0.93 times as long as the stepping thread running every partition, of 1,000
+ * particles 0.73 times, and of 343 particles 0.96 times (docs/performance.md, "Threads").
+ */
+export const THREADS_MIN_PARTICLES = 500;
 
 /**
  * @internal For the tests: the particle count from which the workers start (`THREADS_MIN_PARTICLES` unless a
@@ -252,14 +257,14 @@ function nodeWorkerThreads(): NodeWorkerThreads | undefined {
 
 /**
  * The most threads the CPU backend uses when the `threads` option is not set: two threads (one worker) made a
- * 10k-particle frame 1.3 to 1.4 times as fast on the project's 2-core machine (docs/performance.md, "Threads");
- * more are opt-in, not measured here.
+ * 10k-particle frame 1.33 to 1.45 times as fast on the project's 2-core machine (docs/performance.md,
+ * "Threads"); more are opt-in, not measured here.
  */
 export const DEFAULT_THREADS_MAX = 2;
 
 /**
  * The machine's hardware threads: `navigator.hardwareConcurrency` in a browser (and Node 21 and newer), Node's
- * `os.availableParallelism()`, else 1.
+ * `os.availableParallelism()` (through `process.getBuiltinModule`), else 1.
  */
 export function hardwareThreads(): number {
   const fromNavigator = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency;
@@ -272,9 +277,17 @@ export function hardwareThreads(): number {
 
 /**
  * The `threads` option's default on the CPU backend: the machine's hardware threads, at most
- * `DEFAULT_THREADS_MAX` (2 on any machine with two or more; 1 on one core).
+ * `DEFAULT_THREADS_MAX` (2 on any machine with two or more; 1 on one core), where workers can run: shared
+ * memory (`sharedMemoryAvailable`) and a way to start a worker (Node's `worker_threads` through
+ * `process.getBuiltinModule`, Node 20.16 and 22.3 and newer, or a browser's `Worker`); else 1, so that a page
+ * without cross-origin isolation, or a Node 21 or 22.0 to 22.2 without `process.getBuiltinModule`, runs the
+ * one-thread loops rather than the partitions on one thread.
  */
 export function defaultThreads(): number {
+  const workers =
+    nodeWorkerThreads() !== undefined ||
+    (typeof Worker !== 'undefined' && typeof Blob !== 'undefined' && typeof URL !== 'undefined');
+  if (!workers || !sharedMemoryAvailable()) return 1;
   return Math.max(1, Math.min(DEFAULT_THREADS_MAX, hardwareThreads()));
 }
 

@@ -57,7 +57,9 @@ export interface FromSnapshotOptions {
   /**
    * Threads of the new simulation, as in `FluidSimulationOptions.threads` (a machine's property, not saved:
    * a snapshot continues bit-identically on the count of the run that saved it, and on any count from 2 up
-   * when that was 2 or more). Default 1.
+   * when that was 2 or more; pass the saving run's count, as the default depends on the machine and the page).
+   * Default as `FluidSimulationOptions.threads`: the hardware threads, at most 2, on the CPU backend where
+   * workers can run, else 1.
    */
   threads?: number;
   /**
