@@ -165,3 +165,9 @@ export function checkCouplingParity(
     expect(body.angularRelative).toBeLessThan(bounds.sumAngular);
   }
 }
+
+/**
+ * Whether this Node starts worker threads for the CPU backend: it reaches `worker_threads` through
+ * `process.getBuiltinModule` (Node 20.16 and newer on 20, 22.3 and newer), as src/systems/parallel/pool.ts does.
+ */
+export const nodeStartsWorkers = typeof (process as { getBuiltinModule?: unknown }).getBuiltinModule === 'function';

@@ -18,6 +18,7 @@ import { hardwareThreads, THREADS_MIN_PARTICLES, threadTestHooks } from '../src/
 import { resolveSimulationOptions } from '../src/systems/settings';
 import { openGpuPage } from './browser/driver';
 import type { BrowserThreadsResult } from './browser/threads';
+import { nodeStartsWorkers } from './helpers';
 
 /**
  * A dam break of 2,304 particles in a closed tank, with a hose adding particles and a drain removing them,
@@ -282,7 +283,10 @@ describe('threads: the partitioned pair loops', () => {
     expect(() => new FluidSimulation({ threads: 9 })).toThrow(/threads.*\[1, 8\]|threads/);
     expect(() => new FluidSimulation({ threads: 1.5 })).toThrow(/threads/);
     expect(new FluidSimulation({ threads: 4 }).settings.threads).toBe(4);
-    expect(new FluidSimulation({}).settings.threads).toBe(Math.min(2, availableParallelism()));
+    // The default: the hardware threads, at most 2, where a worker can start (a Node without
+    // process.getBuiltinModule starts none, and defaults to 1).
+    const byDefault = (hardware: number) => (nodeStartsWorkers ? Math.min(2, hardware) : 1);
+    expect(new FluidSimulation({}).settings.threads).toBe(byDefault(availableParallelism()));
     // A browser's count (navigator.hardwareConcurrency) comes first: one core gives one thread, twelve give two.
     const had = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
     try {
@@ -293,7 +297,7 @@ describe('threads: the partitioned pair loops', () => {
       ]) {
         Object.defineProperty(globalThis, 'navigator', { value: { hardwareConcurrency }, configurable: true });
         expect(hardwareThreads()).toBe(hardwareConcurrency);
-        expect(new FluidSimulation({}).settings.threads).toBe(threads);
+        expect(new FluidSimulation({}).settings.threads).toBe(byDefault(threads));
       }
     } finally {
       if (had) Object.defineProperty(globalThis, 'navigator', had);
@@ -304,7 +308,7 @@ describe('threads: the partitioned pair loops', () => {
     expect(resolveSimulationOptions({ backend: 'webgpu', engine }).settings.threads).toBe(1);
     expect(resolveSimulationOptions({ backend: 'auto', engine }).settings.threads).toBe(1);
     expect(resolveSimulationOptions({ backend: 'webgpu', engine, threads: 2 }).settings.threads).toBe(2);
-    expect(resolveSimulationOptions({ backend: 'auto' }).settings.threads).toBe(Math.min(2, availableParallelism()));
+    expect(resolveSimulationOptions({ backend: 'auto' }).settings.threads).toBe(byDefault(availableParallelism()));
   });
 });
 

@@ -6,7 +6,8 @@
  * top, held apart from the water by the interface tension of eq. 11 (sigma^i = 0.5 N/m). P pours again,
  * R restarts. Uses only the public API.
  *
- * Measured in Node (on one thread, the default until 2026-11-29) with the full scene (r = 0.0125 m, 864 water and 800 oil particles, CPU backend, the
+ * Measured in Node (on one thread, the default until 2026-11-29) with the full scene (r = 0.0125 m, 864 water
+ * and 800 oil particles, CPU backend, the
  * defaults: 2 substeps x 2 iterations with the coarse pressure projection): 4 s after the tap closes, all
  * of the oil sits above the water's median height, the oil's mean height is 0.215 m against 0.147 m for the
  * water's 90th percentile (before the projection, at 2 x 3: 97%, 0.20 m against 0.18 m).

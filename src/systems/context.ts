@@ -109,8 +109,8 @@ export interface FluidStats {
   projectionIterations: number;
   /**
    * Threads that ran the last step's PBF pair loops on the CPU backend: 1 plus the worker threads started
-   * (the `threads` option; 1 before the first step with 500 particles, where shared memory is missing, and
-   * on the WebGPU backend).
+   * (the `threads` option; 1 before the first step with 500 particles, where shared memory is missing or no
+   * worker could start, and on the WebGPU backend).
    */
   threads: number;
   /**

@@ -62,20 +62,23 @@ export interface FluidSimulationOptions {
    * simulation goes on on the CPU with one thread).
    *
    * Below 500 particles no worker starts, and with 2 or more the stepping thread runs all 16 partitions
-   * itself (the same results as with workers; on a 2-core machine 1.2 to 1.4 times as long as one thread's
-   * loops, about 0.1 ms a frame; from 1,000 particles two threads are faster).
+   * itself (the same results as with workers; on a 2-core machine 1.2 to 1.5 times as long as one thread's
+   * loops, about 0.1 ms a frame; from 500 to about 1,000 particles up to 1.1 times as long; from 1,000
+   * particles two threads are faster).
    *
    * With 2 or more, the particles are cut into 16 fixed partitions whatever the count, so every count from
    * 2 to 8 gives bit-identical results; one thread runs the one-pass loops of earlier versions, whose results
    * differ in the last bits (the same terms summed in another order), which a chaotic flow amplifies over
    * time: a game that needs the same results on every machine and page sets `threads: 1` (a one-core machine
    * defaults to one thread; a page without shared memory runs one whatever is asked). Workers need
-   * `SharedArrayBuffer` and, in Node, `process.getBuiltinModule` (Node 20.16 and newer on 20, 22.3 and newer); in a browser only on a cross-origin isolated page (the host sends
-   * `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: require-corp`); elsewhere
-   * the setting is taken as 1. With `webAssembly` the partitions' pair loops, the neighbour search and the
-   * coarse projection's per-particle parts run in WebAssembly: on a 2-core machine two threads made a frame
-   * 1.33 to 1.45 times as fast at 10k particles and 1.50 to 1.52 times at 50k (docs/performance.md, "Threads"); more
-   * than 2 are opt-in (not measured on more cores).
+   * `SharedArrayBuffer` and, in Node, `process.getBuiltinModule` (Node 20.16 and newer on 20, 22.3 and
+   * newer); in a browser only on a cross-origin isolated page (the host sends
+   * `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: require-corp`). Without
+   * shared memory the setting is taken as 1; with shared memory but no way to start a worker (an older Node)
+   * the stepping thread runs every partition (the partitions' results). With `webAssembly` the partitions'
+   * pair loops, the neighbour search and the coarse projection's per-particle parts run in WebAssembly: on a
+   * 2-core machine two threads made a frame 1.33 to 1.45 times as fast at 10k particles and 1.50 to 1.52 times
+   * at 50k (docs/performance.md, "Threads"); more than 2 are opt-in (not measured on more cores).
    */
   threads?: number;
   /**

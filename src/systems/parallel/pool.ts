@@ -82,7 +82,7 @@ export interface PoolWebAssembly {
 /**
  * The least particle count at which workers are started: below it a pass is too short to share. With two
  * threads the partitions run whether the worker started or not; on the project's 2-core machine a worker made
- * a frame of 512 particles 0.93 times as long as the stepping thread running every partition, of 1,000
+ * a frame of 512 particles 0.94 times as long as the stepping thread running every partition, of 1,000
  * particles 0.73 times, and of 343 particles 0.96 times (docs/performance.md, "Threads").
  */
 export const THREADS_MIN_PARTICLES = 500;
