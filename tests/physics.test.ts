@@ -47,67 +47,74 @@ describe('settling tank (hydrostatic rest)', () => {
     );
   });
 
-  it('the defaults (2 x 2 iterations with the coarse pressure projection) settle the same tank', () => {
-    const simulation = new FluidSimulation({ particleRadius: 0.025 });
-    const water = simulation.addMaterial({});
-    simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [2, 1.5, 1], container: true });
-    simulation.spawnBlock({ min: [0, 0, 0], max: [2, 0.5, 1], material: water });
-    for (let frame = 0; frame < 180; frame++) simulation.step();
-    const stats = simulation.stats;
-    // Measured 0.030 m/s (before the projection, at 2 x 3, the unconverged Jacobi solve left a jitter of about
-    // 0.08 m/s and this bound was 0.15); tests/still-water.test.ts has the deeper columns.
-    expect(meanSpeed(simulation)).toBeLessThan(0.05);
-    expect(stats.meanDensityError).toBeLessThan(0.02);
-    expect(stats.maxDensityError).toBeLessThan(0.06);
-    console.log(
-      `default iterations: mean speed ${meanSpeed(simulation).toFixed(4)} m/s, density error mean ${(100 * stats.meanDensityError).toFixed(2)}% max ${(100 * stats.maxDensityError).toFixed(2)}%`,
-    );
-  });
+  // The default threads (two where the machine has two hardware threads) and one thread: the one-thread loops
+  // are what a browser page without cross-origin isolation runs.
+  for (const threads of [undefined, 1]) {
+    it(`the defaults (2 x 2 iterations with the coarse pressure projection) settle the same tank, ${threads === undefined ? 'default threads' : 'one thread'}`, () => {
+      const simulation = new FluidSimulation({ particleRadius: 0.025, threads });
+      const water = simulation.addMaterial({});
+      simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [2, 1.5, 1], container: true });
+      simulation.spawnBlock({ min: [0, 0, 0], max: [2, 0.5, 1], material: water });
+      for (let frame = 0; frame < 180; frame++) simulation.step();
+      const stats = simulation.stats;
+      // Measured 0.030 m/s (before the projection, at 2 x 3, the unconverged Jacobi solve left a jitter of about
+      // 0.08 m/s and this bound was 0.15); tests/still-water.test.ts has the deeper columns.
+      expect(meanSpeed(simulation)).toBeLessThan(0.05);
+      expect(stats.meanDensityError).toBeLessThan(0.02);
+      expect(stats.maxDensityError).toBeLessThan(0.06);
+      console.log(
+        `default iterations, ${simulation.settings.threads} thread(s): mean speed ${meanSpeed(simulation).toFixed(4)} m/s, density error mean ${(100 * stats.meanDensityError).toFixed(2)}% max ${(100 * stats.maxDensityError).toFixed(2)}%`,
+      );
+    });
+  }
 });
 
 describe('dam break', () => {
-  it('runs 5 s without NaN, keeps every particle in the tank and loses energy', () => {
-    const simulation = new FluidSimulation({ particleRadius: 0.025 });
-    const water = simulation.addMaterial({});
-    simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [1.6, 1, 0.4], container: true });
-    simulation.spawnBlock({ min: [0, 0, 0], max: [0.4, 0.6, 0.4], material: water });
-    const mass = simulation.components.FluidMaterial.particleMass[water];
-    const initial = totalEnergy(simulation, mass);
-    let previous = initial;
-    let frontAtQuarterSecond = 0;
-    for (let frame = 1; frame <= 300; frame++) {
-      simulation.step();
-      if (frame % 15 === 0) {
-        const energy = totalEnergy(simulation, mass);
-        expect(Number.isFinite(energy)).toBe(true);
-        // Energy may move between kinetic and potential but the total never grows by more than 1%.
-        expect(energy).toBeLessThan(previous * 1.01);
-        previous = Math.min(previous, energy);
-      }
-      if (frame === 15) {
-        for (const eid of simulation.particles()) {
-          frontAtQuarterSecond = Math.max(frontAtQuarterSecond, simulation.Position.x[eid]);
+  // The default threads and one thread (see the settling tank above).
+  for (const threads of [undefined, 1]) {
+    it(`runs 5 s without NaN, keeps every particle in the tank and loses energy, ${threads === undefined ? 'default threads' : 'one thread'}`, () => {
+      const simulation = new FluidSimulation({ particleRadius: 0.025, threads });
+      const water = simulation.addMaterial({});
+      simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [1.6, 1, 0.4], container: true });
+      simulation.spawnBlock({ min: [0, 0, 0], max: [0.4, 0.6, 0.4], material: water });
+      const mass = simulation.components.FluidMaterial.particleMass[water];
+      const initial = totalEnergy(simulation, mass);
+      let previous = initial;
+      let frontAtQuarterSecond = 0;
+      for (let frame = 1; frame <= 300; frame++) {
+        simulation.step();
+        if (frame % 15 === 0) {
+          const energy = totalEnergy(simulation, mass);
+          expect(Number.isFinite(energy)).toBe(true);
+          // Energy may move between kinetic and potential but the total never grows by more than 1%.
+          expect(energy).toBeLessThan(previous * 1.01);
+          previous = Math.min(previous, energy);
+        }
+        if (frame === 15) {
+          for (const eid of simulation.particles()) {
+            frontAtQuarterSecond = Math.max(frontAtQuarterSecond, simulation.Position.x[eid]);
+          }
         }
       }
-    }
-    const { Position } = simulation;
-    for (const eid of simulation.particles()) {
-      for (const value of [Position.x[eid], Position.y[eid], Position.z[eid]])
-        expect(Number.isFinite(value)).toBe(true);
-      expect(Position.x[eid]).toBeLessThanOrEqual(1.6);
-      expect(Position.y[eid]).toBeGreaterThanOrEqual(0);
-    }
-    const final = totalEnergy(simulation, mass);
-    expect(final).toBeLessThan(initial);
-    // The surge front (Martin & Moyce 1952, column width a = 0.4 m, height 1.5 a): at t = 0.25 s,
-    // T = t sqrt(2 g / a) = 1.75, where experiments put the front near Z = x / a = 2 to 2.5. The band below
-    // is Z in [1.5, 3]; the shallow-water limit 2 sqrt(g H) = 4.85 m/s would give Z = 4.
-    expect(frontAtQuarterSecond / 0.4).toBeGreaterThan(1.5);
-    expect(frontAtQuarterSecond / 0.4).toBeLessThan(3);
-    console.log(
-      `dam break: energy ${initial.toFixed(2)} J -> ${final.toFixed(2)} J, front at 0.25 s: ${frontAtQuarterSecond.toFixed(3)} m (Z = ${(frontAtQuarterSecond / 0.4).toFixed(2)})`,
-    );
-  });
+      const { Position } = simulation;
+      for (const eid of simulation.particles()) {
+        for (const value of [Position.x[eid], Position.y[eid], Position.z[eid]])
+          expect(Number.isFinite(value)).toBe(true);
+        expect(Position.x[eid]).toBeLessThanOrEqual(1.6);
+        expect(Position.y[eid]).toBeGreaterThanOrEqual(0);
+      }
+      const final = totalEnergy(simulation, mass);
+      expect(final).toBeLessThan(initial);
+      // The surge front (Martin & Moyce 1952, column width a = 0.4 m, height 1.5 a): at t = 0.25 s,
+      // T = t sqrt(2 g / a) = 1.75, where experiments put the front near Z = x / a = 2 to 2.5. The band below
+      // is Z in [1.5, 3]; the shallow-water limit 2 sqrt(g H) = 4.85 m/s would give Z = 4.
+      expect(frontAtQuarterSecond / 0.4).toBeGreaterThan(1.5);
+      expect(frontAtQuarterSecond / 0.4).toBeLessThan(3);
+      console.log(
+        `dam break, ${simulation.settings.threads} thread(s): energy ${initial.toFixed(2)} J -> ${final.toFixed(2)} J, front at 0.25 s: ${frontAtQuarterSecond.toFixed(3)} m (Z = ${(frontAtQuarterSecond / 0.4).toFixed(2)})`,
+      );
+    });
+  }
 });
 
 describe('robustness at 1/60 s with 2 substeps', () => {
