@@ -298,19 +298,25 @@ export function sharedMemoryAvailable(): boolean {
   return isolated !== false;
 }
 
-/** What ends a pool's workers: its control words and its worker handles (never the pool itself). */
+/**
+ * What ends a pool's workers: its control words, its worker handles and the object URLs of a browser's worker
+ * source (never the pool itself).
+ */
 interface PoolCrew {
   readonly control: Int32Array;
   readonly workers: ThreadHandle[];
+  readonly sourceUrls: string[];
 }
 
-/** Tells a pool's workers to stop and terminates them. */
+/** Tells a pool's workers to stop, terminates them and frees their source's object URL. */
 function endWorkers(crew: PoolCrew): void {
   Atomics.store(crew.control, Control.stop, 1);
   Atomics.add(crew.control, Control.job, 1);
   Atomics.notify(crew.control, Control.job);
   for (const worker of crew.workers) worker.terminate();
   crew.workers.length = 0;
+  for (const url of crew.sourceUrls) URL.revokeObjectURL(url);
+  crew.sourceUrls.length = 0;
 }
 
 /**
@@ -333,6 +339,8 @@ export class ThreadPool {
   private postedWasm: PoolWebAssembly | undefined;
   private readonly materialBlock: KernelMaterialArrays | undefined;
   private readonly workers: ThreadHandle[] = [];
+  /** The object URL of a browser's worker source, freed with the workers. */
+  private readonly sourceUrls: string[] = [];
   private started = false;
   private disposed = false;
   private job = 0;
@@ -515,7 +523,7 @@ export class ThreadPool {
     if (this.disposed) return;
     this.disposed = true;
     abandonedPools?.unregister(this);
-    if (this.control) endWorkers({ control: this.control, workers: this.workers });
+    if (this.control) endWorkers({ control: this.control, workers: this.workers, sourceUrls: this.sourceUrls });
     this.workerPartitions = 0;
   }
 
@@ -537,6 +545,7 @@ export class ThreadPool {
         }
       } else if (typeof Worker !== 'undefined' && typeof Blob !== 'undefined' && typeof URL !== 'undefined') {
         const url = URL.createObjectURL(new Blob([workerSource(false)], { type: 'text/javascript' }));
+        this.sourceUrls.push(url);
         for (let w = 0; w < count; w++) {
           const worker = new Worker(url);
           worker.postMessage({ control });
@@ -546,7 +555,9 @@ export class ThreadPool {
     } catch {
       // No workers here (a sandbox without them): the stepping thread runs every partition.
     }
-    if (this.workers.length > 0) abandonedPools?.register(this, { control, workers: this.workers }, this);
+    if (this.workers.length > 0) {
+      abandonedPools?.register(this, { control, workers: this.workers, sourceUrls: this.sourceUrls }, this);
+    }
   }
 
   /**
