@@ -249,10 +249,14 @@ self.onmessage = (first) => {
 };`;
 }
 
-function nodeWorkerThreads(): NodeWorkerThreads | undefined {
+/** A Node built-in module through `process.getBuiltinModule` (Node 20.16 and 22.3 and newer); else undefined. */
+function nodeBuiltin(name: string): unknown {
   const nodeProcess = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process;
-  const module = nodeProcess?.getBuiltinModule?.('node:worker_threads');
-  return module as NodeWorkerThreads | undefined;
+  return nodeProcess?.getBuiltinModule?.(name);
+}
+
+function nodeWorkerThreads(): NodeWorkerThreads | undefined {
+  return nodeBuiltin('node:worker_threads') as NodeWorkerThreads | undefined;
 }
 
 /**
@@ -269,8 +273,7 @@ export const DEFAULT_THREADS_MAX = 2;
 export function hardwareThreads(): number {
   const fromNavigator = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency;
   if (typeof fromNavigator === 'number' && fromNavigator >= 1) return Math.floor(fromNavigator);
-  const nodeProcess = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process;
-  const os = nodeProcess?.getBuiltinModule?.('node:os') as { availableParallelism?: () => number } | undefined;
+  const os = nodeBuiltin('node:os') as { availableParallelism?: () => number } | undefined;
   const fromNode = os?.availableParallelism?.();
   return typeof fromNode === 'number' && fromNode >= 1 ? Math.floor(fromNode) : 1;
 }
