@@ -547,8 +547,9 @@ async function gpuTables(): Promise<void> {
  * second page of the same Chromium build: per count, two rounds of the dam break on each, interleaved
  * (this, baseline, this, baseline), each `frames / 2` frames; the medians of each side's two rounds are
  * averaged. Columns: ms per frame, the speedup, microseconds per particle-iteration (frame / (particles x
- * substeps x iterations)) and compute dispatches per frame ('-' where the baseline's page does not count
- * them).
+ * substeps x iterations), compute dispatches per frame ('-' where the baseline's page does not count
+ * them) and the JavaScript ms of `step()` (recording the frame's dispatches; the mean of the rounds' medians,
+ * '-' where the baseline's page does not time it).
  */
 async function gpuComparisonTable(
   gpu: Awaited<ReturnType<typeof openGpuPage>>,
@@ -580,6 +581,8 @@ webgpu dam break against the checkout at ${baselineRoot} (same Chromium, interle
       'baseline us/particle-iteration',
       'dispatches/frame',
       'baseline dispatches/frame',
+      'step() ms',
+      'baseline step() ms',
     ],
   ];
   try {
@@ -597,6 +600,10 @@ webgpu dam break against the checkout at ${baselineRoot} (same Chromium, interle
       const perIteration = (milliseconds: number) => (1000 * milliseconds) / (particles * substeps * iterations);
       const dispatches = (row: BenchResult['rows'][number]) =>
         row.dispatchesPerFrame === undefined ? '-' : String(row.dispatchesPerFrame);
+      const stepTime = (runs: BenchResult['rows'][number][]) =>
+        runs.some((row) => row.stepMilliseconds === undefined)
+          ? '-'
+          : (runs.reduce((sum, row) => sum + row.stepMilliseconds, 0) / runs.length).toFixed(2);
       rows.push([
         String(particles),
         String(substeps),
@@ -608,6 +615,8 @@ webgpu dam break against the checkout at ${baselineRoot} (same Chromium, interle
         perIteration(frame(theirs)).toFixed(3),
         dispatches(mine[0]),
         dispatches(theirs[0]),
+        stepTime(mine),
+        stepTime(theirs),
       ]);
     }
     printTable(rows);

@@ -319,10 +319,14 @@ export class WebGpuSolver {
     return { count, data: this.pendingAir };
   }
 
-  /** True once every compute shader has compiled. */
+  /** True once every compute shader has compiled (asked of the shaders until then, remembered after). */
   isReady(): boolean {
-    return passesReady(this.passes);
+    if (!this.compiled) this.compiled = passesReady(this.passes);
+    return this.compiled;
   }
+
+  /** Every compute shader has compiled (see `isReady`): a compiled shader stays so for the backend's life. */
+  private compiled = false;
 
   /** Compilation errors of the passes so far (name: message). */
   compilationErrors(): string[] {
@@ -332,6 +336,7 @@ export class WebGpuSolver {
   /** Resolves when every compute shader has compiled; throws {@link FluidError} if one fails to compile. */
   async whenReady(): Promise<void> {
     await whenPassesReady(this.passes);
+    this.compiled = true;
   }
 
   /** Queues particle `entity`, just created on the CPU, to be added to the GPU at the next step. */

@@ -201,20 +201,32 @@ export function dispatchPass(pass: Pass): void {
   if (groups > 0) pass.shader.dispatch(groups);
 }
 
-/** Binds `buffer` as `name` in every pass that binds `name` (after the buffer was replaced by a larger one). */
+/**
+ * Binds `buffer` as `name` in every pass that binds `name` (after the buffer was replaced by a larger one);
+ * the pass's bind group is built again at its next dispatch (also in Babylon's `fastMode`, see `passesReady`).
+ */
 export function rebindBuffer(passes: Record<string, Pass>, name: BufferName, buffer: StorageBuffer): void {
   for (const key in passes) {
     const pass = passes[key];
-    if (pass.bindings.includes(name)) pass.shader.setStorageBuffer(name, buffer);
+    if (pass.bindings.includes(name)) {
+      pass.shader.setStorageBuffer(name, buffer);
+      pass.shader.triggerContextRebuild = true;
+    }
   }
 }
 
-/** True once every shader of `passes` has compiled. */
+/**
+ * True once every shader of `passes` has compiled. Then each shader is put in Babylon's `fastMode`: a
+ * dispatch no longer asks the shader whether it is ready and whether its bindings changed (a string of its
+ * defines built and compared, its bindings walked twice, per dispatch); `rebindBuffer` asks for the one
+ * rebuild a replaced buffer needs.
+ */
 export function passesReady(passes: Record<string, Pass>): boolean {
   // Every shader is asked (no early return): asking starts its compilation, so all compile at once
   // instead of one per frame.
   let ready = true;
   for (const name in passes) if (!passes[name].shader.isReady()) ready = false;
+  if (ready) for (const name in passes) passes[name].shader.fastMode = true;
   return ready;
 }
 
