@@ -34,12 +34,11 @@ const SORT = [
   'rankBuckets',
   'destination',
   'scatter',
-  'finish',
+  // The lists' pass also ends the sort (lists.wgsl); where no lists are built, `finish` does.
   'neighbourList',
 ];
 /** The coarse projection's passes (projection/gpu.ts), after the sort as on the CPU. */
 const PROJECTION = [
-  'projectionReset',
   'projectionCarry',
   'projectionPlan',
   'projectionOccupancy',
@@ -49,8 +48,7 @@ const PROJECTION = [
   'projectionFaces',
   'projectionStencil',
   'projectionScatter',
-  'projectionCoefficients',
-  'projectionRightHandSide',
+  'projectionAssemble',
   'projectionSolve',
   'projectionChanges',
   'projectionGather',
@@ -109,13 +107,13 @@ describe('the schedule', () => {
       'viscosity',
       'vorticity',
       'writeBack',
-      'advance',
     ];
     expect(single.substep).toEqual(expected);
     expect(single.lastSubstep).toEqual(expected);
-    // Where the lists do not fit the device's limits, the gathering passes visit cells: no lists are built.
+    // Where the lists do not fit the device's limits, the gathering passes visit cells: no lists are built,
+    // and `finish` ends the sort.
     const cells = gpuStepOrder('pbf', plan({ neighbourMode: 'cells' }));
-    expect(cells.substep).toEqual(expected.filter((key) => key !== 'neighbourList'));
+    expect(cells.substep).toEqual(expected.map((key) => (key === 'neighbourList' ? 'finish' : key)));
     // Without mesh colliders, the passes that measure collider distances take their variants without fields.
     const analytic = gpuStepOrder('pbf', plan({ meshes: false, projection: true }));
     const analyticIteration = ['lambdaSimpleAnalytic', 'correctSimple', 'collideAnalytic'];
@@ -162,7 +160,6 @@ describe('the schedule', () => {
       'velocityCoupled',
       'viscosity',
       'writeBack',
-      'advance',
     ]);
     // The still-water mode (projection.freeSurface): the eroded layers grow back, right after the erosion.
     const stillWater = gpuStepOrder('pbf', plan({ projection: true, projectionFreeSurface: true }));
@@ -210,13 +207,13 @@ describe('the schedule', () => {
       'heat',
       'buoyancy',
     ];
-    expect(order.substep).toEqual([...substep, 'writeBack', 'advance']);
-    expect(order.lastSubstep).toEqual([...substep, 'boil', 'airFields', 'airDecide', 'writeBack', 'advance']);
+    expect(order.substep).toEqual([...substep, 'writeBack']);
+    expect(order.lastSubstep).toEqual([...substep, 'boil', 'airFields', 'airDecide', 'writeBack']);
   });
 
   it('gives the WCSPH pass order, with and without coupled colliders, and its collision variants', () => {
     const order = gpuStepOrder('sph', plan({}));
-    const expected = [...SORT, 'sphDensity', 'sphForces', 'collide', 'velocity', 'sphFinish', 'writeBack', 'advance'];
+    const expected = [...SORT, 'sphDensity', 'sphForces', 'collide', 'velocity', 'sphFinish', 'writeBack'];
     expect(order.substep).toEqual(expected);
     expect(order.lastSubstep).toEqual(expected);
     // With coupled colliders: the drift and wall impulses, then the coupled collision and contact response.
@@ -230,7 +227,6 @@ describe('the schedule', () => {
       'velocityCoupled',
       'sphFinish',
       'writeBack',
-      'advance',
     ]);
     // The collision's variants as PBF's: without meshes, and while every collider is a box container.
     expect(gpuStepOrder('sph', plan({ meshes: false })).substep).toContain('collideAnalytic');
@@ -264,8 +260,8 @@ describe('the schedule', () => {
       'heat',
       'buoyancy',
     ];
-    expect(order.substep).toEqual([...substep, 'writeBack', 'advance']);
-    expect(order.lastSubstep).toEqual([...substep, 'boil', 'airFields', 'airDecide', 'writeBack', 'advance']);
+    expect(order.substep).toEqual([...substep, 'writeBack']);
+    expect(order.lastSubstep).toEqual([...substep, 'boil', 'airFields', 'airDecide', 'writeBack']);
   });
 
   it('gives the MPS pass order: the recorded conjugate gradient iterations, the analytic variants without meshes', () => {
@@ -294,7 +290,6 @@ describe('the schedule', () => {
       'velocity',
       'sphFinish',
       'writeBack',
-      'advance',
     ];
     expect(order.substep).toEqual(expected);
     expect(order.lastSubstep).toEqual(expected);

@@ -61,7 +61,7 @@ export interface ScheduleEntry {
 
 /**
  * The neighbour search's GPU passes after `predict` (which counts the particles per bucket): scan, sort and,
- * in the `'list'` neighbour mode, the neighbour lists.
+ * in the `'list'` neighbour mode, the neighbour lists, whose pass also ends the sort (else `finish` does).
  */
 const neighbourPasses: GpuPasses = (plan) => [
   ...plan.scanPasses,
@@ -70,8 +70,7 @@ const neighbourPasses: GpuPasses = (plan) => [
   'rankBuckets',
   'destination',
   'scatter',
-  'finish',
-  ...(plan.neighbourMode === 'list' ? ['neighbourList'] : []),
+  plan.neighbourMode === 'list' ? 'neighbourList' : 'finish',
 ];
 
 /** Position Based Fluids (Macklin & Müller 2013, Algorithm 1), with the coarse projection and several fluids. */
@@ -230,7 +229,7 @@ export function gpuScheduleOf(solver: FluidSolver): readonly ScheduleEntry[] {
 
 /**
  * The GPU passes of one substep of a step of `plan`, and of its last substep, by key: the substep entries'
- * passes, then the write-back to the particle order and the counters' advance (bookkeeping.wgsl); the last
+ * passes, then the write-back to the particle order, which also advances the substep counter (bookkeeping.wgsl); the last
  * substep has the step-end entries' passes before the write-back (boiling and trapped air read the final
  * positions, velocities and temperatures with the last sort's cells, before `writeBack` copies the materials
  * and deletion marks they set).
@@ -241,8 +240,8 @@ export function gpuStepOrder(solver: FluidSolver, plan: GpuPlan): { substep: str
   for (const entry of schedule) if (entry.stage === 'substep' && entry.gpu) substep.push(...entry.gpu(plan));
   const lastSubstep = [...substep];
   for (const entry of schedule) if (entry.stage === 'step-end' && entry.gpu) lastSubstep.push(...entry.gpu(plan));
-  substep.push('writeBack', 'advance');
-  lastSubstep.push('writeBack', 'advance');
+  substep.push('writeBack');
+  lastSubstep.push('writeBack');
   return { substep, lastSubstep };
 }
 

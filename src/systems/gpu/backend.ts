@@ -3,7 +3,7 @@
  * the GPU (docs/ARCHITECTURE.md, "Layers"). The CPU keeps the entity bookkeeping (which entities are particles, the
  * emitters' spawning, validation of every component game code may edit) and uploads, once per step before
  * any dispatch, the scene (parameters, materials, colliders and their poses for every substep, drains) and
- * the particles it added or game code edited. The substep index lives in a GPU counter advanced by a pass,
+ * the particles it added or game code edited. The substep index lives in a GPU counter the write-back advances,
  * so no parameter is rewritten between the dispatches of one submit. Each pass's WGSL sits next to the CPU
  * system it mirrors; the structs both sides share come from `structs.ts`.
  *
@@ -282,6 +282,8 @@ export class WebGpuSolver {
     switch (size) {
       case 'particles':
         return () => Math.ceil(this.boundCount / WORKGROUP_SIZE);
+      case 'particlesAndOne':
+        return () => Math.max(1, Math.ceil(this.boundCount / WORKGROUP_SIZE));
       case 'one':
         return () => 1;
       case 'edits':

@@ -1,7 +1,7 @@
 /**
  * The bookkeeping passes of the WebGPU step (bookkeeping.wgsl): the uploads of edited and appended particles,
  * the step's counters, the hash buckets' clear, and the end of each substep (write-back to the particle order,
- * counters).
+ * which also moves the substep counter on).
  */
 
 import bookkeepingSource from './bookkeeping.wgsl?raw';
@@ -10,7 +10,7 @@ import { entrySection } from './shaderSource';
 
 const book = (entry: string) => entrySection(bookkeepingSource, entry);
 
-/** The uploads, the step's begin and advance, the buckets' clear and the write-back. */
+/** The uploads, the step's begin, the buckets' clear and the write-back (which also advances the substep). */
 export const bookkeepingPasses: readonly PassDefinition[] = [
   {
     key: 'edit',
@@ -57,7 +57,6 @@ export const bookkeepingPasses: readonly PassDefinition[] = [
     ],
     size: 'one',
   },
-  { key: 'advance', name: 'advance', source: book('advance'), entry: 'advance', bindings: [['state', W]], size: 'one' },
   {
     key: 'clear',
     name: 'clear',
@@ -85,6 +84,6 @@ export const bookkeepingPasses: readonly PassDefinition[] = [
       ['info', W],
       ['placeOfEntity', W],
     ],
-    size: 'particles',
+    size: 'particlesAndOne',
   },
 ];

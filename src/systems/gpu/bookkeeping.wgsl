@@ -1,14 +1,17 @@
 // Small passes around the solver: `writeBack` ends a substep (x = x*, v from the velocity passes, in the new
-// sorted order, which becomes the particle order); `edit` applies the particle edits game code uploaded
+// sorted order, which becomes the particle order) and moves the substep counter on; `edit` applies the particle edits game code uploaded
 // (keeping the GPU's material where the record says KEEP_MATERIAL, see gpu/structs.ts);
 // `append` adds the particles the CPU created (emitters, spawns) (both also write the particle's temperature
-// and color to the entity-indexed `attributes`); `begin` starts a step and `advance` moves
-// to the next substep (the substep index lives on the GPU, so no parameter is rewritten between dispatches).
+// and color to the entity-indexed `attributes`); `begin` starts a step (the substep index lives on the GPU, so
+// no parameter is rewritten between dispatches).
 
 // @entry writeBack
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn writeBack(@builtin(global_invocation_id) id: vec3<u32>) {
   let i = id.x;
+  // The next substep (no pass of this one reads the counter after this; the backend dispatches this pass with
+  // at least one workgroup, also without particles: white water's poses read the counter).
+  if (i == 0u) { state.substep = state.substep + 1u; }
   if (i >= state.count) {
     // Places the sort just freed (removed particles) hold stale copies until reused: the renderer may still
     // draw them until the CPU learns the new count, so they are parked far below the scene.
@@ -79,12 +82,6 @@ fn begin() {
   // The MPS solve's largest iterations and residual over this step's substeps (mps/cg.wgsl, finish).
   state.pressureSolveIterations = 0u;
   state.pressureSolveResidual = 0.0;
-}
-
-// @entry advance
-@compute @workgroup_size(1)
-fn advance() {
-  state.substep = state.substep + 1u;
 }
 
 // @entry clear

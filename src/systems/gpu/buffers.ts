@@ -20,11 +20,13 @@ import {
   DIFFUSE_COUNTERS,
   DiffuseParticle,
   defineScene,
+  EMPTY_BOUND,
   MPS_BLOCKS,
   MpsSolve,
   ParticleInfo,
   ParticleRecord,
   Pose,
+  PROJECTION_BOUNDS,
   ProjectionCell,
   ProjectionFace,
   ProjectionGrid,
@@ -210,6 +212,16 @@ export function freeDiffusePool(capacity: number): Uint32Array {
   return words;
 }
 
+/** The projection grid's first contents: empty bounds (`EMPTY_BOUND`), no plan. */
+export function emptyProjectionGrid(): Int32Array {
+  const words = new Int32Array(ProjectionGrid.size / 4);
+  for (let axis = 0; axis < 3; axis++) {
+    words[PROJECTION_BOUNDS + axis] = EMPTY_BOUND;
+    words[PROJECTION_BOUNDS + 3 + axis] = -EMPTY_BOUND;
+  }
+  return words;
+}
+
 /**
  * Names under which a binding sees another buffer (the same `StorageBuffer` object in the buffer record;
  * counted and disposed once, under the buffer's own name): the atomic bindings, and `neighbourTable`, the
@@ -281,6 +293,7 @@ export function createStorageBuffers(
   // The coarse projection (projection/*.wgsl): its grid (also bound as atomics for the bounds), cells, three
   // faces per cell and three vec4s per particle.
   make('projectionGrid', ProjectionGrid.size, INDIRECT_STORAGE_FLAGS);
+  buffers.projectionGrid.update(emptyProjectionGrid());
   buffers.projectionGridAtomic = buffers[BUFFER_ALIASES.projectionGridAtomic];
   make('projectionCell', sizes.projectionCells * ProjectionCell.size);
   make('projectionFace', 3 * sizes.projectionCells * ProjectionFace.size);

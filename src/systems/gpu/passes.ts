@@ -14,9 +14,11 @@ import type { Access, BufferName } from './structs';
  * the projection's largest grid (`projectionMaxCells`; the passes return past the grid's cells) or, on an
  * adapter that runs shaders on the CPU (`runsOnCpu`, gpu/buffers.ts), of the substep's grid (dispatched
  * indirectly from the workgroups its `plan` pass wrote into `ProjectionGrid`: the grid's size is known on the
- * GPU only), or one per slot of white water's pool (`diffuse.capacity`).
+ * GPU only), or one per slot of white water's pool (`diffuse.capacity`); `particlesAndOne` is one thread
+ * per live particle but at least one workgroup (the write-back and the neighbour lists, whose first threads also
+ * advance the substep and end the sort).
  */
-export type PassSize = 'particles' | 'one' | 'edits' | 'appends' | 'buckets' | 'cells' | 'diffuse';
+export type PassSize = 'particles' | 'particlesAndOne' | 'one' | 'edits' | 'appends' | 'buckets' | 'cells' | 'diffuse';
 
 /** A storage buffer a pass binds, and how. */
 export type PassBinding = readonly [BufferName, Access];

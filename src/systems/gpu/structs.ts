@@ -473,6 +473,12 @@ export const ProjectionGrid = defineStruct('ProjectionGrid', [
 /** Word of `ProjectionGrid.lowX`, the first of the six bound words the atomic binding addresses. */
 export const PROJECTION_BOUNDS = 0;
 
+/**
+ * The empty bounds: lowX..lowZ hold this and highX..highZ its negative (low above high), from which `carry`'s
+ * atomic minimum and maximum start (left so by `plan`, projection/grid.wgsl, and at the buffer's creation).
+ */
+export const EMPTY_BOUND = 2147483647;
+
 /** Byte offset of the indirect dispatch arguments in `ProjectionGrid` (`cellGroupsX`, `cellGroupsY`, `cellGroupsZ`). */
 export const PROJECTION_CELL_GROUPS = ProjectionGrid.offsets.cellGroupsX;
 
@@ -753,6 +759,7 @@ export function passSource(
     `const MPS_DIRECTION: u32 = ${MPS_BLOCKS.direction}u;`,
     `const MPS_SOURCE: u32 = ${MPS_BLOCKS.source}u;`,
     `const PROJECTION_BOUNDS: u32 = ${PROJECTION_BOUNDS}u;`,
+    `const EMPTY_BOUND: i32 = ${EMPTY_BOUND};`,
     `const NO_DENSITY_ERROR: f32 = ${NO_DENSITY_ERROR.toFixed(1)};`,
     `const GRID_MARGIN: i32 = ${GRID_MARGIN};`,
     `const BODY_SURFACE_REACH: f32 = ${BODY_SURFACE_REACH.toFixed(1)};`,

@@ -9,6 +9,7 @@
 import commonSource from '../gpu/common.wgsl?raw';
 import { type PassDefinition, R, W } from '../gpu/passes';
 import { entrySection } from '../gpu/shaderSource';
+import finishSource from './finish.wgsl?raw';
 import listsSource from './lists.wgsl?raw';
 import scanSource from './scan.wgsl?raw';
 import sortSource from './sort.wgsl?raw';
@@ -117,7 +118,7 @@ export const sortPasses: readonly PassDefinition[] = [
   {
     key: 'finish',
     name: 'finish',
-    source: sort('finish'),
+    source: finishSource + sort('finish'),
     entry: 'finish',
     bindings: [
       ['scene', R],
@@ -129,20 +130,21 @@ export const sortPasses: readonly PassDefinition[] = [
 ];
 
 /**
- * The substep's neighbour lists (lists.wgsl), after `finish`, in the `'list'` neighbour mode: it visits the
- * cells itself (`neighbourLoop: 'cells'`) and writes the lists after the bucket starts (`neighbourTable`).
+ * The substep's neighbour lists (lists.wgsl), after `scatter`, in the `'list'` neighbour mode: it visits the
+ * cells itself (`neighbourLoop: 'cells'`) and writes the lists after the bucket starts (`neighbourTable`); its
+ * first thread does `finish`'s work (finish.wgsl), so that mode records no `finish` pass.
  */
 export const neighbourListPass: PassDefinition = {
   key: 'neighbourList',
   name: 'neighbourList',
-  source: commonSource + listsSource,
+  source: commonSource + finishSource + listsSource,
   entry: 'main',
   bindings: [
     ['scene', R],
-    ['state', R],
+    ['state', W],
     ['sortedPredicted', R],
     ['neighbourTable', W],
   ],
-  size: 'particles',
+  size: 'particlesAndOne',
   neighbourLoop: 'cells',
 };

@@ -5,12 +5,16 @@
 // CPU's, each list is whole (i lists j and j lists i): a GPU thread writes only its own particle. The lists
 // follow the bucket starts in the same buffer (`neighbourTable`, from word `neighbourListBase`, one of
 // `neighbourStride` words per particle: the length, then the neighbours); a particle with more neighbours
-// than a list holds gets the length NEIGHBOUR_OVERFLOW, and the passes visit the cells for it.
+// than a list holds gets the length NEIGHBOUR_OVERFLOW, and the passes visit the cells for it. This pass also
+// ends the sort (finish.wgsl, by its first thread; the backend dispatches it with at least one workgroup):
+// its threads take the live count from the dead bucket's start, not from `state`, which thread 0 changes.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let i = id.x;
-  if (i >= state.count) { return; }
+  let live = neighbourTable[scene.params.deadBucket];
+  if (i == 0u) { finishSort(live); }
+  if (i >= live) { return; }
   let k = loadKernel();
   let own = sortedPredicted[i];
   let xi = own.xyz;

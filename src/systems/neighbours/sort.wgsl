@@ -9,7 +9,8 @@
 // same rounding), the removed particles' bucket (the dead bucket, after every cell) included, so their ids
 // reach `removed` in a fixed order too. `destination` moves the bookkeeping and writes the ids of removed
 // particles to `removed`, after those not yet read back; `scatter` moves positions and velocities and stores
-// x* with the cell key in w; `finish` (one thread) sets the new count.
+// x* with the cell key in w; `finish` (one thread, finish.wgsl) sets the new count; in the 'list' neighbour mode
+// the first thread of `neighbourList` does instead (lists.wgsl).
 
 // @entry bucketOrder
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -118,9 +119,5 @@ fn scatter(@builtin(global_invocation_id) id: vec3<u32>) {
 // @entry finish
 @compute @workgroup_size(1)
 fn finish() {
-  let live = buckets[scene.params.deadBucket];
-  // Removed ids accumulate until the CPU has read them (it then resets the count, see gpu/backend.ts).
-  state.removedCount = state.removedCount + state.count - live;
-  state.previousCount = state.count;
-  state.count = live;
+  finishSort(buckets[scene.params.deadBucket]);
 }

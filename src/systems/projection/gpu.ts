@@ -1,7 +1,7 @@
 /**
  * The coarse projection's passes on the WebGPU backend (mirroring projection/cpu.ts step by step; grid.wgsl,
- * transfer.wgsl, solve.wgsl, with the grid helpers of common.wgsl): one substep's projection is eighteen
- * dispatches with no readback in the still-water mode, the default (fifteen with `freeSurface: false`), the
+ * transfer.wgsl, solve.wgsl, with the grid helpers of common.wgsl): one substep's projection is sixteen
+ * dispatches with no readback in the still-water mode, the default (thirteen with `freeSurface: false`), the
  * conjugate gradients in one workgroup (see solve.wgsl; its size: `oneWorkgroupSize`, gpu/buffers.ts).
  */
 import poseSource from '../collide/pose.wgsl?raw';
@@ -66,7 +66,6 @@ function layerPass(entry: 'erodeFirst' | 'erodeSecond' | 'growFirst' | 'growSeco
 
 /** The projection's passes, in the order of one substep. */
 export const projectionPasses: readonly PassDefinition[] = [
-  pass('reset', gridSource, '', [['projectionGridAtomic', W]], 'one', true),
   pass(
     'carry',
     gridSource,
@@ -183,26 +182,14 @@ export const projectionPasses: readonly PassDefinition[] = [
     'cells',
   ),
   pass(
-    'coefficients',
-    solveSource,
-    onGrid,
-    [
-      ['scene', R],
-      ['projectionGrid', R],
-      ['projectionCell', R],
-      ['projectionFace', W],
-    ],
-    'cells',
-  ),
-  pass(
-    'rightHandSide',
+    'assemble',
     solveSource,
     onGrid,
     [
       ['scene', R],
       ['projectionGrid', R],
       ['projectionCell', W],
-      ['projectionFace', R],
+      ['projectionFace', W],
     ],
     'cells',
   ),

@@ -7,15 +7,6 @@
 // rigid fluid in the same solve and hands it the pressure); its wall pressure reaches it through the density
 // constraints on both backends.
 
-// @entry reset
-@compute @workgroup_size(1)
-fn reset() {
-  for (var a = 0u; a < 3u; a = a + 1u) {
-    atomicStore(&projectionGridAtomic[PROJECTION_BOUNDS + a], 2147483647);
-    atomicStore(&projectionGridAtomic[PROJECTION_BOUNDS + 3u + a], -2147483647);
-  }
-}
-
 // @entry carry
 // One thread per particle place of the step before the sort (the sort left `cell[i].z` = its new place):
 // the cell bounds of the predicted positions, and the density error of the particle's last solve (the solve
@@ -53,6 +44,8 @@ fn carry(@builtin(global_invocation_id) id: vec3<u32>) {
 // Step 1 (planGrid): the grid over the bounds with GRID_MARGIN cells on every side, cut around its center
 // along its longest axis until it has at most projectionMaxCells cells (in f32: bounds of far-flung particles
 // may not fit an i32 product). The plan of the last substep becomes the warm start's, when it had cells.
+// The bounds are left empty for the next substep's `carry` (low above high; the buffer starts so, see
+// `emptyProjectionGrid` in gpu/buffers.ts), which saves a pass of their own.
 @compute @workgroup_size(1)
 fn plan() {
   var g = projectionGrid;
@@ -67,6 +60,12 @@ fn plan() {
   }
   let low = vec3<f32>(vec3<i32>(g.lowX, g.lowY, g.lowZ));
   let high = vec3<f32>(vec3<i32>(g.highX, g.highY, g.highZ));
+  g.lowX = EMPTY_BOUND;
+  g.lowY = EMPTY_BOUND;
+  g.lowZ = EMPTY_BOUND;
+  g.highX = -EMPTY_BOUND;
+  g.highY = -EMPTY_BOUND;
+  g.highZ = -EMPTY_BOUND;
   g.cells = 0u;
   g.iterations = 0u;
   g.relativeResidual = 0.0;
@@ -142,7 +141,7 @@ fn occupancy(@builtin(global_invocation_id) id: vec3<u32>) {
     }
   }
   var cellData: ProjectionCell;
-  // The last substep's pressure stays where it is (rightHandSide reads it for the warm start).
+  // The last substep's pressure stays where it is (assemble reads it for the warm start).
   cellData.phi = projectionCell[c].phi;
   cellData.mass = mass;
   cellData.volume = volume;
