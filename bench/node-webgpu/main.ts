@@ -5,7 +5,8 @@
  * scenario's result as JSON (logs go to stderr) and exits 0, or prints the error and exits 1.
  * Environment: DAWN_OPTIONS (`;`-separated, e.g. `backend=vulkan;adapter=NVIDIA H100`) added to the
  * options of `create`; RESULT_FD the file descriptor for the result (default 1); GPU_FEATURES = timestamp
- * (default) | all | none, as the browser page's `?features=`.
+ * (default) | all | none, as the browser page's `?features=`; GPU_LIMITS = maximum for the adapter's limits
+ * (Babylon's `setMaximumLimits`), else WebGPU's defaults.
  */
 import { writeSync } from 'node:fs';
 import '@babylonjs/core/Engines/WebGPU/Extensions/engine.computeShader.js';
@@ -41,6 +42,9 @@ async function main(): Promise<number> {
   const options: WebGPUEngineOptions = { antialias: false, stencil: false, powerPreference: 'high-performance' };
   if (features === 'all') options.enableAllFeatures = true;
   else if (features === 'timestamp') options.deviceDescriptor = { requiredFeatures: ['timestamp-query'] };
+  // The adapter's limits instead of WebGPU's defaults (Babylon's `setMaximumLimits`): the neighbour lists of a
+  // million particles need more than the default 128 MiB storage binding (docs/webgpu.md, "Neighbours").
+  if (process.env.GPU_LIMITS === 'maximum') options.setMaximumLimits = true;
   const engine = new WebGPUEngine(new FakeCanvas() as unknown as HTMLCanvasElement, options);
   await engine.initAsync();
   const info = engine.getInfo();
