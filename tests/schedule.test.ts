@@ -48,7 +48,7 @@ const PROJECTION = [
   'projectionFaces',
   'projectionStencil',
   'projectionScatter',
-  'projectionAssemble',
+  'projectionRightHandSide',
   'projectionSolve',
   'projectionChanges',
   'projectionGather',

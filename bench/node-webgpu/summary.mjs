@@ -2,13 +2,19 @@
 // bounds their tests assert (tests/webgpu.test.ts), and each 'bench' result (tests/browser/bench.ts,
 // BenchResult) as a Markdown table: per particle count ms per frame, JavaScript ms of step(), dispatches per
 // frame, the coarse projection's last iterations, and the GPU ms per pass from timestamp queries (summed over
-// substeps and iterations; the passes under 2% of the total together as "other").
+// substeps and iterations; the passes under 2% of the total together as "other"). A value that is not a
+// finite number (JSON has no NaN: it arrives as null) prints as "not a number".
 // Usage: node summary.mjs <folder>
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const folder = process.argv[2];
-const read = (name) => {
+const finite = (value) => typeof value === 'number' && Number.isFinite(value);
+const fixed = (value, digits = 3) => (value === undefined ? '-' : finite(value) ? value.toFixed(digits) : 'not a number');
+const exponent = (value) => (finite(value) ? value.toExponential(1) : 'not a number');
+const percent = (value) => (finite(value) ? `${(100 * value).toFixed(2)}%` : 'not a number');
+
+function read(name) {
   const path = join(folder, `${name}.json`);
   if (!existsSync(path)) return undefined;
   try {
@@ -17,25 +23,32 @@ const read = (name) => {
     console.log(`${name}: no result (see ${name}.log)`);
     return undefined;
   }
-};
+}
 
 const kernels = read('kernelParity');
 if (kernels) {
-  const parts = Object.entries(kernels)
-    .filter(([, value]) => value && typeof value === 'object' && 'relative' in value)
-    .map(([name, value]) => `${name} ${value.relative.toExponential(1)}${value.nonFinite ? ` (${value.nonFinite} non-finite)` : ''}`);
-  console.log(`kernelParity, ${kernels.particles} particles, relative differences GPU - CPU: ${parts.join(', ')}`);
+  const parts = [];
+  for (const [name, value] of Object.entries(kernels)) {
+    if (value && typeof value === 'object' && 'relative' in value) {
+      parts.push(`${name} ${exponent(value.relative)}${value.nonFinite ? ` (${value.nonFinite} non-finite)` : ''}`);
+    }
+  }
+  const step = kernels.step ?? {};
+  const contacts = kernels.contacts ?? {};
+  console.log(
+    `kernelParity, ${kernels.particles} particles, relative differences GPU - CPU: ${parts.join(', ')}; contacts ${contacts.gpu} on the GPU, ${contacts.cpu} on the CPU, ${contacts.agree} agree; one substep of a dam break: positions within ${fixed(step.position?.maxAbsolute, 4)} m, velocities within ${fixed(step.velocity?.maxAbsolute, 3)} m/s`,
+  );
 }
 const lists = read('neighbourLists');
 if (lists) {
   console.log(
-    `neighbourLists: ${lists.gpuPairs} GPU pairs against ${lists.cpuPairs} CPU pairs, ${lists.missing} missing and ${lists.extra} extra (borderline ${lists.borderline}), ${lists.overflowed} overflowed, one-sided ${lists.oneSided}`,
+    `neighbourLists: ${lists.gpuPairs} GPU pairs against ${lists.cpuPairs} CPU pairs, ${lists.missing} missing and ${lists.extra} extra (${lists.borderline} within rounding of h), ${lists.overflowed} overflowed, ${lists.oneSided} one-sided`,
   );
 }
 const dam = read('damBreakParity');
 if (dam) {
-  const side = (s) =>
-    `front ${s.frontTenthSecond.toFixed(4)} / ${s.frontFifthSecond.toFixed(4)} m at 0.1 / 0.2 s, density error ${(100 * s.densityErrorTwoSeconds).toFixed(2)}% at 2 s, mean height ${s.meanHeight.toFixed(4)} m, non-finite ${s.nonFinite}`;
+  const side = (s = {}) =>
+    `front ${fixed(s.frontTenthSecond, 4)} / ${fixed(s.frontFifthSecond, 4)} m at 0.1 / 0.2 s, density error ${percent(s.densityErrorTwoSeconds)} at 2 s, mean height ${fixed(s.meanHeight, 4)} m, non-finite ${s.nonFinite}`;
   console.log(`damBreakParity: CPU ${side(dam.cpu)}; WebGPU ${side(dam.webgpu)}`);
 }
 
@@ -49,15 +62,16 @@ for (const name of ['bench', 'benchMaximumLimits']) {
   const major = new Set();
   for (const row of rows) {
     const gpu = row.gpuPassMilliseconds ?? {};
-    for (const [pass, ms] of Object.entries(gpu)) if (pass !== 'total' && ms >= 0.02 * (gpu.total ?? 0)) major.add(pass);
+    for (const [pass, ms] of Object.entries(gpu)) {
+      if (pass !== 'total' && finite(ms) && finite(gpu.total) && ms >= 0.02 * gpu.total) major.add(pass);
+    }
   }
   const passes = [...major];
   const header = ['particles', 'substeps x iterations', 'ms/frame', 'step() ms', 'dispatches', 'projection iterations', 'GPU ms', ...passes, 'other'];
   const lines = [header, header.map(() => '---')];
-  const fixed = (value, digits = 3) => (value === undefined ? '-' : value.toFixed(digits));
   for (const row of rows) {
     const gpu = row.gpuPassMilliseconds ?? {};
-    const shown = passes.reduce((sum, pass) => sum + (gpu[pass] ?? 0), 0);
+    const shown = passes.reduce((sum, pass) => sum + (finite(gpu[pass]) ? gpu[pass] : 0), 0);
     lines.push([
       String(row.particles),
       `${row.substeps} x ${row.iterations}`,
@@ -67,7 +81,7 @@ for (const name of ['bench', 'benchMaximumLimits']) {
       String(row.projectionIterations),
       fixed(gpu.total),
       ...passes.map((pass) => fixed(gpu[pass])),
-      gpu.total === undefined ? '-' : (gpu.total - shown).toFixed(3),
+      gpu.total === undefined ? '-' : fixed(gpu.total - shown),
     ]);
   }
   for (const line of lines) console.log(`| ${line.join(' | ')} |`);

@@ -25,7 +25,8 @@ export const adapterForTests: { description: AdapterDescription | undefined } = 
 
 /**
  * Dispatches `passes` in order up to and including the `occurrence`-th pass named `stopAfter` (1 = its
- * first run); throws when the step has no such pass.
+ * first run); throws when the step has no such pass. A step cut between the projection's `carry` and `plan`
+ * leaves the bounds `carry` gathered for the next step's (`plan` empties them, projection/grid.wgsl).
  */
 export function dispatchUntil(passes: readonly Pass[], stopAfter: string, occurrence: number): void {
   let seen = 0;

@@ -2,9 +2,9 @@
  * The neighbour search on the GPU (mirroring neighbours/cpu.ts): the bucket counts of `predict` are scanned
  * (scan.wgsl, one level per block of sums, made by the backend for the capacity from {@link scanPass}), then
  * each bucket's particles are ranked by index (a stable sort, as the CPU's, so runs repeat bit for bit), each
- * particle finds its place, is scattered into the sorted order, and `finish` closes the step's counters
- * (sort.wgsl); then `neighbourList` builds every particle's neighbour list (lists.wgsl), which the gathering
- * passes read (neighbourLoop.wgsl).
+ * particle finds its place and is scattered into the sorted order (sort.wgsl); then `neighbourList` builds every
+ * particle's neighbour list (lists.wgsl), which the gathering passes read (neighbourLoop.wgsl), its first thread
+ * closing the step's counters (finish.wgsl); where no lists are built, the `finish` pass closes them.
  */
 import commonSource from '../gpu/common.wgsl?raw';
 import { type PassDefinition, R, W } from '../gpu/passes';

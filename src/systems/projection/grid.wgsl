@@ -141,7 +141,7 @@ fn occupancy(@builtin(global_invocation_id) id: vec3<u32>) {
     }
   }
   var cellData: ProjectionCell;
-  // The last substep's pressure stays where it is (assemble reads it for the warm start).
+  // The last substep's pressure stays where it is (rightHandSide reads it for the warm start).
   cellData.phi = projectionCell[c].phi;
   cellData.mass = mass;
   cellData.volume = volume;

@@ -1,6 +1,6 @@
-// Step 6 of the coarse projection on the GPU (mirrors solve.ts): the open faces' velocities and coefficients
-// (with faceMobility of transfer.ts), the right-hand side, the diagonal and the warm start, in one pass
-// (`assemble`), and Jacobi-preconditioned conjugate gradients in one workgroup of ONE_WORKGROUP_SIZE
+// Step 6 of the coarse projection on the GPU (mirrors solve.ts; its faceCoefficients runs at the end of
+// transfer.wgsl's `scatter`, where each face's sums are known): the right-hand side, the diagonal and the warm
+// start (`rightHandSide`), and Jacobi-preconditioned conjugate gradients in one workgroup of ONE_WORKGROUP_SIZE
 // threads (`solve`; 256 on a GPU, 4 on a CPU adapter, see `oneWorkgroupSize` in gpu/buffers.ts): the grid is
 // coarse (a cell of h holds about 8 particles), so one workgroup sweeps it, the
 // dot products are reduced in workgroup memory in a fixed order, and the iterations stop on the GPU at the
@@ -12,103 +12,40 @@
 // taken as this; the CPU solves in float64).
 const GPU_TOLERANCE_FLOOR: f32 = 1.0e-6;
 
-// The single-density test of faceMobility in float32: M_f S_f / V_f^2 - 1 below this (rounding) is one fluid.
-const SINGLE_DENSITY_TOLERANCE: f32 = 1.0e-5;
-
 // Not NaN or infinite: tested on the exponent bits, which no fast-math can fold.
 fn isFinite(x: f32) -> bool {
   return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;
 }
 
-// faceMobility (transfer.ts) of a face with the scatter's sums `mass`, `volume` (V_f) and `shareVolume` (S_f):
-// 1 / (rho0 V_full) between two full cells on a face of one rest density, S_f / V_f^2 elsewhere.
-fn faceMobility(mass: f32, volume: f32, shareVolume: f32, full: bool) -> f32 {
-  let v = volume;
-  if (!(v > 0.0)) { return 0.0; }
-  let single = mass * shareVolume <= v * v * (1.0 + SINGLE_DENSITY_TOLERANCE);
-  return shareVolume / (v * select(v, scene.params.projectionFullVolume, full && single));
-}
-
-// @entry assemble
-// faceCoefficients, assembleRightHandSide and warmStart in one pass (one thread per cell, no pass between them
-// on the GPU). An open face with less than projectionClosedMass is closed; else its velocity is its volume
-// flux over its volume and A's coefficient H^2 k_f (`assembledFace`). Each thread writes its cell's three
-// lower faces, and for a fluid cell also b = beta H / dt times the cell's mean density error minus the
+// @entry rightHandSide
+// assembleRightHandSide and warmStart: b = beta H / dt times the cell's mean density error minus the
 // divergence of the face velocities (closed faces count as zero), A's diagonal, and the last substep's phi
-// moved into this grid (zero where the grids do not overlap or the value is not finite). The cell's three
-// upper faces belong to other threads: their values are found again from what `faces` and `scatter` left,
-// never from what another thread of this pass writes (see `assembledFace`).
-
-// A face as faceCoefficients leaves it: kind, velocity, coefficient.
-struct AssembledFace {
-  kind: i32,
-  velocity: f32,
-  coefficient: f32,
-}
-
-// Face f, `full` when both its cells are full: an open face closed below projectionClosedMass, else its
-// velocity and coefficient; any other kind as it is, coefficient 0. Before this pass no face is closed
-// (`faces` leaves them open, dead or solid), so a face read as closed was open: its owner closed it, which this
-// finds again from its mass. Only the open faces' velocity and the kind are written by this pass, and neither
-// is read here for an open face, so the result does not depend on the threads' order.
-fn assembledFace(f: u32, full: bool) -> AssembledFace {
-  let p = scene.params;
-  var out = AssembledFace(projectionFace[f].kind, 0.0, 0.0);
-  if (out.kind == FACE_OPEN || out.kind == FACE_CLOSED) {
-    let mass = projectionFace[f].mass;
-    if (mass < p.projectionClosedMass) {
-      out.kind = FACE_CLOSED;
-    } else {
-      out.kind = FACE_OPEN;
-      let volume = projectionFace[f].volume;
-      let shareVolume = projectionFace[f].shareVolume;
-      out.velocity = projectionFace[f].volumeFlux / volume;
-      out.coefficient = p.kernelRadius * p.kernelRadius * faceMobility(mass, volume, shareVolume, full);
-    }
-  } else {
-    out.velocity = projectionFace[f].velocity;
-  }
-  return out;
-}
-
+// moved into this grid (zero where the grids do not overlap or the value is not finite).
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn assemble(@builtin(global_invocation_id) id: vec3<u32>) {
+fn rightHandSide(@builtin(global_invocation_id) id: vec3<u32>) {
   let c = id.x;
   let g = projectionGrid;
   if (c >= g.cells) { return; }
   let dims = gridDims();
-  let fluid = projectionCell[c].cellType == CELL_FLUID;
-  let full = projectionCell[c].full == 1u;
-  var divergence = 0.0;
-  var diagonal = 0.0;
-  for (var a = 0u; a < 3u; a = a + 1u) {
-    let stride = axisStride(a, dims);
-    let f = 3u * c + a;
-    // The cell's lower face, between two full cells only where the cell below is on the grid.
-    let own = assembledFace(f, full && c >= stride && projectionCell[c - stride].full == 1u);
-    if (own.kind == FACE_CLOSED) {
-      projectionFace[f].kind = FACE_CLOSED;
-    } else if (own.kind == FACE_OPEN) {
-      projectionFace[f].velocity = own.velocity;
-    }
-    projectionFace[f].coefficient = own.coefficient;
-    // A fluid cell is never on the grid's edge, so its upper faces are on the grid.
-    if (fluid) {
-      let upper = assembledFace(3u * (c + stride) + a, full && projectionCell[c + stride].full == 1u);
-      if (upper.kind != FACE_CLOSED) { divergence = divergence + upper.velocity; }
-      if (own.kind != FACE_CLOSED) { divergence = divergence - own.velocity; }
-      diagonal = diagonal + own.coefficient + upper.coefficient;
-    }
-  }
   var b = 0.0;
+  var diagonal = 0.0;
   var warm = 0.0;
-  if (fluid) {
+  if (projectionCell[c].cellType == CELL_FLUID) {
     let q = cellCoordinates(c, dims);
     let previous = vec3<i32>(g.previousDimsX, g.previousDimsY, g.previousDimsZ);
     let old = q + gridOrigin() - vec3<i32>(g.previousOriginX, g.previousOriginY, g.previousOriginZ);
     if (g.previousCells > 0u && all(old >= vec3<i32>(0)) && all(old < previous)) {
       warm = projectionCell[cellIndex(old, previous)].phi;
       if (!isFinite(warm)) { warm = 0.0; }
+    }
+    var divergence = 0.0;
+    for (var a = 0u; a < 3u; a = a + 1u) {
+      // The three fields used, not the faces' whole structs (SwiftShader loads every field of a struct value).
+      let own = 3u * c + a;
+      let upper = 3u * (c + axisStride(a, dims)) + a;
+      if (projectionFace[upper].kind != FACE_CLOSED) { divergence = divergence + projectionFace[upper].velocity; }
+      if (projectionFace[own].kind != FACE_CLOSED) { divergence = divergence - projectionFace[own].velocity; }
+      diagonal = diagonal + projectionFace[own].coefficient + projectionFace[upper].coefficient;
     }
     let errorCount = projectionCell[c].errorCount;
     let error = select(0.0, projectionCell[c].errorSum / f32(errorCount), errorCount > 0u);

@@ -1,5 +1,6 @@
 // Steps 5, 7 and 8 of the coarse projection on the GPU (mirrors transfer.ts): each particle's stencils
-// (`stencil`), the faces' sums over the particles (`scatter`; a thread per cell gathers for its three faces
+// (`stencil`), the faces' sums over the particles and their coefficients (`scatter`, which also does step 6's
+// faceCoefficients of solve.ts; a thread per cell gathers for its three faces
 // from the particles of the 27 cells whose stencils can reach them, so no float atomics are needed and the
 // sums do not depend on thread order), the faces' velocity changes (`changes`) and the particles' share of
 // them (`gather`).
@@ -67,6 +68,18 @@ fn stencil(@builtin(global_invocation_id) id: vec3<u32>) {
 // at g = q - 1 exactly on that axis, where its weights on q's faces are zero. Other particles in the rows'
 // buckets lie two cells or more from q (rowBase).
 
+// The single-density test of faceMobility in float32: M_f S_f / V_f^2 - 1 below this (rounding) is one fluid.
+const SINGLE_DENSITY_TOLERANCE: f32 = 1.0e-5;
+
+// faceMobility (transfer.ts) of a face with the sums `mass`, `volume` (V_f) and `shareVolume` (S_f): 1 / (rho0
+// V_full) between two full cells on a face of one rest density, S_f / V_f^2 elsewhere.
+fn faceMobility(mass: f32, volume: f32, shareVolume: f32, full: bool) -> f32 {
+  let v = volume;
+  if (!(v > 0.0)) { return 0.0; }
+  let single = mass * shareVolume <= v * v * (1.0 + SINGLE_DENSITY_TOLERANCE);
+  return shareVolume / (v * select(v, scene.params.projectionFullVolume, full && single));
+}
+
 // The weights of the particle at grid coordinates g on the lower faces of cell q along the three axes: its
 // stencils' trilinear weights there, prod_d max(0, 1 - |g_d - o_d - q_d|) with the face offsets o of
 // faceOffset (0 along the axis, 1/2 across): the weight of the stencil's corner at q, 0 where q is not one
@@ -130,12 +143,29 @@ fn scatter(@builtin(global_invocation_id) id: vec3<u32>) {
       }
     }
   }
+  // Then faceCoefficients (solve.ts) on the sums, here rather than in a pass of its own: an open face with less
+  // than projectionClosedMass is closed; else its velocity is its volume flux over its volume and A's
+  // coefficient H^2 k_f (between two full cells only where the cell below is on the grid).
+  let area = p.kernelRadius * p.kernelRadius;
+  let full = projectionCell[c].full == 1u;
   for (var a = 0u; a < 3u; a = a + 1u) {
     let f = 3u * c + a;
     projectionFace[f].mass = massSum[a];
     projectionFace[f].volume = volume[a];
     projectionFace[f].volumeFlux = flux[a];
     projectionFace[f].shareVolume = share[a];
+    var coefficient = 0.0;
+    if (projectionFace[f].kind == FACE_OPEN) {
+      if (massSum[a] < p.projectionClosedMass) {
+        projectionFace[f].kind = FACE_CLOSED;
+      } else {
+        let stride = axisStride(a, dims);
+        let bothFull = full && c >= stride && projectionCell[c - stride].full == 1u;
+        projectionFace[f].velocity = flux[a] / volume[a];
+        coefficient = area * faceMobility(massSum[a], volume[a], share[a], bothFull);
+      }
+    }
+    projectionFace[f].coefficient = coefficient;
   }
 }
 
