@@ -41,8 +41,11 @@ export const SCAN_WORKGROUP_SIZE = 64;
  * `rankBuckets` sorts.
  */
 export const SHORT_BUCKET = 64;
-/** Entries per scan thread. */
-export const SCAN_ELEMENTS = 16;
+/**
+ * Entries per scan thread: blocks of 2,048 entries keep the scan at two levels (three passes) up to a table of
+ * 2^21 buckets, a capacity of 1,048,576 particles (16 took two more passes from 524,289).
+ */
+export const SCAN_ELEMENTS = 32;
 /** Entries one scan workgroup covers. */
 export const SCAN_BLOCK = SCAN_WORKGROUP_SIZE * SCAN_ELEMENTS;
 /** vec4s of the wall weight table (its `WALL_WEIGHT_SAMPLES + 1` values, padded). */
