@@ -36,7 +36,7 @@ if (kernels) {
   const step = kernels.step ?? {};
   const contacts = kernels.contacts ?? {};
   console.log(
-    `kernelParity, ${kernels.particles} particles, relative differences GPU - CPU: ${parts.join(', ')}; contacts ${contacts.gpu} on the GPU, ${contacts.cpu} on the CPU, ${contacts.agree} agree; one substep of a dam break: positions within ${fixed(step.position?.maxAbsolute, 4)} m, velocities within ${fixed(step.velocity?.maxAbsolute, 3)} m/s`,
+    `kernelParity, ${kernels.particles} particles, relative differences GPU - CPU: ${parts.join(', ')}; contacts ${contacts.gpu} on the GPU, ${contacts.cpu} on the CPU, ${contacts.agree} agree; one step of the kernel scene: positions within ${fixed(step.position?.maxAbsolute, 4)} m, velocities within ${fixed(step.velocity?.maxAbsolute, 3)} m/s`,
   );
 }
 const lists = read('neighbourLists');

@@ -86,7 +86,7 @@ import {
   Params,
   ParticleInfo,
   PROJECTION_CELL_GROUPS,
-  SCAN_WORKGROUP_SIZE,
+  SCAN_BLOCK,
   State,
   WORKGROUP_SIZE,
 } from './structs';
@@ -291,7 +291,7 @@ export class WebGpuSolver {
       case 'appends':
         return () => Math.ceil(this.uploads.appendCount / WORKGROUP_SIZE);
       case 'buckets':
-        return () => Math.ceil(this.bucketLength / SCAN_WORKGROUP_SIZE);
+        return () => Math.ceil(this.bucketLength / SCAN_BLOCK);
       case 'cells':
         // The largest grid's (on a CPU adapter these passes are dispatched indirectly: see indirectOf).
         return () => Math.ceil(this.projectionCells / WORKGROUP_SIZE);

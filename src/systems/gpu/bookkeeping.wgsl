@@ -85,9 +85,16 @@ fn begin() {
 }
 
 // @entry clear
-// The bucket counts, and the sort's list of long buckets (neighbours/sort.wgsl).
+// The bucket counts, and the sort's list of long buckets (neighbours/sort.wgsl). A workgroup clears a scan
+// block (SCAN_ELEMENTS entries a thread, a workgroup's width apart), so the largest table, 2^23 buckets, takes
+// 4,096 workgroups, within the 65,535 a dispatch may have.
 @compute @workgroup_size(SCAN_WORKGROUP_SIZE)
-fn clear(@builtin(global_invocation_id) id: vec3<u32>) {
-  if (id.x < arrayLength(&scanData)) { scanData[id.x] = 0u; }
-  if (id.x == 0u) { atomicStore(&longBuckets[0], 0u); }
+fn clear(@builtin(local_invocation_id) local: vec3<u32>, @builtin(workgroup_id) group: vec3<u32>) {
+  let base = group.x * SCAN_WORKGROUP_SIZE * SCAN_ELEMENTS + local.x;
+  let length = arrayLength(&scanData);
+  for (var k = 0u; k < SCAN_ELEMENTS; k = k + 1u) {
+    let i = base + k * SCAN_WORKGROUP_SIZE;
+    if (i < length) { scanData[i] = 0u; }
+  }
+  if (group.x == 0u && local.x == 0u) { atomicStore(&longBuckets[0], 0u); }
 }

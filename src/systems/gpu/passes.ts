@@ -10,7 +10,7 @@ import type { Access, BufferName } from './structs';
 
 /**
  * How many workgroups a pass dispatches, decided when it is dispatched: one thread per live particle, one
- * workgroup, one thread per queued edit or append, one per hash bucket (the scan's clear), one per cell of
+ * workgroup, one thread per queued edit or append, one per `SCAN_BLOCK` hash buckets (the scan's clear), one per cell of
  * the projection's largest grid (`projectionMaxCells`; the passes return past the grid's cells) or, on an
  * adapter that runs shaders on the CPU (`runsOnCpu`, gpu/buffers.ts), of the substep's grid (dispatched
  * indirectly from the workgroups its `plan` pass wrote into `ProjectionGrid`: the grid's size is known on the

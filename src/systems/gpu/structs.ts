@@ -43,7 +43,7 @@ export const SCAN_WORKGROUP_SIZE = 64;
 export const SHORT_BUCKET = 64;
 /**
  * Entries per scan thread: blocks of 2,048 entries keep the scan at two levels (three passes) up to a table of
- * 2^21 buckets, a capacity of 1,048,576 particles (16 took two more passes from 524,289).
+ * 2^21 buckets, a capacity of 1,048,576 particles (16 took two more passes from 262,145; at most 512 particles the scan is one pass).
  */
 export const SCAN_ELEMENTS = 32;
 /** Entries one scan workgroup covers. */

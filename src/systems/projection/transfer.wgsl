@@ -145,7 +145,8 @@ fn scatter(@builtin(global_invocation_id) id: vec3<u32>) {
   }
   // Then faceCoefficients (solve.ts) on the sums, here rather than in a pass of its own: an open face with less
   // than projectionClosedMass is closed; else its velocity is its volume flux over its volume and A's
-  // coefficient H^2 k_f (between two full cells only where the cell below is on the grid).
+  // coefficient H^2 k_f (between two full cells where the cell below, c - stride, is full too, tested as
+  // faceMobility of transfer.ts tests it).
   let area = p.kernelRadius * p.kernelRadius;
   let full = projectionCell[c].full == 1u;
   for (var a = 0u; a < 3u; a = a + 1u) {
