@@ -582,3 +582,58 @@ export async function nonFiniteRecovery(engine: WebGPUEngine): Promise<NonFinite
   simulation.dispose();
   return { error, laterErrors, particles, nonFinite, largestMove };
 }
+
+/** Result of the 'largeCapacity' scenario: the same block stepped with a small and a large capacity. */
+export interface LargeCapacityResult {
+  /** The two capacities. */
+  capacities: [number, number];
+  /** Hash buckets of the large capacity's table (the smallest power of two of at least twice the capacity). */
+  largeTable: number;
+  /** Particles after the steps, with each capacity. */
+  particles: [number, number];
+  /** Mean height (m) of the particles after the steps, with each capacity. */
+  meanHeight: [number, number];
+  /** Non-finite positions after the steps, both runs together. */
+  nonFinite: number;
+}
+
+/**
+ * A 216-particle block falling in a glass for 20 steps, once with a capacity of 1,000 and once of 1,100,000
+ * (a hash table of 2^22 buckets: the sort's clear and scan over it; before 2026-11-29 the clear asked for
+ * 65,568 workgroups there, past WebGPU's 65,535 a dispatch may have, and failed validation).
+ */
+export async function largeCapacity(engine: WebGPUEngine): Promise<LargeCapacityResult> {
+  const capacities: [number, number] = [1000, 1_100_000];
+  const particles: [number, number] = [0, 0];
+  const meanHeight: [number, number] = [0, 0];
+  let nonFinite = 0;
+  for (let run = 0; run < 2; run++) {
+    const simulation = new FluidSimulation({
+      particleRadius: 0.025,
+      backend: 'webgpu',
+      engine,
+      capacity: capacities[run],
+    });
+    try {
+      const water = simulation.addMaterial({});
+      simulation.addCollider({ shape: 'box', min: [0, 0, 0], max: [0.5, 0.5, 0.5], container: true });
+      simulation.spawnBlock({ min: [0.1, 0.1, 0.1], max: [0.4, 0.4, 0.4], material: water });
+      await simulation.ready();
+      for (let frame = 0; frame < 20; frame++) simulation.step();
+      await simulation.readback();
+      let height = 0;
+      for (const eid of simulation.particles()) {
+        const y = simulation.Position.y[eid];
+        if (!Number.isFinite(simulation.Position.x[eid] + y + simulation.Position.z[eid])) nonFinite++;
+        height += y;
+      }
+      particles[run] = simulation.particleCount;
+      meanHeight[run] = height / Math.max(1, simulation.particleCount);
+    } finally {
+      simulation.dispose();
+    }
+  }
+  let largeTable = 1024;
+  while (largeTable < 2 * capacities[1]) largeTable *= 2;
+  return { capacities, largeTable, particles, meanHeight, nonFinite };
+}

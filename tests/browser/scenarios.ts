@@ -9,7 +9,7 @@ import { Constants } from '@babylonjs/core/Engines/constants.js';
 import type { WebGPUEngine } from '@babylonjs/core/Engines/webgpuEngine.js';
 import { adapterName, hasTimestampQueries } from './adapter';
 import { benchScenario } from './bench';
-import { damBreakParity, emitDrainParity, kernelParity, nonFiniteRecovery } from './parity';
+import { damBreakParity, emitDrainParity, kernelParity, largeCapacity, nonFiniteRecovery } from './parity';
 
 /** A scenario: runs in the page with the harness's initialised WebGPU engine. */
 // biome-ignore lint/suspicious/noExplicitAny: each scenario declares its own argument type
@@ -62,6 +62,7 @@ export const scenarios: Record<string, Scenario> = {
   webAssembly: async (engine, args) => (await import('./wasm')).browserWasm(engine, args),
   emitDrainParity: (engine) => emitDrainParity(engine),
   nonFiniteRecovery: (engine) => nonFiniteRecovery(engine),
+  largeCapacity: (engine) => largeCapacity(engine),
   couplingParity: async (engine, args) => (await import('./coupling')).couplingParity(engine, args),
   sphCouplingParity: async (engine, args) => (await import('./coupling')).sphCouplingParity(engine, args?.steps),
   mpsCouplingParity: async (engine, args) => (await import('./coupling')).sphCouplingParity(engine, args?.steps, 'mps'),
